@@ -1,0 +1,79 @@
+// swift-tools-version:6.0
+//
+// bgsim: a discrete-event simulator of how a phone schedules apps' background work.
+// Targets are layered; each depends only on the layers above it in this file.
+import PackageDescription
+
+let package = Package(
+    name: "bgsim",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "bgsim", targets: ["bgsim"]),
+        .library(name: "SimEngine", targets: ["SimEngine"]),
+        .library(name: "SimRandom", targets: ["SimRandom"]),
+        .library(name: "PhoneWorld", targets: ["PhoneWorld"]),
+        .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "Experiments", targets: ["Experiments"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // MARK: - C libraries
+
+        /// GNU Scientific Library: random generators, distributions, statistics.
+        .systemLibrary(
+            name: "CGSL",
+            pkgConfig: "gsl",
+            providers: [.apt(["libgsl-dev"])]
+        ),
+
+        // MARK: - Engine (knows nothing of phones)
+
+        /// Integer simulated time, the event queue and the run loop.
+        .target(name: "SimEngine"),
+        /// Named, seeded random streams over GSL generators; distributions; statistics.
+        .target(name: "SimRandom", dependencies: ["CGSL"]),
+
+        // MARK: - World model
+
+        /// Battery, charger, apps' workloads: the physical and human world of one phone.
+        .target(name: "PhoneWorld", dependencies: ["SimEngine", "SimRandom"]),
+
+        // MARK: - Scheduling semantics and policies
+
+        /// Task requests, the gates the system enforces, policies, and the phone's run loop.
+        .target(name: "Scheduling", dependencies: ["SimEngine", "SimRandom", "PhoneWorld"]),
+
+        // MARK: - Experiments
+
+        /// Scenarios, replications, statistics and CSV outputs.
+        .target(
+            name: "Experiments",
+            dependencies: [
+                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
+        // MARK: - Command line
+
+        .executableTarget(
+            name: "bgsim",
+            dependencies: [
+                "Experiments",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: - Tests
+
+        .testTarget(name: "SimEngineTests", dependencies: ["SimEngine"]),
+        .testTarget(name: "SimRandomTests", dependencies: ["SimRandom", "CGSL"]),
+        .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"]),
+        .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
+        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim"]),
+    ]
+)

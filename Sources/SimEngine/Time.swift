@@ -1,0 +1,103 @@
+/// A span of simulated time, in integer microseconds.
+///
+/// Time is an integer so that event order and results are exact and reproducible: two runs
+/// that add the same durations reach the same instant, on every machine. A microsecond
+/// resolves the shortest physical effect bgsim models (radio promotions of tens of
+/// milliseconds) while an `Int64` still spans about 292,000 years.
+///
+/// Build durations with the unit constructors: `.seconds(30)`, `.minutes(15)`, `.hours(8)`.
+public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The duration in microseconds.
+    public var microseconds: Int64
+
+    @inlinable
+    public init(microseconds: Int64) { self.microseconds = microseconds }
+
+    public static let zero = SimDuration(microseconds: 0)
+
+    @inlinable public static func microseconds(_ n: Int64) -> SimDuration { .init(microseconds: n) }
+    @inlinable public static func milliseconds(_ n: Int64) -> SimDuration { .init(microseconds: n * 1_000) }
+    @inlinable public static func seconds(_ n: Int64) -> SimDuration { .init(microseconds: n * 1_000_000) }
+    @inlinable public static func minutes(_ n: Int64) -> SimDuration { .init(microseconds: n * 60_000_000) }
+    @inlinable public static func hours(_ n: Int64) -> SimDuration { .init(microseconds: n * 3_600_000_000) }
+    @inlinable public static func days(_ n: Int64) -> SimDuration { .init(microseconds: n * 86_400_000_000) }
+
+    /// A duration from a real number of seconds, rounded to the nearest microsecond.
+    ///
+    /// Random draws arrive as `Double`; this is the one place they become integer time.
+    /// - Precondition: `seconds` is finite and within the `Int64` range of microseconds.
+    @inlinable
+    public init(seconds: Double) {
+        let us = (seconds * 1e6).rounded()
+        precondition(us.isFinite && abs(us) < 9.2e18, "duration of \(seconds) s is not representable")
+        self.init(microseconds: Int64(us))
+    }
+
+    /// The duration in seconds, as a real number (for energy and rate arithmetic).
+    @inlinable public var seconds: Double { Double(microseconds) / 1e6 }
+    /// The duration in hours, as a real number.
+    @inlinable public var hours: Double { Double(microseconds) / 3.6e9 }
+
+    @inlinable public static func < (a: SimDuration, b: SimDuration) -> Bool { a.microseconds < b.microseconds }
+    @inlinable public static func + (a: SimDuration, b: SimDuration) -> SimDuration { .init(microseconds: a.microseconds + b.microseconds) }
+    @inlinable public static func - (a: SimDuration, b: SimDuration) -> SimDuration { .init(microseconds: a.microseconds - b.microseconds) }
+    @inlinable public static func * (a: SimDuration, n: Int64) -> SimDuration { .init(microseconds: a.microseconds * n) }
+    @inlinable public static prefix func - (a: SimDuration) -> SimDuration { .init(microseconds: -a.microseconds) }
+    @inlinable public static func += (a: inout SimDuration, b: SimDuration) { a.microseconds += b.microseconds }
+
+    /// Compact human form, largest units first: `1d2h`, `15m`, `30s`, `250ms`, `0s`.
+    public var description: String {
+        if microseconds == 0 { return "0s" }
+        var rest = abs(microseconds)
+        var out = microseconds < 0 ? "-" : ""
+        let units: [(Int64, String)] = [
+            (86_400_000_000, "d"), (3_600_000_000, "h"), (60_000_000, "m"),
+            (1_000_000, "s"), (1_000, "ms"), (1, "us"),
+        ]
+        for (size, name) in units where rest >= size {
+            out += "\(rest / size)\(name)"
+            rest %= size
+        }
+        return out
+    }
+}
+
+/// A point in simulated time: microseconds since the start of the simulation.
+///
+/// Instant zero is midnight at the start of day 0 of the scenario, so the time of day is
+/// `instant mod 24 h`. Instants and durations are separate types so that adding two instants,
+/// a classic unit bug, does not compile.
+public struct SimInstant: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Microseconds since the start of the simulation.
+    public var microseconds: Int64
+
+    @inlinable
+    public init(microseconds: Int64) { self.microseconds = microseconds }
+
+    /// The start of the simulation.
+    public static let start = SimInstant(microseconds: 0)
+    /// Later than every instant a simulation reaches.
+    public static let distantFuture = SimInstant(microseconds: .max)
+
+    /// The instant `offset` after the start.
+    @inlinable public static func after(_ offset: SimDuration) -> SimInstant { .init(microseconds: offset.microseconds) }
+
+    /// Time since the start of the simulation.
+    @inlinable public var sinceStart: SimDuration { .init(microseconds: microseconds) }
+    /// Time since the last midnight (day 0 starts at instant zero).
+    @inlinable public var timeOfDay: SimDuration { .init(microseconds: microseconds - day * 86_400_000_000) }
+    /// Whole days since the start (floor, so negative instants fall in day -1).
+    @inlinable public var day: Int64 {
+        let d = microseconds / 86_400_000_000
+        return microseconds < 0 && microseconds % 86_400_000_000 != 0 ? d - 1 : d
+    }
+
+    @inlinable public static func < (a: SimInstant, b: SimInstant) -> Bool { a.microseconds < b.microseconds }
+    @inlinable public static func + (a: SimInstant, d: SimDuration) -> SimInstant { .init(microseconds: a.microseconds + d.microseconds) }
+    @inlinable public static func - (a: SimInstant, d: SimDuration) -> SimInstant { .init(microseconds: a.microseconds - d.microseconds) }
+    @inlinable public static func - (a: SimInstant, b: SimInstant) -> SimDuration { .init(microseconds: a.microseconds - b.microseconds) }
+    @inlinable public static func += (a: inout SimInstant, d: SimDuration) { a.microseconds += d.microseconds }
+
+    /// `t=<duration since start>`, for messages and logs.
+    public var description: String { "t=\(sinceStart)" }
+}

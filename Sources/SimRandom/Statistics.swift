@@ -1,0 +1,73 @@
+import CGSL
+
+/// Descriptive statistics and quantiles, computed by GSL.
+///
+/// Sums are not reordered: GSL accumulates in index order (with a running-mean update), so a
+/// result depends only on the values and their order, never on threading.
+public enum Statistics {
+    /// The arithmetic mean; `nan` for no data.
+    public static func mean(_ data: [Double]) -> Double {
+        guard !data.isEmpty else { return .nan }
+        return data.withUnsafeBufferPointer { gsl_stats_mean($0.baseAddress, 1, $0.count) }
+    }
+
+    /// The sample variance with n - 1 in the denominator; `nan` for fewer than two values.
+    public static func variance(_ data: [Double]) -> Double {
+        guard data.count > 1 else { return .nan }
+        return data.withUnsafeBufferPointer { gsl_stats_variance($0.baseAddress, 1, $0.count) }
+    }
+
+    /// The sample standard deviation (square root of `variance`).
+    public static func standardDeviation(_ data: [Double]) -> Double {
+        variance(data).squareRoot()
+    }
+
+    /// The `p`-quantile of data sorted in ascending order, by linear interpolation between
+    /// order statistics (GSL's `gsl_stats_quantile_from_sorted_data`, Hyndman & Fan type 7).
+    /// - Precondition: `sorted` is ascending and `p` is in [0, 1].
+    public static func quantile(sorted: [Double], _ p: Double) -> Double {
+        precondition((0...1).contains(p), "quantile \(p) is outside [0, 1]")
+        guard !sorted.isEmpty else { return .nan }
+        assert(zip(sorted, sorted.dropFirst()).allSatisfy { $0 <= $1 }, "quantile: data is not sorted")
+        return sorted.withUnsafeBufferPointer { gsl_stats_quantile_from_sorted_data($0.baseAddress, 1, $0.count, p) }
+    }
+
+    /// The `p`-quantile of Student's t distribution with `degreesOfFreedom` degrees of freedom:
+    /// the t with P(T <= t) = p. `tQuantile(0.975, 9)` is 2.2622.
+    public static func tQuantile(_ p: Double, degreesOfFreedom: Double) -> Double {
+        precondition(p > 0 && p < 1, "t quantile \(p) is outside (0, 1)")
+        precondition(degreesOfFreedom > 0, "t quantile needs degrees of freedom > 0")
+        return gsl_cdf_tdist_Pinv(p, degreesOfFreedom)
+    }
+}
+
+/// A mean with its two-sided Student-t confidence interval.
+///
+/// For n independent replications with sample mean m and standard deviation s, the interval
+/// is m +- t(1 - alpha/2, n - 1) s / sqrt(n) (Law & Kelton, "Simulation Modeling and
+/// Analysis", §9.4). With one replication the half-width is unknown (`nan`).
+public struct ConfidenceInterval: Equatable, Sendable {
+    public var mean: Double
+    public var standardDeviation: Double
+    public var halfWidth: Double
+    public var count: Int
+    public var level: Double
+
+    public var lower: Double { mean - halfWidth }
+    public var upper: Double { mean + halfWidth }
+
+    /// The interval of `data` at confidence `level` (0.95 by default).
+    public init(_ data: [Double], level: Double = 0.95) {
+        precondition(level > 0 && level < 1, "confidence level \(level) is outside (0, 1)")
+        self.count = data.count
+        self.level = level
+        self.mean = Statistics.mean(data)
+        self.standardDeviation = Statistics.standardDeviation(data)
+        if data.count > 1 {
+            let t = Statistics.tQuantile(1 - (1 - level) / 2, degreesOfFreedom: Double(data.count - 1))
+            halfWidth = t * standardDeviation / Double(data.count).squareRoot()
+        } else {
+            halfWidth = .nan
+        }
+    }
+}

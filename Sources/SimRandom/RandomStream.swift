@@ -166,7 +166,7 @@ public final class RandomStream: RandomNumberGenerator {
     }
 
     /// `bitsPerDraw` uniformly random bits from one or more generator calls.
-    @inlinable @usableFromInline
+    @inlinable
     func nextChunk() -> UInt64 {
         if rangeIsPowerOfTwo { return UInt64(gsl_rng_get(rng)) - minimum }
         // The range is not a power of two (so 2^bitsPerDraw <= max - min, which

@@ -1,0 +1,80 @@
+import Foundation
+import Scheduling
+import SimEngine
+import SimRandom
+
+/// The short comparison printed after a run: one row per policy, a few key metrics, each as
+/// mean ± the half-width of its 95% confidence interval, the best mean per column starred.
+public enum ComparisonTable {
+    struct Column: Sendable {
+        var metric: String
+        var title: String
+        var format: @Sendable (Double) -> String
+    }
+
+    static let columns: [Column] = [
+        Column(metric: "completed_pct", title: "completed %", format: { fixed($0, 1) }),
+        Column(metric: "latency_p50_s", title: "latency p50", format: duration),
+        Column(metric: "latency_p90_s", title: "latency p90", format: duration),
+        Column(metric: "background_energy_j", title: "background J", format: { fixed($0, 0) }),
+        Column(metric: "battery_energy_j", title: "from battery J", format: { fixed($0, 0) }),
+        Column(metric: "min_charge_pct", title: "min charge %", format: { fixed($0, 1) }),
+    ]
+
+    public static func render(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
+        let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
+        var rows: [[String]] = [["policy"] + columns.map(\.title)]
+        var best: [Int: Int] = [:]  // column -> summary index with the best mean
+        for (c, column) in columns.enumerated() {
+            let m = RunMetrics.columns[metricIndex[column.metric]!]
+            let means = summaries.map { $0.intervals[metricIndex[column.metric]!].mean }
+            let finite = means.enumerated().filter { $0.element.isFinite }
+            guard finite.count > 1, Set(finite.map(\.element)).count > 1 else { continue }
+            switch m.better {
+            case .higher: best[c] = finite.max { $0.element < $1.element }?.offset
+            case .lower: best[c] = finite.min { $0.element < $1.element }?.offset
+            case .neither: break
+            }
+        }
+        for (s, summary) in summaries.enumerated() {
+            var row = [summary.policy.name]
+            for (c, column) in columns.enumerated() {
+                let ci = summary.intervals[metricIndex[column.metric]!]
+                var cell = ci.mean.isFinite ? column.format(ci.mean) : "-"
+                if ci.halfWidth.isFinite { cell += " ± " + column.format(ci.halfWidth) }
+                if best[c] == s { cell += " *" }
+                row.append(cell)
+            }
+            rows.append(row)
+        }
+        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max()! }
+        var out = "\(scenario.name): \(SimDurationText.describe(scenario.setup.duration)) simulated, "
+        out += "\(scenario.replications) replication\(scenario.replications == 1 ? "" : "s"), seed \(scenario.seed); "
+        out += "mean ± 95% CI half-width, * best\n"
+        for row in rows {
+            out += zip(row, widths).enumerated().map { c, pair in
+                c == 0 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                       : String(repeating: " ", count: pair.1 - pair.0.count) + pair.0
+            }.joined(separator: "  ") + "\n"
+        }
+        return out
+    }
+
+    static func fixed(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
+
+    /// Seconds in the largest unit that keeps the number readable: 45s, 12.5m, 3.2h.
+    static func duration(_ seconds: Double) -> String {
+        switch abs(seconds) {
+        case ..<90: return fixed(seconds, 0) + "s"
+        case ..<5400: return fixed(seconds / 60, 1) + "m"
+        default: return fixed(seconds / 3600, 1) + "h"
+        }
+    }
+}
+
+enum SimDurationText {
+    static func describe(_ d: SimDuration) -> String {
+        let days = d.seconds / 86_400
+        return days == days.rounded() ? "\(Int(days)) day\(days == 1 ? "" : "s")" : "\(d)"
+    }
+}

@@ -1,0 +1,187 @@
+import SimEngine
+
+/// Reads typed values out of a `ConfigNode` tree, turning every problem into a
+/// `ScenarioError` that names the file, the key path and the line.
+struct ConfigReader {
+    let file: String
+
+    func error(_ node: ConfigNode?, _ path: KeyPath, _ message: String, line: Int? = nil) -> ScenarioError {
+        ScenarioError(node?.origin == nil ? .invalid : .override, file: file, keyPath: path.description,
+                      line: line ?? node?.line, column: line == nil ? node?.column : nil,
+                      origin: node?.origin, message: message)
+    }
+
+    // MARK: - Mappings
+
+    /// Reads the keys of one mapping; `finish()` rejects the keys nobody asked for.
+    struct Mapping {
+        let reader: ConfigReader
+        let node: ConfigNode
+        let path: KeyPath
+        let pairs: [(key: String, keyLine: Int?, value: ConfigNode)]
+        var asked: [String] = []
+
+        init(_ node: ConfigNode, at path: KeyPath, reader: ConfigReader) throws(ScenarioError) {
+            guard case .mapping(let pairs) = node.value else {
+                throw reader.error(node, path, "expected a mapping of keys to values, got \(node.kindName)")
+            }
+            self.reader = reader
+            self.node = node
+            self.path = path
+            self.pairs = pairs
+        }
+
+        /// The node under `key`, if present and not null.
+        mutating func node(_ key: String) -> ConfigNode? {
+            asked.append(key)
+            guard let v = pairs.first(where: { $0.key == key })?.value, !v.isNull else { return nil }
+            return v
+        }
+
+        mutating func required<T>(_ key: String, _ what: String,
+                                  _ read: (ConfigNode, KeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+            guard let v = node(key) else {
+                throw reader.error(node, path.appending(key), "missing; expected \(what)")
+            }
+            return try read(v, path.appending(key))
+        }
+
+        mutating func optional<T>(_ key: String, default value: T,
+                                  _ read: (ConfigNode, KeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+            guard let v = node(key) else { return value }
+            return try read(v, path.appending(key))
+        }
+
+        /// Throws for the first key that no reader asked for, suggesting the closest known key.
+        func finish() throws(ScenarioError) {
+            for pair in pairs where !asked.contains(pair.key) {
+                var message = "unknown key '\(pair.key)'"
+                if let close = asked.min(by: { editDistance($0, pair.key) < editDistance($1, pair.key) }),
+                   editDistance(close, pair.key) <= max(2, pair.key.count / 3) {
+                    message += "; did you mean '\(close)'?"
+                }
+                message += " Known keys: \(asked.joined(separator: ", "))"
+                throw reader.error(pair.value, path.appending(pair.key), message, line: pair.keyLine)
+            }
+        }
+    }
+
+    func mapping(_ node: ConfigNode, at path: KeyPath) throws(ScenarioError) -> Mapping {
+        try Mapping(node, at: path, reader: self)
+    }
+
+    func list(_ node: ConfigNode, at path: KeyPath) throws(ScenarioError) -> [ConfigNode] {
+        guard case .sequence(let items) = node.value else {
+            throw error(node, path, "expected a list, got \(node.kindName)")
+        }
+        return items
+    }
+
+    // MARK: - Scalars
+
+    func text(_ node: ConfigNode, _ path: KeyPath, expected: String) throws(ScenarioError) -> String {
+        guard case .scalar(let t, _) = node.value else {
+            throw error(node, path, "expected \(expected), got \(node.kindName)")
+        }
+        return t
+    }
+
+    func string(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> String {
+        let t = try text(node, path, expected: "a text value")
+        guard !t.isEmpty else { throw error(node, path, "expected a non-empty text value") }
+        return t
+    }
+
+    /// A name made of letters, digits, '.', '_' and '-' (safe in file names and CSV).
+    func name(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> String {
+        let t = try string(node, path)
+        guard t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+            throw error(node, path, "expected a name of letters, digits, '.', '_' or '-', got '\(t)'")
+        }
+        return t
+    }
+
+    /// A finite number within `range`; `what` describes the range and unit for messages.
+    func number(_ node: ConfigNode, _ path: KeyPath, _ what: String,
+                where valid: (Double) -> Bool) throws(ScenarioError) -> Double {
+        let t = try text(node, path, expected: what)
+        guard let x = Double(t.replacingOccurrences(of: "_", with: "")), x.isFinite else {
+            throw error(node, path, "expected \(what), got '\(t)'")
+        }
+        guard valid(x) else { throw error(node, path, "expected \(what), got \(t)") }
+        return x
+    }
+
+    func integer(_ node: ConfigNode, _ path: KeyPath, _ what: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
+        let t = try text(node, path, expected: what)
+        guard let x = Int(t.replacingOccurrences(of: "_", with: "")), range.contains(x) else {
+            throw error(node, path, "expected \(what), got '\(t)'")
+        }
+        return x
+    }
+
+    func seed(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> UInt64 {
+        let t = try text(node, path, expected: "a seed (a whole number from 0 to 2^64-1)")
+        guard let x = UInt64(t.replacingOccurrences(of: "_", with: "")) else {
+            throw error(node, path, "expected a seed (a whole number from 0 to 2^64-1), got '\(t)'")
+        }
+        return x
+    }
+
+    /// A duration such as `30s`, `15m`, `1h30m`, `7d`, `250ms`.
+    func duration(_ node: ConfigNode, _ path: KeyPath, allowZero: Bool = false) throws(ScenarioError) -> SimDuration {
+        let expected = "a duration such as 30s, 15m, 1h30m or 7d"
+        let t = try text(node, path, expected: expected)
+        guard let d = Self.parseDuration(t) else { throw error(node, path, "expected \(expected), got '\(t)'") }
+        guard d > .zero || (allowZero && d == .zero) else {
+            throw error(node, path, "expected a duration \(allowZero ? ">= 0" : "> 0"), got '\(t)'")
+        }
+        return d
+    }
+
+    /// A time of day `HH:MM` or `HH:MM:SS`, as the duration since midnight.
+    func timeOfDay(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> SimDuration {
+        let t = try text(node, path, expected: "a time of day such as 23:00")
+        let parts = t.split(separator: ":").map { Int($0) }
+        guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }),
+              let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+              parts.count == 2 || (0..<60).contains(parts[2]!) else {
+            throw error(node, path, "expected a time of day such as 23:00 (HH:MM, 24-hour), got '\(t)'")
+        }
+        return .hours(Int64(h)) + .minutes(Int64(m)) + .seconds(Int64(parts.count == 3 ? parts[2]! : 0))
+    }
+
+    static func parseDuration(_ text: String) -> SimDuration? {
+        let units: [(String, Double)] = [("ms", 1e3), ("us", 1), ("d", 86_400e6), ("h", 3_600e6), ("m", 60e6), ("s", 1e6)]
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard !rest.isEmpty else { return nil }
+        if rest == "0" { return .zero }
+        var total = 0.0
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isNumber || $0 == "." }
+            guard let value = Double(digits) else { return nil }
+            rest = rest.dropFirst(digits.count)
+            guard let (unit, scale) = units.first(where: { rest.hasPrefix($0.0) }) else { return nil }
+            rest = rest.dropFirst(unit.count)
+            total += value * scale
+        }
+        guard total < 9e18 else { return nil }
+        return SimDuration(microseconds: Int64(total.rounded()))
+    }
+}
+
+/// Levenshtein distance, for "did you mean" suggestions.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(a.count, 1) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let current = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = current
+        }
+    }
+    return a.isEmpty ? b.count : row[b.count]
+}

@@ -1,0 +1,257 @@
+import Foundation
+import Yams
+
+/// A position in a configuration document: `apps[1].refresh_every`.
+public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
+    public enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    public var components: [Component]
+
+    public init(_ components: [Component] = []) { self.components = components }
+
+    public static let root = KeyPath()
+
+    public func appending(_ key: String) -> KeyPath { KeyPath(components + [.key(key)]) }
+    public func appending(index: Int) -> KeyPath { KeyPath(components + [.index(index)]) }
+
+    /// Parses `battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
+    public init?(parsing text: String) {
+        var components: [Component] = []
+        for part in text.split(separator: ".", omittingEmptySubsequences: false) {
+            var rest = Substring(part)
+            let name = rest.prefix { $0 != "[" }
+            rest = rest.dropFirst(name.count)
+            if let index = Int(name), index >= 0 {
+                components.append(.index(index))
+            } else if !name.isEmpty {
+                components.append(.key(String(name)))
+            } else if rest.isEmpty {
+                return nil
+            }
+            while rest.first == "[" {
+                guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
+                      index >= 0 else { return nil }
+                components.append(.index(index))
+                rest = rest[rest.index(after: close)...]
+            }
+            guard rest.isEmpty else { return nil }
+        }
+        guard !components.isEmpty else { return nil }
+        self.components = components
+    }
+
+    public var description: String {
+        var out = ""
+        for c in components {
+            switch c {
+            case .key(let k): out += out.isEmpty ? k : ".\(k)"
+            case .index(let i): out += "[\(i)]"
+            }
+        }
+        return out
+    }
+}
+
+/// A node of a configuration document, with where it came from.
+///
+/// Scenario files are parsed by Yams into this tree rather than decoded straight into
+/// types, so that every value keeps its line and column for error messages, and so that
+/// `--set` overrides can replace any value by key path before the document is read.
+struct ConfigNode: Sendable {
+    indirect enum Value: Sendable {
+        /// A scalar's text as written (numbers, durations and times are parsed on reading).
+        case scalar(String, plain: Bool)
+        case mapping([(key: String, keyLine: Int?, value: ConfigNode)])
+        case sequence([ConfigNode])
+    }
+
+    var value: Value
+    var line: Int?
+    var column: Int?
+    /// Set for nodes that came from the command line: `--set key=value`.
+    var origin: String?
+
+    var kindName: String {
+        switch value {
+        case .scalar: "a single value"
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        }
+    }
+
+    /// Whether this is YAML's null (`~`, `null`, or nothing at all).
+    var isNull: Bool {
+        if case .scalar(let text, let plain) = value, plain, ["", "~", "null", "Null", "NULL"].contains(text) { return true }
+        return false
+    }
+
+    /// Parses YAML text into a tree.
+    /// - Throws: `ScenarioError` with the parser's line and column.
+    static func parse(yaml: String, file: String, origin: String? = nil) throws(ScenarioError) -> ConfigNode {
+        try parse(yaml: yaml, file: file, origin: origin, locateSyntaxErrors: true)
+    }
+
+    private static func parse(yaml: String, file: String, origin: String?,
+                              locateSyntaxErrors: Bool) throws(ScenarioError) -> ConfigNode {
+        let node: Node?
+        do {
+            node = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            var e = Self.syntaxError(error, file: file, origin: origin)
+            if locateSyntaxErrors, origin == nil, let line = e.line, let near = lastKey(in: yaml, before: line) {
+                e = ScenarioError(.syntax, file: file, keyPath: near.description, line: e.line, column: e.column,
+                                  message: "(after this key) " + e.message)
+            }
+            throw e
+        } catch {
+            throw ScenarioError(.syntax, file: file, origin: origin, message: "not valid YAML: \(error)")
+        }
+        guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin) }
+        return try convert(node, file: file, origin: origin, path: .root)
+    }
+
+    /// The key path of the last value before `line`, found by re-parsing the longest prefix
+    /// of the document that is valid YAML: context for a syntax error. Best effort.
+    static func lastKey(in yaml: String, before line: Int) -> KeyPath? {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        var end = min(line - 1, lines.count)
+        while end > 0, line - end <= 50 {
+            if let prefix = try? ConfigNode.parse(yaml: lines[..<end].joined(separator: "\n"), file: "", origin: nil,
+                                                  locateSyntaxErrors: false),
+               let (path, _) = prefix.last(at: .root) {
+                return path
+            }
+            end -= 1
+        }
+        return nil
+    }
+
+    /// The key path and line of the value that starts last in the document.
+    func last(at path: KeyPath) -> (KeyPath, Int)? {
+        var best: (KeyPath, Int)? = path.components.isEmpty ? nil : (path, line ?? 0)
+        func consider(_ candidate: (KeyPath, Int)?) {
+            if let c = candidate, c.1 >= (best?.1 ?? 0) { best = c }
+        }
+        switch value {
+        case .scalar: break
+        case .mapping(let pairs):
+            for pair in pairs { consider(pair.value.last(at: path.appending(pair.key))) }
+        case .sequence(let items):
+            for (i, item) in items.enumerated() { consider(item.last(at: path.appending(index: i))) }
+        }
+        return best
+    }
+
+    private static func convert(_ node: Node, file: String, origin: String?, path: KeyPath) throws(ScenarioError) -> ConfigNode {
+        let line = origin == nil ? node.mark?.line : nil
+        let column = origin == nil ? node.mark?.column : nil
+        switch node {
+        case .scalar(let s):
+            return ConfigNode(value: .scalar(s.string, plain: s.style == .plain || s.style == .any), line: line, column: column, origin: origin)
+        case .sequence(let seq):
+            var items: [ConfigNode] = []
+            for (i, item) in seq.enumerated() {
+                items.append(try convert(item, file: file, origin: origin, path: path.appending(index: i)))
+            }
+            return ConfigNode(value: .sequence(items), line: line, column: column, origin: origin)
+        case .mapping(let map):
+            var pairs: [(key: String, keyLine: Int?, value: ConfigNode)] = []
+            for (k, v) in map {
+                guard case .scalar(let key) = k else {
+                    throw ScenarioError(.invalid, file: file, keyPath: path.description, line: k.mark?.line,
+                                        column: k.mark?.column, origin: origin, message: "keys must be plain names")
+                }
+                pairs.append((key.string, origin == nil ? k.mark?.line : nil,
+                              try convert(v, file: file, origin: origin, path: path.appending(key.string))))
+            }
+            return ConfigNode(value: .mapping(pairs), line: line, column: column, origin: origin)
+        case .alias:
+            throw ScenarioError(.invalid, file: file, keyPath: path.description, line: line, column: column,
+                                origin: origin, message: "YAML aliases are not supported; write the value out")
+        }
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String, origin: String?) -> ScenarioError {
+        func make(_ problem: String, _ context: YamlError.Context?, _ mark: Mark?) -> ScenarioError {
+            var text = "invalid YAML: \(problem)"
+            if let context { text += " (\(context.text) at line \(context.mark.line))" }
+            return ScenarioError(.syntax, file: file, line: origin == nil ? mark?.line : nil,
+                                 column: origin == nil ? mark?.column : nil, origin: origin, message: text)
+        }
+        switch error {
+        case let .scanner(context, problem, mark, _): return make(problem, context, mark)
+        case let .parser(context, problem, mark, _): return make(problem, context, mark)
+        case let .composer(context, problem, mark, _): return make(problem, context, mark)
+        case let .reader(problem, _, _, _): return make(problem, nil, nil)
+        case let .duplicatedKeysInMapping(duplicates, context):
+            return make("duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", "))", nil, context.mark)
+        default: return make("\(error)", nil, nil)
+        }
+    }
+
+    /// Replaces (or adds) the value at `path` with `replacement`.
+    ///
+    /// Missing keys of mappings are added, so an override can set a key the file leaves at
+    /// its default; whether the key exists at all is checked when the scenario is read.
+    mutating func set(_ path: ArraySlice<KeyPath.Component>, to replacement: ConfigNode, file: String,
+                      origin: String, walked: KeyPath = .root) throws(ScenarioError) {
+        guard let first = path.first else {
+            self = replacement
+            return
+        }
+        let rest = path.dropFirst()
+        switch (first, value) {
+        case (.key(let key), .mapping(var pairs)):
+            if let i = pairs.firstIndex(where: { $0.key == key }) {
+                try pairs[i].value.set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(key))
+            } else {
+                var fresh = ConfigNode(value: .mapping([]), origin: origin)
+                try fresh.set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(key))
+                pairs.append((key, nil, fresh))
+            }
+            value = .mapping(pairs)
+        case (.index(let i), .sequence(var items)):
+            guard i < items.count else {
+                throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
+                                    message: "index \(i) is out of range: the list has \(items.count) item\(items.count == 1 ? "" : "s")")
+            }
+            try items[i].set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(index: i))
+            value = .sequence(items)
+        case (.key, _):
+            throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
+                                message: "cannot set a key inside \(kindName)")
+        case (.index, _):
+            throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
+                                message: "cannot index into \(kindName)")
+        }
+    }
+}
+
+/// One `--set key.path=value` override.
+public struct Override: Sendable, Equatable, CustomStringConvertible {
+    public var path: KeyPath
+    /// The value as YAML text (`10`, `30m`, `[eager]`).
+    public var value: String
+    /// How the user wrote it, for messages: `--set seed=7` or `--seed 7`.
+    public var origin: String
+
+    /// Parses `key.path=value`, as given to `--set`.
+    public init?(parsing text: String) {
+        guard let eq = text.firstIndex(of: "="), let path = KeyPath(parsing: String(text[..<eq])) else { return nil }
+        self.path = path
+        self.value = String(text[text.index(after: eq)...])
+        self.origin = "--set \(text)"
+    }
+
+    /// An override that a dedicated option stands for, such as `--seed 7` for `seed`.
+    public init(path: KeyPath, value: String, origin: String) {
+        self.path = path
+        self.value = value
+        self.origin = origin
+    }
+
+    public var description: String { origin }
+}

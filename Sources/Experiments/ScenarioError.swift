@@ -1,0 +1,47 @@
+/// Bad input: a scenario file or a command-line value that cannot be used.
+///
+/// The message names the file, the key path and what was expected, and the line and column
+/// where the YAML parser gives them:
+/// `models/scenarios/x.yaml:4:17: battery.capacity_wh: expected a number > 0, got -5`.
+public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable {
+    enum Kind: Equatable, Sendable {
+        case unreadable
+        case syntax
+        case invalid
+        case override
+    }
+
+    let kind: Kind
+    /// The file the input came from.
+    public let file: String
+    /// The key path, such as `apps[1].refresh_every`; empty for the whole document.
+    public let keyPath: String
+    /// 1-based line and column, where known.
+    public let line: Int?
+    public let column: Int?
+    /// Where a value came from when it was not the file (`--set battery.capacity_wh=-5`).
+    public let origin: String?
+    public let message: String
+
+    init(_ kind: Kind, file: String, keyPath: String = "", line: Int? = nil, column: Int? = nil,
+         origin: String? = nil, message: String) {
+        self.kind = kind
+        self.file = file
+        self.keyPath = keyPath
+        self.line = line
+        self.column = column
+        self.origin = origin
+        self.message = message
+    }
+
+    public var description: String {
+        var place = file
+        if let line { place += ":\(line)" }
+        if let column { place += ":\(column)" }
+        var parts = [place]
+        if let origin { parts.append(origin) }
+        if !keyPath.isEmpty { parts.append(keyPath) }
+        parts.append(message)
+        return parts.joined(separator: ": ")
+    }
+}

@@ -18,9 +18,10 @@ struct BGSim: AsyncParsableCommand {
         discussion: """
             Examples:
               bgsim run models/scenarios/default.yaml
-              bgsim run models/scenarios/default.yaml --replications 30 --seed 7 --out /tmp/study
-              bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11 --set 'apps[0].refresh_every=30m'
-              bgsim validate models/scenarios/default.yaml
+              bgsim run models/scenarios/default.yaml --replications 30 --seed 7
+              bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
+              bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11
+              bgsim validate models/scenarios/default.yaml --set apps.0.refresh_every=30m
 
             Exit codes: 0 success, 1 runtime failure, 2 bad input or usage.
             """,

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// Runs the built `bgsim` binary, which SwiftPM places beside the test bundle.
+func bgsim(_ arguments: [String], in folder: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    let binary = ProcessInfo.processInfo.environment["BGSIM_BINARY"]
+        ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: binary)
+    p.arguments = arguments
+    if let folder { p.currentDirectoryURL = folder }
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    try p.run()
+    let o = out.fileHandleForReading.readDataToEndOfFile()
+    let e = err.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+}
+
+let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let defaultScenario = repo.appendingPathComponent("models/scenarios/default.yaml").path
+
+/// A fresh empty folder, removed after the test.
+func scratch() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+}
+
+func files(in dir: URL) -> [String] {
+    ((try? FileManager.default.subpathsOfDirectory(atPath: dir.path)) ?? []).sorted()
+}
+
+@Suite("bgsim command line")
+struct CLITests {
+    @Test func helpShowsSubcommandsExamplesAndExitCodes() throws {
+        let r = try bgsim(["--help"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("USAGE: bgsim <subcommand>"))
+        #expect(r.stdout.contains("run "))
+        #expect(r.stdout.contains("validate "))
+        #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
+        #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11\n"))
+        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage."))
+        let run = try bgsim(["run", "--help"])
+        #expect(run.status == 0)
+        for option in ["--set <key.path=value>", "--seed <seed>", "--replications <replications>", "--out <out>", "--jobs <jobs>"] {
+            #expect(run.stdout.contains(option), "run --help lacks \(option)")
+        }
+    }
+
+    @Test func runWritesBothFilesAndATable() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["run", defaultScenario, "--replications", "3", "--set", "duration=2d"], in: dir)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stderr.isEmpty)
+        #expect(files(in: dir) == ["notebooks-data", "notebooks-data/default", "notebooks-data/default/runs.csv",
+                                   "notebooks-data/default/summary.csv"])
+        #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42"))
+        #expect(r.stdout.contains("eager"))
+        #expect(r.stdout.contains("charge-only"))
+        #expect(r.stdout.contains("Wrote runs.csv and summary.csv to notebooks-data/default"))
+    }
+
+    @Test func sameSeedTwiceIsByteIdenticalAnotherSeedIsNot() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = ["run", defaultScenario, "--replications", "4", "--set", "duration=3d", "--quiet"]
+        #expect(try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir).status == 0)
+        #expect(try bgsim(common + ["--out", "b", "--jobs", "2"], in: dir).status == 0)
+        #expect(try bgsim(common + ["--out", "c", "--seed", "43"], in: dir).status == 0)
+        for name in ["runs.csv", "summary.csv"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("a/\(name)"))
+            let b = try Data(contentsOf: dir.appendingPathComponent("b/\(name)"))
+            let c = try Data(contentsOf: dir.appendingPathComponent("c/\(name)"))
+            #expect(a == b, "\(name) differs between --jobs 1 and --jobs 2")
+            #expect(a != c, "\(name) is the same for seeds 42 and 43")
+        }
+    }
+
+    /// Each bad input exits 2 with one message naming the file and key path, and writes nothing.
+    @Test(arguments: [
+        ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),
+        ("syntax.yaml", [], "error: syntax.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)\n"),
+        ("unknown.yaml", [], "error: unknown.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct\n"),
+        ("negative.yaml", [], "error: negative.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got -5\n"),
+        ("good.yaml", ["--set", "battery.capacity_wh=-1"], "error: good.yaml: --set battery.capacity_wh=-1: battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"),
+        ("good.yaml", ["--replications", "0"], "error: good.yaml: --replications 0: replications: expected a whole number of replications from 1 to 1000000, got '0'\n"),
+        ("good.yaml", ["--seed", "many"], "error: good.yaml: --seed many: seed: expected a seed (a whole number from 0 to 2^64-1), got 'many'\n"),
+    ])
+    func badInputExitsTwoWithOneMessageAndNoFiles(file: String, extra: [String], message: String) throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = "duration: 2d\napps:\n  - name: news\npolicies: [eager]\n"
+        let inputs = [
+            "syntax.yaml": "duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
+            "unknown.yaml": good + "battery:\n  capcity_wh: 10\n",
+            "negative.yaml": good + "battery:\n  capacity_wh: -5\n",
+            "good.yaml": good,
+        ]
+        for (name, text) in inputs { try Data(text.utf8).write(to: dir.appendingPathComponent(name)) }
+        let before = files(in: dir)
+        let r = try bgsim(["run", file, "--out", "out"] + extra, in: dir)
+        #expect(r.status == 2)
+        #expect(r.stderr == message)
+        #expect(r.stdout.isEmpty)
+        #expect(files(in: dir) == before, "a failed run wrote files")
+    }
+
+    @Test(arguments: [
+        (["run"], "Error: Missing expected argument '<scenario>'"),
+        (["run", "x.yaml", "--jobs", "0"], "Error: --jobs must be at least 1, got 0"),
+        (["run", "x.yaml", "--set", "nope"], "Error: --set 'nope': expected key.path=value, such as battery.capacity_wh=17.11"),
+        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+    ])
+    func usageErrorsExitTwo(arguments: [String], firstLine: String) throws {
+        let r = try bgsim(arguments)
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix(firstLine))
+        #expect(r.stderr.contains("Usage: bgsim"))
+    }
+
+    @Test func anOutputThatCannotBeWrittenExitsOne() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("not a folder".utf8).write(to: dir.appendingPathComponent("blocker"))
+        let r = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--out", "blocker/out"], in: dir)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("error: cannot create output folder "))
+        #expect(r.stderr.contains("blocker/out"))
+    }
+
+    @Test func validateChecksWithoutRunning() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["validate", defaultScenario], in: dir)
+        #expect(r.status == 0)
+        #expect(r.stdout == "\(defaultScenario): ok: scenario 'default', 7d, 4 apps, policies eager, charge-only, 10 replications from seed 42\n")
+        #expect(files(in: dir).isEmpty)
+        let bad = try bgsim(["validate", defaultScenario, "--set", "policies=[]"], in: dir)
+        #expect(bad.status == 2)
+        #expect(bad.stderr == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only)\n")
+    }
+}

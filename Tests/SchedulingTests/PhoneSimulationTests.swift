@@ -1,0 +1,132 @@
+import Foundation
+import PhoneWorld
+@testable import Scheduling
+import SimEngine
+import Testing
+
+@Suite("Phone simulation: iOS rules and invariants")
+struct PhoneSimulationTests {
+    @Test func refreshWorkBeyondThirtySecondsExpiresAtTheBudget() throws {
+        // Mean work 10 min: nearly every task exceeds the 30 s refresh budget (FACTS.md §2).
+        let s = setup(days: 1, apps: [app("podcasts", work: .minutes(10), power: 2)])
+        let run = try simulate(s, EagerPolicy())
+        let expired = run.records.filter { $0.outcome == .expired }
+        #expect(expired.count >= 20)
+        for r in expired {
+            #expect(r.ended - r.started! == .seconds(30))
+            #expect(abs(r.energyJ - 60) < 1e-9, "2 W for 30 s")
+        }
+        for r in run.records where r.outcome == .completed { #expect(r.request.work <= .seconds(30)) }
+        #expect(run.summary.wastedEnergyJ == expired.map(\.energyJ).reduce(0, +))
+    }
+
+    @Test func anEmptyBatteryShutsThePhoneDownKillsItsWorkAndBootsOnTheCharger() throws {
+        var s = setup(days: 3, apps: [app("heavy", every: .minutes(10), earliest: .zero, work: .seconds(20), power: 5)])
+        s.battery.capacityWh = 0.5
+        s.battery.initialCharge = 1
+        s.battery.bootCharge = 0.05
+        let run = try simulate(s, EagerPolicy())
+        #expect(!run.shutdowns.isEmpty)
+        #expect(!run.boots.isEmpty)
+        // Boots happen only while charging, once the battery reached the boot level.
+        let charging = try sessions(s)
+        for boot in run.boots {
+            #expect(charging.contains { $0.start <= boot && boot <= $0.end })
+            let level = run.charges.last { $0.0 == boot }!.1
+            #expect(abs(level - 0.05) < 1e-6)
+        }
+        // While off, nothing starts.
+        for (down, up) in zip(run.shutdowns, run.boots + [.distantFuture]) {
+            #expect(!run.records.contains { r in r.started.map { down <= $0 && $0 < up } ?? false })
+        }
+        #expect(run.summary.count(.killed) >= 1)
+        #expect(run.summary.minCharge == 0)
+        #expect(run.summary.timeOff > .zero)
+    }
+
+    /// Property: over random worlds, every request ends in exactly one final state, time is
+    /// monotone along each task, and the energy books balance.
+    @Test(arguments: 1...12)
+    func invariantsHoldInRandomWorlds(seed: UInt64) throws {
+        var rng = SplitMix(seed: seed)
+        let apps = (0..<Int(1 + rng.next() % 5)).map { i in
+            app("app\(i)", every: .minutes(Int64(5 + rng.next() % 120)), earliest: .minutes(Int64(rng.next() % 60)),
+                work: .seconds(Int64(1 + rng.next() % 40)), power: Double(rng.next() % 3000) / 1000)
+        }
+        var s = setup(days: 4, apps: apps, nights: Double(rng.next() % 100) / 100, jitter: .hours(1))
+        s.battery.capacityWh = [0.3, 2, 13][Int(rng.next() % 3)]
+        s.battery.initialCharge = Double(rng.next() % 100) / 100
+        let policies: [any SchedulingPolicy] = [EagerPolicy(), ChargeOnlyPolicy()]
+        for policy in policies {
+            let run = try simulate(s, policy, seed: seed)
+            let ids = run.records.map(\.request.id.rawValue)
+            #expect(ids.sorted() == Array(0..<ids.count), "each request recorded exactly once")
+            #expect(run.summary.submitted == ids.count)
+            for r in run.records {
+                if let started = r.started {
+                    #expect(started >= r.request.earliestBegin)
+                    #expect(started <= r.ended)
+                    #expect([.completed, .expired, .killed].contains(r.outcome))
+                } else {
+                    #expect([.replaced, .neverRun].contains(r.outcome))
+                }
+            }
+            #expect(zip(run.charges, run.charges.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "time went backwards")
+            let e = run.energy
+            #expect(abs(e.imbalanceJ) <= 1e-9 * max(1, e.consumedJ))
+            #expect(run.summary.backgroundEnergyJ <= e.consumedJ + 1e-6)
+            let first = run.charges.first!.1, last = run.charges.last!.1
+            let capacity = s.battery.capacityJ
+            #expect(abs((last - first) * capacity - (e.intoBatteryJ - e.fromBatteryJ)) <= 1e-6 * capacity)
+        }
+    }
+
+    @Test func commonRandomNumbersGiveEveryPolicyTheSameRequests() throws {
+        let s = setup(days: 3, apps: [app("a"), app("b", every: .minutes(45))], nights: 0.7, jitter: .hours(1))
+        let eager = try simulate(s, EagerPolicy(), seed: 3)
+        let lazy = try simulate(s, ChargeOnlyPolicy(), seed: 3)
+        let key = { (r: TaskRecord) in "\(r.request.app)@\(r.request.submitted.microseconds):\(r.request.work.microseconds)" }
+        #expect(Set(eager.records.map(key)) == Set(lazy.records.map(key)))
+    }
+
+    @Test func aPolicyCannotStartWhatItWasNotShown() async {
+        await #expect(processExitsWith: .failure) {
+            struct Rogue: SchedulingPolicy {
+                var name: String { "rogue" }
+                func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+                    PolicyDecision(start: .some([TaskID(999)]))
+                }
+            }
+            _ = try simulate(setup(days: 1, apps: [app("a")]), Rogue())
+        }
+    }
+
+    @Test func aPolicyTimerWakesItWithoutAnyOtherChange() throws {
+        /// Starts work only at the top of an hour, asking to be woken then.
+        struct OnTheHour: SchedulingPolicy {
+            var name: String { "on-the-hour" }
+            func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+                let hour = SimDuration.hours(1).microseconds
+                let us = state.now.microseconds
+                if us % hour == 0 { return .startAll }
+                return PolicyDecision(start: .none, reconsiderAt: SimInstant(microseconds: (us / hour + 1) * hour))
+            }
+        }
+        let run = try simulate(setup(days: 1, apps: [app("a", every: .minutes(50), earliest: .minutes(7))]), OnTheHour())
+        let started = run.records.compactMap(\.started)
+        #expect(started.count >= 15)
+        #expect(started.allSatisfy { $0.microseconds % SimDuration.hours(1).microseconds == 0 })
+    }
+}
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

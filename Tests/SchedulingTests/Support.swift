@@ -1,0 +1,58 @@
+import PhoneWorld
+@testable import Scheduling
+import SimEngine
+import SimRandom
+
+/// Keeps every task record and battery event, for scenario tests.
+struct RecordingSink: MetricsSink {
+    var records: [TaskRecord] = []
+    var charges: [(SimInstant, Double)] = []
+    var shutdowns: [SimInstant] = []
+    var boots: [SimInstant] = []
+    var end: SimInstant?
+    var energy = EnergyFlow()
+    var summary = RunMetrics()
+
+    mutating func taskEnded(_ record: TaskRecord) { records.append(record); summary.taskEnded(record) }
+    mutating func chargeObserved(_ charge: Double, at time: SimInstant) { charges.append((time, charge)); summary.chargeObserved(charge, at: time) }
+    mutating func phoneShutDown(at time: SimInstant) { shutdowns.append(time); summary.phoneShutDown(at: time) }
+    mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) { boots.append(time); summary.phoneBooted(at: time, offFor: offFor) }
+    mutating func runEnded(at time: SimInstant, energy: EnergyFlow, offSince: SimInstant?) {
+        end = time
+        self.energy = energy
+        summary.runEnded(at: time, energy: energy, offSince: offSince)
+    }
+}
+
+/// A small world: apps with fixed settings, a nightly charger without jitter.
+func setup(days: Int64 = 3, apps: [AppParameters], nights: Double = 1, jitter: SimDuration = .zero) -> PhoneSetup {
+    var s = PhoneSetup()
+    s.duration = .days(days)
+    s.apps = apps
+    s.charging.nightlyProbability = nights
+    s.charging.plugInJitter = jitter
+    s.charging.unplugJitter = jitter
+    return s
+}
+
+func app(_ name: String, every: SimDuration = .hours(1), earliest: SimDuration = .minutes(15),
+         work: SimDuration = .seconds(5), power: Double = 1) -> AppParameters {
+    var a = AppParameters(name: name)
+    a.refreshInterval = every
+    a.earliestBeginDelay = earliest
+    a.meanTaskDuration = work
+    a.taskPowerW = power
+    return a
+}
+
+func simulate<P: SchedulingPolicy>(_ setup: PhoneSetup, _ policy: P, seed: UInt64 = 1, replication: UInt64 = 0) throws -> RecordingSink {
+    let streams = try WorldStreams(setup: setup, masterSeed: seed, replication: replication)
+    var sim = PhoneSimulation(setup: setup, policy: policy, sink: RecordingSink(), streams: streams)
+    return sim.run()
+}
+
+/// The charging sessions the simulation saw, re-derived from the same stream.
+func sessions(_ setup: PhoneSetup, seed: UInt64 = 1, replication: UInt64 = 0) throws -> [ChargingSession] {
+    let streams = try WorldStreams(setup: setup, masterSeed: seed, replication: replication)
+    return setup.charging.sessions(until: .after(setup.duration), stream: streams.charger)
+}

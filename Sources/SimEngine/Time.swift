@@ -28,9 +28,10 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// - Precondition: `seconds` is finite and within the `Int64` range of microseconds.
     @inlinable
     public init(seconds: Double) {
-        let us = (seconds * 1e6).rounded()
+        let us = seconds * 1e6
         precondition(us.isFinite && abs(us) < 9.2e18, "duration of \(seconds) s is not representable")
-        self.init(microseconds: Int64(us))
+        // Half away from zero, by hand: `.rounded()` is a libm call, and this runs per event.
+        self.init(microseconds: Int64(us + (us < 0 ? -0.5 : 0.5)))
     }
 
     /// The duration in seconds, as a real number (for energy and rate arithmetic).

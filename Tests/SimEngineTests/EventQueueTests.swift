@@ -85,6 +85,36 @@ struct EventQueueTests {
         #expect(popped == 42)
     }
 
+    @Test func copiesAreIndependent() {
+        // The buffers live in a class; copy-on-write must keep value semantics.
+        var a = EventQueue<String>()
+        let h = a.insert("x", at: .after(.seconds(1)))
+        a.insert("y", at: .after(.seconds(2)))
+        var b = a
+        b.insert("only in b", at: .start)
+        let cancelledInA = a.cancel(h)
+        #expect(cancelledInA)
+        #expect(a.count == 1 && b.count == 3)
+        let bFirst = b.popFirst()?.event, bSecond = b.popFirst()?.event, aFirst = a.popFirst()?.event
+        #expect(bFirst == "only in b")
+        #expect(bSecond == "x", "cancelling in a must not cancel in b")
+        #expect(aFirst == "y")
+        a.checkInvariants()
+        b.checkInvariants()
+    }
+
+    @Test func growsFarBeyondItsInitialCapacity() {
+        var q = EventQueue<Int>(capacity: 1)
+        for i in (0..<10_000).reversed() { q.insert(i, at: .after(.seconds(Int64(i)))) }
+        q.checkInvariants()
+        var expected = 0
+        while let (_, e) = q.popFirst() {
+            #expect(e == expected)
+            expected += 1
+        }
+        #expect(expected == 10_000)
+    }
+
     /// Random interleavings of insert, cancel and pop agree with a sorted reference list.
     @Test(arguments: 1...20)
     func agreesWithAReferenceModel(seed: UInt64) {

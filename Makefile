@@ -1,0 +1,37 @@
+# bgsim: the two commands are `make demo` and `make test`. Each installs what is missing.
+
+SWIFT    ?= swift
+SCENARIO ?= models/scenarios/default.yaml
+# apt-get needs root; use sudo when not root and sudo exists.
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
+
+.PHONY: demo test deps build bench clean
+
+## Install what is missing, build in release, run the default scenario.
+demo: deps
+	$(SWIFT) build -c release --product bgsim
+	.build/release/bgsim run $(SCENARIO)
+
+## Install what is missing and run the test suite.
+test: deps
+	$(SWIFT) test
+
+## Swift must already be installed; GSL and pkg-config come from Debian's packages.
+deps:
+	@command -v $(SWIFT) >/dev/null || { echo "error: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
+	@if ! pkg-config --exists gsl 2>/dev/null; then \
+	  echo "Installing libgsl-dev and pkg-config with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgsl-dev pkg-config >/dev/null && \
+	  pkg-config --exists gsl || { echo "error: installing libgsl-dev failed" >&2; exit 1; }; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release
+
+## Benchmarks (own package, not built by `make test`): hold model and whole scenarios.
+bench: deps
+	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
+
+clean:
+	rm -rf .build Benchmarks/.build

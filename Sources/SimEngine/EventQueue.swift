@@ -312,7 +312,8 @@ public struct EventQueue<Event> {
         s.pointee.slotKeys[Int(top.slot)] = Buffers.vacant
         s.pointee.freeSlots[s.pointee.freeCount] = top.slot
         s.pointee.freeCount += 1
-        s.pointee.dropDeadTop()
+        // Most simulations cancel rarely: skip the call when nothing is dead.
+        if s.pointee.deadCount > 0 { s.pointee.dropDeadTop() }
         return (SimInstant(microseconds: top.time), top.event)
     }
 

@@ -1,3 +1,4 @@
+import SimRandom
 import Testing
 @testable import PhoneWorld
 @testable import SimEngine
@@ -59,8 +60,8 @@ struct BatteryTests {
     /// Random sequences of load and charger power: the books balance at every step and the
     /// stored energy stays within [0, capacity] and equals initial + in - out.
     @Test(arguments: 1...10)
-    func booksBalance(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+    func booksBalance(seed: UInt64) throws {
+        let rng = try RandomStream(seed: seed)
         var b = battery(wh: 5, charge: 0.5)
         let initial = b.energyJ
         var total = EnergyFlow()
@@ -74,17 +75,5 @@ struct BatteryTests {
             total += flow
         }
         #expect(abs(b.energyJ - (initial + total.intoBatteryJ - total.fromBatteryJ)) < 1e-6)
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

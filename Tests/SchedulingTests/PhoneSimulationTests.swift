@@ -2,6 +2,7 @@ import Foundation
 import PhoneWorld
 @testable import Scheduling
 import SimEngine
+import SimRandom
 import Testing
 
 @Suite("Phone simulation: iOS rules and invariants")
@@ -48,7 +49,7 @@ struct PhoneSimulationTests {
     /// monotone along each task, and the energy books balance.
     @Test(arguments: 1...12)
     func invariantsHoldInRandomWorlds(seed: UInt64) throws {
-        var rng = SplitMix(seed: seed)
+        let rng = try RandomStream(seed: seed)
         let apps = (0..<Int(1 + rng.next() % 5)).map { i in
             app("app\(i)", every: .minutes(Int64(5 + rng.next() % 120)), earliest: .minutes(Int64(rng.next() % 60)),
                 work: .seconds(Int64(1 + rng.next() % 40)), power: Double(rng.next() % 3000) / 1000)
@@ -116,17 +117,5 @@ struct PhoneSimulationTests {
         let started = run.records.compactMap(\.started)
         #expect(started.count >= 15)
         #expect(started.allSatisfy { $0.microseconds % SimDuration.hours(1).microseconds == 0 })
-    }
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -100,7 +100,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var eligible: [EligibleTask] = []
     var batteryEvent: EventHandle?
     var policyWake: EventHandle?
-    /// After the horizon: no new work or world changes; running tasks finish.
+    /// After the horizon: running tasks finish; no new work starts.
     var draining = false
 
     public init(setup: PhoneSetup, policy: Policy, sink: Sink, streams: WorldStreams) {
@@ -152,10 +152,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     mutating func handle(_ event: Event) {
         account(to: sim.now)
         if draining {
+            // The world goes on while the last tasks finish; new work and decisions do not.
             switch event {
+            case .plugIn: isCharging = true
+            case .unplug: isCharging = false
             case .taskEnd(let id): endRunningTask(id)
             case .batteryLevel: batteryReachedLevel()
-            default: return
+            case .submit, .eligible, .policyWake: return
             }
             rescheduleBatteryEvent()
             return
@@ -198,7 +201,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     }
 
     mutating func start(_ id: TaskID) {
-        precondition(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
+        require(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
         let r = tasks[id.rawValue].request
         tasks[id.rawValue].status = .running
         tasks[id.rawValue].started = sim.now
@@ -300,7 +303,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             eligible.removeAll(keepingCapacity: true)
         case .some(let ids):
             for id in ids {
-                precondition(eligible.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
+                require(eligible.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
             }
             eligible.removeAll { ids.contains($0.id) }
             for id in ids { start(id) }
@@ -309,7 +312,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if let h = policyWake { sim.cancel(h) }
         policyWake = nil
         if let at = decision.reconsiderAt {
-            precondition(at >= sim.now, "policy \(policy.name) asked to be woken in the past (\(at), now \(sim.now))")
+            // Strictly later: a policy woken at the instant it was asked could loop there forever.
+            require(at > sim.now, "policy \(policy.name) asked to be woken at \(at), which is not after now (\(sim.now))")
             policyWake = sim.schedule(.policyWake, at: at, priority: Self.policyPriority)
         }
     }

@@ -29,7 +29,8 @@ public enum TaskSelection: Sendable, Equatable {
 /// A policy's answer at a decision point.
 public struct PolicyDecision: Sendable, Equatable {
     public var start: TaskSelection
-    /// When to ask the policy again even if nothing changes; `nil`: only on the next change.
+    /// When to ask the policy again even if nothing changes (strictly after now); `nil`: only
+    /// on the next change.
     public var reconsiderAt: SimInstant?
 
     public init(start: TaskSelection, reconsiderAt: SimInstant? = nil) {

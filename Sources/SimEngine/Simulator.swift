@@ -38,7 +38,7 @@ public struct Simulator<Event> {
     @inlinable
     @discardableResult
     public mutating func schedule(_ event: Event, at time: SimInstant, priority: EventPriority = .normal) -> EventHandle {
-        if time < now { Self.scheduledInThePast(time, now: now) }
+        require(time >= now, "cannot schedule an event at \(time): it is before now (\(now))")
         return queue.insert(event, at: time, priority: priority)
     }
 
@@ -92,16 +92,10 @@ public struct Simulator<Event> {
         until end: SimInstant,
         _ handler: (inout Simulator, Event) throws(E) -> Void
     ) throws(E) {
-        precondition(end >= now, "run(until: \(end)) is before now (\(now))")
+        require(end >= now, "run(until: \(end)) is before now (\(now))")
         while let event = step(before: end) {
             try handler(&self, event)
         }
         clock = end
-    }
-
-    @usableFromInline @inline(never)
-    static func scheduledInThePast(_ time: SimInstant, now: SimInstant) -> Never {
-        // fatalError, not precondition: its message survives optimized builds.
-        fatalError("cannot schedule an event at \(time): it is before now (\(now))")
     }
 }

@@ -102,6 +102,20 @@ struct PhoneSimulationTests {
         }
     }
 
+    @Test func aPolicyCannotAskToBeWokenNow() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            struct Insomniac: SchedulingPolicy {
+                var name: String { "insomniac" }
+                func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+                    PolicyDecision(start: .none, reconsiderAt: state.now)
+                }
+            }
+            _ = try simulate(setup(days: 1, apps: [app("a")]), Insomniac())
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("policy insomniac asked to be woken at"))
+    }
+
     @Test func aPolicyTimerWakesItWithoutAnyOtherChange() throws {
         /// Starts work only at the top of an hour, asking to be woken then.
         struct OnTheHour: SchedulingPolicy {

@@ -92,11 +92,12 @@ struct ConfigReader {
         return t
     }
 
-    /// A name made of letters, digits, '.', '_' and '-' (safe in file names and CSV).
+    /// A name made of letters, digits, '.', '_' and '-', not starting with '.': safe as a
+    /// folder name (the scenario's name names its output folder; `..` must not) and in CSV.
     func name(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> String {
         let t = try string(node, path)
-        guard t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
-            throw error(node, path, "expected a name of letters, digits, '.', '_' or '-', got '\(t)'")
+        guard t.first != ".", t.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
+            throw error(node, path, "expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '\(t)'")
         }
         return t
     }

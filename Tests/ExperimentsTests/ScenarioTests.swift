@@ -76,6 +76,10 @@ struct ScenarioTests {
          "s.yaml:6:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"),
         (minimal + "\nreplications: 0\n",
          "s.yaml:5:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"),
+        ("name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
+         "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
+        ("duration: 2d\napps: [{name: a/b}]\npolicies: [eager]\n",
+         "s.yaml:2:15: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
         ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
          "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
     ])

@@ -118,6 +118,13 @@ public struct Scenario: Equatable, Sendable {
     static func readBattery(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> BatteryParameters {
         var m = try r.mapping(node, at: path)
         var b = BatteryParameters()
+        b.model = try m.optional("model", default: b.model) { n, p throws(ScenarioError) in
+            let name = try r.string(n, p)
+            guard let kind = BatteryModelKind(rawValue: name) else {
+                throw r.error(n, p, "unknown battery model '\(name)'; known models: \(BatteryModelKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return kind
+        }
         b.capacityWh = try m.optional("capacity_wh", default: b.capacityWh) { n, p throws(ScenarioError) in
             try r.number(n, p, "a capacity in watt-hours > 0") { $0 > 0 }
         }
@@ -127,6 +134,12 @@ public struct Scenario: Equatable, Sendable {
         }
         b.bootCharge = try m.optional("boot_charge_pct", default: b.bootCharge) { n, p throws(ScenarioError) in
             try r.number(n, p, "a boot charge above 0 and at most 100 (percent)") { $0 > 0 && $0 <= 100 } / 100
+        }
+        b.kibamC = try m.optional("kibam_c", default: b.kibamC) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a share of capacity strictly between 0 and 1") { $0 > 0 && $0 < 1 }
+        }
+        b.kibamK = try m.optional("kibam_k_per_s", default: b.kibamK) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a rate constant > 0 (per second)") { $0 > 0 }
         }
         try m.finish()
         return b

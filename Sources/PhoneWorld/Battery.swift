@@ -1,7 +1,19 @@
+import Foundation
 import SimEngine
+
+/// Which battery model a scenario uses.
+public enum BatteryModelKind: String, Sendable, CaseIterable {
+    /// An ideal store: all stored energy is available at any rate.
+    case linear
+    /// The Kinetic Battery Model (Manwell & McGowan): available and bound wells, so that
+    /// high loads empty the available well early (rate-capacity effect) and rest refills it
+    /// (recovery effect). FACTS.md §7.
+    case kibam
+}
 
 /// Parameters of the phone's battery.
 public struct BatteryParameters: Equatable, Sendable {
+    public var model: BatteryModelKind = .linear
     /// Usable capacity in watt-hours. Default: iPhone 15, 12.98 Wh (regulatory filing,
     /// FACTS.md §7).
     public var capacityWh: Double = 12.98
@@ -10,9 +22,17 @@ public struct BatteryParameters: Equatable, Sendable {
     /// Standby drain of the phone while on and idle, as a share of capacity per hour.
     /// Default 0.5%/h: standby without Doze-like deep idle (FACTS.md §6, Nexus 5 figure).
     public var idleDrainPerHour: Double = 0.005
-    /// After a shutdown at 0%, the phone boots again once charged to this level.
+    /// After a shutdown at 0%, the phone boots again once its available energy is back to
+    /// this share of the available well (of the whole capacity for `linear`).
     /// An assumption (a phone shows the charging screen first); a parameter.
     public var bootCharge: Double = 0.03
+    /// KiBaM: the share of capacity in the available well, c in (0, 1).
+    /// Default 0.625 [secondary]: the value public KiBaM implementations following Jongerden &
+    /// Haverkort ("Which battery model to use?", IET Software 2009) use; not in FACTS.md.
+    public var kibamC: Double = 0.625
+    /// KiBaM: the rate constant k (per second) of flow between the wells, as in FACTS.md §7's
+    /// update formula (Jongerden & Haverkort's k'). Default 4.5e-5 /s [secondary], same source.
+    public var kibamK: Double = 4.5e-5
 
     public init() {}
 
@@ -49,24 +69,56 @@ public struct EnergyFlow: Equatable, Sendable {
     public var imbalanceJ: Double { consumedJ - (fromBatteryJ + fromChargerJ - intoBatteryJ) }
 }
 
-/// An ideal battery: stored energy changes linearly with net power, with no rate-capacity or
-/// recovery effects (the `kibam` model adds those).
+/// The phone's battery: stored energy in joules, under the model the scenario chose.
+///
+/// Energy is the currency throughout (power in watts, charge in joules); the KiBaM equations,
+/// written for charge and current, are applied to energy and power, which assumes a constant
+/// terminal voltage — the usual simplification when only energy is accounted.
 ///
 /// While a charger is connected it powers the load first and stores what is left, up to full;
 /// if the load exceeds the charger's power, the battery covers the difference.
-public struct LinearBattery: Equatable, Sendable {
+public struct Battery: Equatable, Sendable {
+    enum State: Equatable, Sendable {
+        case linear(energyJ: Double)
+        /// Available (q1) and bound (q2) energy.
+        case kibam(availableJ: Double, boundJ: Double)
+    }
+
     public let capacityJ: Double
-    /// Stored energy, in [0, capacityJ].
-    public private(set) var energyJ: Double
+    let c: Double
+    let k: Double
+    var state: State
 
     public init(_ p: BatteryParameters) {
         capacityJ = p.capacityJ
-        energyJ = p.capacityJ * p.initialCharge
+        c = p.kibamC
+        k = p.kibamK
+        let stored = p.capacityJ * p.initialCharge
+        switch p.model {
+        case .linear: state = .linear(energyJ: stored)
+        // Start at equilibrium: both wells at the same height.
+        case .kibam: state = .kibam(availableJ: stored * p.kibamC, boundJ: stored * (1 - p.kibamC))
+        }
     }
 
-    /// State of charge in [0, 1].
+    /// Total stored energy, in [0, capacityJ].
+    public var energyJ: Double {
+        switch state {
+        case .linear(let e): e
+        case .kibam(let q1, let q2): q1 + q2
+        }
+    }
+
+    /// Energy the load can draw now: all of it for `linear`, the available well for `kibam`.
+    public var availableJ: Double {
+        switch state {
+        case .linear(let e): e
+        case .kibam(let q1, _): q1
+        }
+    }
+
+    /// State of charge in [0, 1]: total stored energy over capacity.
     public var charge: Double { energyJ / capacityJ }
-    public var isEmpty: Bool { energyJ <= 0 }
     public var isFull: Bool { energyJ >= capacityJ }
 
     /// Net power into the battery (negative: out of it) at the given load and charger power.
@@ -77,34 +129,152 @@ public struct LinearBattery: Equatable, Sendable {
 
     /// Runs the battery for `dt` at constant load and charger power; returns the energy flow.
     ///
-    /// Stored energy is clamped to [0, capacity]. A load the battery cannot cover once empty
-    /// is not booked as consumed: the caller shuts the phone down at that instant (events are
-    /// scheduled at the exact microsecond the battery empties, so the clamp only absorbs
-    /// rounding).
+    /// Charging stops at full (the interval is split there). Energy drawn is clamped to what
+    /// is available: the caller shuts the phone down at the exact microsecond the available
+    /// energy runs out (`timeToEmpty`), so the clamp only absorbs rounding.
     public mutating func advance(by dt: SimDuration, loadW: Double, chargerW: Double) -> EnergyFlow {
         var flow = EnergyFlow()
         let seconds = dt.seconds
         guard seconds > 0 else { return flow }
-        let fromCharger = min(chargerW, loadW) * seconds
-        let surplus = max(chargerW - loadW, 0) * seconds
-        let deficit = max(loadW - chargerW, 0) * seconds
-        let stored = min(surplus, capacityJ - energyJ)
-        let drawn = min(deficit, energyJ + stored)
-        energyJ = min(max(energyJ + stored - drawn, 0), capacityJ)
+        let fromChargerToLoad = min(chargerW, loadW) * seconds
+        let surplusW = max(chargerW - loadW, 0)
+        let deficitW = max(loadW - chargerW, 0)
+        var stored = 0.0, drawn = 0.0
+        if surplusW > 0 {
+            let untilFull = max(capacityJ - energyJ, 0) / surplusW
+            let charging = min(seconds, untilFull)
+            step(currentW: -surplusW, seconds: charging)
+            stored = surplusW * charging
+            if seconds > charging { step(currentW: 0, seconds: seconds - charging) }
+            clampToCapacity()
+        } else {
+            step(currentW: deficitW, seconds: seconds)
+            drawn = deficitW * seconds
+            drawn -= clampAvailableAtZero()
+        }
         flow.intoBatteryJ = stored
         flow.fromBatteryJ = drawn
-        flow.fromChargerJ = fromCharger + stored
-        flow.consumedJ = fromCharger + drawn
+        flow.fromChargerJ = fromChargerToLoad + stored
+        flow.consumedJ = fromChargerToLoad + drawn
         return flow
     }
 
-    /// How long until stored energy reaches `targetJ` at constant net power, rounded up to
-    /// the microsecond; `nil` if it never does (net power zero or pointing away).
+    /// Applies a constant current (power; positive discharges) for `seconds`.
+    mutating func step(currentW i: Double, seconds t: Double) {
+        guard t > 0 else { return }
+        switch state {
+        case .linear(let e):
+            state = .linear(energyJ: e - i * t)
+        case .kibam(let q1, let q2):
+            state = Self.kibamStep(q1: q1, q2: q2, c: c, k: k, current: i, seconds: t)
+        }
+    }
+
+    /// FACTS.md §7: with r = exp(-k t) and q0 = q1 + q2,
+    /// q1' = q1 r + ((q0 k c - I)(1 - r) - I c (k t - 1 + r)) / k,
+    /// q2' = q2 r + q0 (1 - c)(1 - r) - I (1 - c)(k t - 1 + r) / k.
+    /// The total changes by exactly -I t.
+    static func kibamStep(q1: Double, q2: Double, c: Double, k: Double, current i: Double, seconds t: Double) -> State {
+        let kt = k * t
+        // 1 - r and k t - 1 + r without cancellation: steps are often microseconds.
+        let oneMinusR = -expm1(-kt)
+        let r = 1 - oneMinusR
+        let g = kt < 1e-4 ? kt * kt / 2 - kt * kt * kt / 6 + kt * kt * kt * kt / 24 : kt - oneMinusR
+        let q0 = q1 + q2
+        let a = q1 * r + ((q0 * k * c - i) * oneMinusR - i * c * g) / k
+        let b = q2 * r + q0 * (1 - c) * oneMinusR - i * (1 - c) * g / k
+        return .kibam(availableJ: a, boundJ: b)
+    }
+
+    /// Removes any excess above capacity (rounding at the end of a charge).
+    mutating func clampToCapacity() {
+        let excess = energyJ - capacityJ
+        guard excess > 0 else { return }
+        switch state {
+        case .linear: state = .linear(energyJ: capacityJ)
+        case .kibam(let q1, let q2): state = .kibam(availableJ: q1 - excess * c, boundJ: q2 - excess * (1 - c))
+        }
+    }
+
+    /// Sets a negative available energy to zero; returns the overshoot (energy not delivered).
+    mutating func clampAvailableAtZero() -> Double {
+        switch state {
+        case .linear(let e) where e < 0:
+            state = .linear(energyJ: 0)
+            return -e
+        case .kibam(let q1, let q2) where q1 < 0:
+            state = .kibam(availableJ: 0, boundJ: q2)
+            return -q1
+        default:
+            return 0
+        }
+    }
+
+    /// How long until total stored energy reaches `targetJ` at constant net power, rounded up
+    /// to the microsecond; `nil` if it never does. Exact for both models: the total changes
+    /// linearly with net power.
     public func timeToReach(_ targetJ: Double, netPowerW: Double) -> SimDuration? {
         let gap = targetJ - energyJ
         if gap == 0 { return .zero }
         guard netPowerW != 0, (gap > 0) == (netPowerW > 0) else { return nil }
-        let seconds = gap / netPowerW
-        return SimDuration(microseconds: Int64((seconds * 1e6).rounded(.up)))
+        return Self.roundUp(seconds: gap / netPowerW)
+    }
+
+    /// The most energy the available well can hold: all of the capacity for `linear`, the
+    /// share c of it for `kibam`.
+    public var availableCapacityJ: Double {
+        switch state {
+        case .linear: capacityJ
+        case .kibam: c * capacityJ
+        }
+    }
+
+    /// How long until the available energy reaches `targetJ` at constant net power — falling
+    /// to it under a net discharge, rising to it under a net charge — rounded up to the
+    /// microsecond; `.zero` if it is already there, `nil` if it never gets there (wrong
+    /// direction, or the battery is full first).
+    ///
+    /// Linear: exact division. KiBaM: q1(t) = alpha e^(-k t) + beta - I c t is monotone or
+    /// has one turning point (concave while recovering under discharge, convex while filling
+    /// the bound well under charge), so the times at which it is past the target form one
+    /// interval [t*, ...). t* is found by bisection on whole microseconds within a bracket
+    /// where the target is certainly passed: the total reaching the target under discharge,
+    /// the battery reaching full under charge.
+    public func timeUntilAvailable(reaches targetJ: Double, netPowerW: Double) -> SimDuration? {
+        let falling = netPowerW < 0
+        let a0 = availableJ
+        if falling ? a0 <= targetJ : a0 >= targetJ { return .zero }
+        guard netPowerW != 0, !(netPowerW > 0 && isFull) else { return nil }
+        switch state {
+        case .linear(let e):
+            return Self.roundUp(seconds: (targetJ - e) / netPowerW)
+        case .kibam(let q1, let q2):
+            let i = -netPowerW
+            let bracketSeconds = falling ? (q1 + q2 - targetJ) / -netPowerW : (capacityJ - q1 - q2) / netPowerW
+            var hi = Int64((bracketSeconds * 1e6).rounded(.up)) + 1
+            func available(_ us: Int64) -> Double {
+                guard case .kibam(let a, _) = Self.kibamStep(q1: q1, q2: q2, c: c, k: k, current: i, seconds: Double(us) / 1e6)
+                else { return 0 }
+                return a
+            }
+            func passed(_ us: Int64) -> Bool { falling ? available(us) <= targetJ : available(us) >= targetJ }
+            guard passed(hi) else { return nil }
+            var lo: Int64 = 0
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2
+                if passed(mid) { hi = mid } else { lo = mid }
+            }
+            return SimDuration(microseconds: hi)
+        }
+    }
+
+    /// How long until the available energy runs out at a constant net power; `nil` unless it
+    /// is a net discharge.
+    public func timeToEmpty(netPowerW: Double) -> SimDuration? {
+        netPowerW < 0 ? timeUntilAvailable(reaches: 0, netPowerW: netPowerW) : nil
+    }
+
+    static func roundUp(seconds: Double) -> SimDuration {
+        SimDuration(microseconds: Int64((seconds * 1e6).rounded(.up)))
     }
 }

@@ -83,7 +83,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var streams: WorldStreams
     var sim: Simulator<Event>
 
-    var battery: LinearBattery
+    var battery: Battery
     var energy = EnergyFlow()
     var accountedUntil = SimInstant.start
     var isCharging = false
@@ -110,7 +110,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.sink = sink
         self.streams = streams
         self.sim = Simulator(capacity: 2 * setup.apps.count + 16)
-        self.battery = LinearBattery(setup.battery)
+        self.battery = Battery(setup.battery)
         self.waitingByApp = Array(repeating: nil, count: setup.apps.count)
     }
 
@@ -244,6 +244,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     // MARK: - Power and battery
 
     var loadW: Double { isOn ? setup.battery.idleDrainW + taskPowerW : 0 }
+    /// Available energy at which a phone that shut down boots again.
+    var bootLevelJ: Double { setup.battery.bootCharge * battery.availableCapacityJ }
     var chargerW: Double { isCharging ? setup.charging.powerW : 0 }
 
     /// Integrates energy from the last accounting to `time` at the (constant) current load.
@@ -258,9 +260,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     mutating func batteryReachedLevel() {
         batteryEvent = nil
-        if isOn, battery.energyJ <= 1e-9 * battery.capacityJ {
+        if isOn, battery.availableJ <= 1e-9 * battery.capacityJ {
             shutDown()
-        } else if !isOn, battery.charge >= setup.battery.bootCharge - 1e-12 {
+        } else if !isOn, isCharging, battery.availableJ >= bootLevelJ * (1 - 1e-12) {
             isOn = true
             sink.phoneBooted(at: sim.now, offFor: sim.now - offSince!)
             offSince = nil
@@ -278,14 +280,17 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
     }
 
-    /// Schedules the next battery level that changes the phone's state: empty while on,
-    /// the boot level while off and charging.
+    /// Schedules the next battery level that changes the phone's state: the available energy
+    /// running out while on, the boot level while off and charging. A phone that died does
+    /// not start by itself, even when a KiBaM battery recovers at rest: it needs the charger.
     mutating func rescheduleBatteryEvent() {
         if let h = batteryEvent { sim.cancel(h) }
         batteryEvent = nil
         let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
-        let target = isOn ? 0 : setup.battery.bootCharge * battery.capacityJ
-        if let wait = battery.timeToReach(target, netPowerW: net) {
+        let wait = isOn
+            ? battery.timeToEmpty(netPowerW: net)
+            : isCharging ? battery.timeUntilAvailable(reaches: bootLevelJ, netPowerW: net) : nil
+        if let wait {
             batteryEvent = sim.schedule(.batteryLevel, after: wait, priority: Self.worldPriority)
         }
     }

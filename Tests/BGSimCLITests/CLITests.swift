@@ -86,7 +86,7 @@ struct CLITests {
     @Test(arguments: [
         ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),
         ("syntax.yaml", [], "error: syntax.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)\n"),
-        ("unknown.yaml", [], "error: unknown.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct\n"),
+        ("unknown.yaml", [], "error: unknown.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"),
         ("negative.yaml", [], "error: negative.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got -5\n"),
         ("good.yaml", ["--set", "battery.capacity_wh=-1"], "error: good.yaml: --set battery.capacity_wh=-1: battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"),
         ("good.yaml", ["--replications", "0"], "error: good.yaml: --replications 0: replications: expected a whole number of replications from 1 to 1000000, got '0'\n"),

@@ -34,6 +34,8 @@ struct ScenarioTests {
         #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts"])
         #expect(s.policies.map(\.name) == ["eager", "charge-only"])
         #expect(s.setup.battery.capacityWh == 12.98)
+        #expect(s.setup.battery.model == .linear)
+        #expect(try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "battery.model=kibam")!]).setup.battery.model == .kibam)
         #expect(s.setup.charging.plugIn == .hours(23))
         #expect(s.setup.refreshBudget == .seconds(30))
     }
@@ -57,9 +59,13 @@ struct ScenarioTests {
         ("duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
          "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
         (minimal + "\nbattery:\n  capcity_wh: 10\n",
-         "s.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct"),
+         "s.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
         (minimal + "\nbattery:\n  capacity_wh: -5\n",
          "s.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"),
+        (minimal + "\nbattery:\n  model: lithium\n",
+         "s.yaml:6:10: battery.model: unknown battery model 'lithium'; known models: linear, kibam"),
+        (minimal + "\nbattery:\n  kibam_c: 1\n",
+         "s.yaml:6:12: battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"),
         (minimal + "\nbattery:\n  capacity_wh: lots\n",
          "s.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"),
         ("apps: [{name: a}]\npolicies: [eager]\n",

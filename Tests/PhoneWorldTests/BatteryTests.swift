@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Linear battery")
 struct BatteryTests {
-    func battery(wh: Double = 10, charge: Double = 0.5) -> LinearBattery {
+    func battery(wh: Double = 10, charge: Double = 0.5) -> Battery {
         var p = BatteryParameters()
         p.capacityWh = wh
         p.initialCharge = charge
-        return LinearBattery(p)
+        return Battery(p)
     }
 
     @Test func dischargesLinearly() {
@@ -50,6 +50,8 @@ struct BatteryTests {
     @Test func timeToReachIsExactAndRoundsUp() {
         let b = battery(wh: 1, charge: 0.5)  // 1800 J
         #expect(b.timeToReach(0, netPowerW: -1) == .seconds(1800))
+        #expect(b.timeToEmpty(netPowerW: -1) == .seconds(1800))
+        #expect(b.timeToEmpty(netPowerW: 1) == nil)
         #expect(b.timeToReach(0, netPowerW: -7)! >= SimDuration(seconds: 1800.0 / 7))
         #expect(b.timeToReach(0, netPowerW: -7)! - SimDuration(seconds: 1800.0 / 7) <= .microseconds(1))
         #expect(b.timeToReach(0, netPowerW: 1) == nil, "charging never empties")

@@ -45,6 +45,22 @@ struct PhoneSimulationTests {
         #expect(run.summary.timeOff > .zero)
     }
 
+    @Test func aKiBaMPhoneShutsDownWithChargeLeftAndBootsOnTheCharger() throws {
+        // 40 W of work empties the available well long before the bound well.
+        var s = setup(days: 2, apps: [app("heavy", every: .minutes(5), earliest: .zero, work: .seconds(25), power: 40)])
+        s.battery.model = .kibam
+        s.battery.capacityWh = 1
+        s.battery.initialCharge = 1
+        let run = try simulate(s, EagerPolicy())
+        let down = try #require(run.shutdowns.first)
+        let chargeAtShutdown = run.charges.last { $0.0 == down }!.1
+        #expect(chargeAtShutdown > 0.05, "shut down with \(chargeAtShutdown) of the charge stranded in the bound well")
+        #expect(!run.boots.isEmpty)
+        let charging = try sessions(s)
+        for boot in run.boots { #expect(charging.contains { $0.start <= boot && boot <= $0.end }) }
+        #expect(abs(run.energy.imbalanceJ) <= 1e-9 * run.energy.consumedJ)
+    }
+
     /// Property: over random worlds, every request ends in exactly one final state, time is
     /// monotone along each task, and the energy books balance.
     @Test(arguments: 1...12)
@@ -56,6 +72,7 @@ struct PhoneSimulationTests {
         }
         var s = setup(days: 4, apps: apps, nights: Double(rng.next() % 100) / 100, jitter: .hours(1))
         s.battery.capacityWh = [0.3, 2, 13][Int(rng.next() % 3)]
+        s.battery.model = rng.bernoulli(0.5) ? .kibam : .linear
         s.battery.initialCharge = Double(rng.next() % 100) / 100
         let policies: [any SchedulingPolicy] = [EagerPolicy(), ChargeOnlyPolicy()]
         for policy in policies {

@@ -11,26 +11,26 @@ public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
     /// Mersenne Twister MT19937 (Matsumoto & Nishimura 1998): period 2^19937 - 1; GSL's default.
     public static let mt19937 = GeneratorKind("mt19937")
 
-    /// The names of all generators this GSL build offers.
-    public static var available: [String] {
-        var names: [String] = []
-        guard var cursor = gsl_rng_types_setup() else { return names }
-        while let type = cursor.pointee {
-            names.append(String(cString: type.pointee.name))
-            cursor += 1
-        }
-        return names
-    }
+    /// The names of all generators this GSL build offers, in GSL's order.
+    public static var available: [String] { registry.names }
 
-    @usableFromInline
-    var gslType: UnsafePointer<gsl_rng_type>? {
-        guard var cursor = gsl_rng_types_setup() else { return nil }
+    /// GSL's generator types by name, read once. `gsl_rng_types_setup()` rewrites a static
+    /// array on every call, so calling it from replications running in parallel would race;
+    /// a static `let` is initialised exactly once, thread-safely.
+    private nonisolated(unsafe) static let registry: (names: [String], types: [String: UnsafePointer<gsl_rng_type>]) = {
+        var names: [String] = []
+        var types: [String: UnsafePointer<gsl_rng_type>] = [:]
+        guard var cursor = gsl_rng_types_setup() else { return (names, types) }
         while let type = cursor.pointee {
-            if String(cString: type.pointee.name) == name { return type }
+            let name = String(cString: type.pointee.name)
+            names.append(name)
+            types[name] = type
             cursor += 1
         }
-        return nil
-    }
+        return (names, types)
+    }()
+
+    var gslType: UnsafePointer<gsl_rng_type>? { Self.registry.types[name] }
 
     public var description: String { name }
 }

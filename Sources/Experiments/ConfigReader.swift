@@ -121,6 +121,16 @@ struct ConfigReader {
         return x
     }
 
+    /// `true` or `false` (YAML's yes/no/on/off too).
+    func bool(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> Bool {
+        let t = try text(node, path, expected: "true or false")
+        switch t.lowercased() {
+        case "true", "yes", "on": return true
+        case "false", "no", "off": return false
+        default: throw error(node, path, "expected true or false, got '\(t)'")
+        }
+    }
+
     func seed(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> UInt64 {
         let t = try text(node, path, expected: "a seed (a whole number from 0 to 2^64-1)")
         guard let x = UInt64(t.replacingOccurrences(of: "_", with: "")) else {

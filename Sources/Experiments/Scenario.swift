@@ -90,6 +90,9 @@ public struct Scenario: Equatable, Sendable {
         setup.charging = try top.optional("charging", default: NightlyChargingParameters()) { n, p throws(ScenarioError) in
             try readCharging(n, p, r)
         }
+        setup.charger = try top.optional("charger", default: ChargingCurve()) { n, p throws(ScenarioError) in
+            try readCharger(n, p, r)
+        }
         setup.refreshBudget = try top.optional("system", default: setup.refreshBudget) { n, p throws(ScenarioError) in
             var m = try r.mapping(n, at: p)
             let budget = try m.optional("refresh_budget", default: setup.refreshBudget) { n, p throws(ScenarioError) in
@@ -148,9 +151,6 @@ public struct Scenario: Equatable, Sendable {
     static func readCharging(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> NightlyChargingParameters {
         var m = try r.mapping(node, at: path)
         var c = NightlyChargingParameters()
-        c.powerW = try m.optional("power_w", default: c.powerW) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a charger power in watts > 0") { $0 > 0 }
-        }
         c.plugIn = try m.optional("plug_in", default: c.plugIn, r.timeOfDay)
         c.plugInJitter = try m.optional("plug_in_jitter", default: c.plugInJitter) { n, p throws(ScenarioError) in
             try r.duration(n, p, allowZero: true)
@@ -160,6 +160,41 @@ public struct Scenario: Equatable, Sendable {
             try r.duration(n, p, allowZero: true)
         }
         c.nightlyProbability = try m.optional("nights_charged_pct", default: c.nightlyProbability, percent(r, "a share of nights"))
+        try m.finish()
+        return c
+    }
+
+    static func readCharger(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> ChargingCurve {
+        var m = try r.mapping(node, at: path)
+        var c = ChargingCurve()
+        // A preset sets the power; power_w, if given too, wins (so --set can adjust a preset).
+        let preset = try m.optional("preset", default: ChargerPreset?.none) { n, p throws(ScenarioError) in
+            let name = try r.string(n, p)
+            guard let preset = ChargerPreset(rawValue: name) else {
+                throw r.error(n, p, "unknown charger preset '\(name)'; known presets: \(ChargerPreset.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return preset
+        }
+        c.powerW = try m.optional("power_w", default: preset?.powerW ?? c.powerW) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a charger power in watts > 0") { $0 > 0 }
+        }
+        func share(_ key: String, _ value: Double, _ what: String, above zero: Bool = true) throws(ScenarioError) -> Double {
+            try m.optional(key, default: value) { n, p throws(ScenarioError) in
+                try r.number(n, p, "\(what) \(zero ? "above 0 and at most" : "from 0 to") 100 (percent)") {
+                    (zero ? $0 > 0 : $0 >= 0) && $0 <= 100
+                } / 100
+            }
+        }
+        c.deliveredShare = try share("delivered_pct", c.deliveredShare, "a share of the rated power")
+        c.knee = try share("knee_pct", c.knee, "a charge")
+        c.taperFloor = try share("taper_floor_pct", c.taperFloor, "a share of the peak power")
+        c.taperStep = try share("taper_step_pct", c.taperStep, "a charge step")
+        c.limit = try share("limit_pct", c.limit, "a charge limit")
+        c.optimized = try m.optional("optimized", default: c.optimized, r.bool)
+        c.optimizedHold = try share("optimized_hold_pct", c.optimizedHold, "a charge")
+        c.optimizedLead = try m.optional("optimized_lead", default: c.optimizedLead) { n, p throws(ScenarioError) in
+            try r.duration(n, p, allowZero: true)
+        }
         try m.finish()
         return c
     }

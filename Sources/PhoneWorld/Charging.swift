@@ -4,11 +4,9 @@ import SimRandom
 /// When the person plugs the phone in: one session a night, on most nights.
 ///
 /// Most charging happens overnight (Ferreira et al., Pervasive 2011, FACTS.md §8); the
-/// times and their spread are parameters, not confirmed distributions. Daytime top-ups and
-/// charging curves arrive with the full charging model.
+/// times and their spread are parameters, not confirmed distributions. How fast a session
+/// charges is the `ChargingCurve`'s business.
 public struct NightlyChargingParameters: Equatable, Sendable {
-    /// Charger power delivered to the phone, in watts. Default 20 W adapter (FACTS.md §7).
-    public var powerW: Double = 20
     /// Mean time of day the phone is plugged in.
     public var plugIn: SimDuration = .hours(23)
     /// Standard deviation of the plug-in time (normal).

@@ -7,7 +7,10 @@ public struct PhoneSetup: Equatable, Sendable {
     /// Simulated time span, from midnight of day 0.
     public var duration: SimDuration = .days(7)
     public var battery = BatteryParameters()
+    /// When the person charges.
     public var charging = NightlyChargingParameters()
+    /// How fast a connected charger fills the battery.
+    public var charger = ChargingCurve()
     public var apps: [AppParameters] = []
     /// Time a refresh task may run before it expires: "up to 30 seconds" (FACTS.md §2).
     public var refreshBudget: SimDuration = .seconds(30)
@@ -54,6 +57,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         case taskEnd(TaskID)
         /// The battery reached the level that was being waited for (empty, or boot level).
         case batteryLevel
+        /// Optimized Battery Charging stops holding, to finish by the predicted unplug.
+        case optimizedRelease
         case policyWake
     }
 
@@ -87,6 +92,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var energy = EnergyFlow()
     var accountedUntil = SimInstant.start
     var isCharging = false
+    /// Optimized Battery Charging is holding the charge at its hold level.
+    var holding = false
+    var optimizedRelease: EventHandle?
     var isOn = true
     var offSince: SimInstant?
     /// Sum of the power of running tasks, in watts.
@@ -118,7 +126,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     public mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)
         for session in setup.charging.sessions(until: horizon, stream: streams.charger) {
-            if session.start == .start { isCharging = true } else { sim.schedule(.plugIn, at: session.start, priority: Self.worldPriority) }
+            if session.start == .start { plugIn() } else { sim.schedule(.plugIn, at: session.start, priority: Self.worldPriority) }
             sim.schedule(.unplug, at: session.end, priority: Self.worldPriority)
         }
         for (index, app) in setup.apps.enumerated() {
@@ -154,18 +162,20 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if draining {
             // The world goes on while the last tasks finish; new work and decisions do not.
             switch event {
-            case .plugIn: isCharging = true
-            case .unplug: isCharging = false
+            case .plugIn: plugIn()
+            case .unplug: unplug()
             case .taskEnd(let id): endRunningTask(id)
             case .batteryLevel: batteryReachedLevel()
+            case .optimizedRelease: holding = false
             case .submit, .eligible, .policyWake: return
             }
             rescheduleBatteryEvent()
             return
         }
         switch event {
-        case .plugIn: isCharging = true
-        case .unplug: isCharging = false
+        case .plugIn: plugIn()
+        case .unplug: unplug()
+        case .optimizedRelease: holding = false
         case .submit(let app): submit(app: app)
         case .eligible(let id): makeEligible(id)
         case .taskEnd(let id): endRunningTask(id)
@@ -246,7 +256,34 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var loadW: Double { isOn ? setup.battery.idleDrainW + taskPowerW : 0 }
     /// Available energy at which a phone that shut down boots again.
     var bootLevelJ: Double { setup.battery.bootCharge * battery.availableCapacityJ }
-    var chargerW: Double { isCharging ? setup.charging.powerW : 0 }
+    /// Power the charger delivers: the load first, plus what the battery accepts at its
+    /// charge, up to the charger's peak.
+    var chargerW: Double {
+        guard isCharging else { return 0 }
+        let accepted = setup.charger.acceptedW(charge: battery.charge, holding: holding)
+        return min(setup.charger.peakW, loadW + accepted)
+    }
+
+    mutating func plugIn() {
+        isCharging = true
+        guard setup.charger.optimized else { return }
+        // Optimized Battery Charging predicts the unplug from the person's routine (the
+        // habit's mean unplug time, next after now) and holds until a lead time before it.
+        let now = sim.now
+        var predicted = SimInstant.after(.days(now.day)) + setup.charging.unplug
+        if predicted <= now { predicted += .days(1) }
+        let release = predicted - setup.charger.optimizedLead
+        guard release > now else { return }
+        holding = true
+        optimizedRelease = sim.schedule(.optimizedRelease, at: release, priority: Self.worldPriority)
+    }
+
+    mutating func unplug() {
+        isCharging = false
+        holding = false
+        if let h = optimizedRelease { sim.cancel(h) }
+        optimizedRelease = nil
+    }
 
     /// Integrates energy from the last accounting to `time` at the (constant) current load.
     mutating func account(to time: SimInstant) {
@@ -280,16 +317,22 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
     }
 
-    /// Schedules the next battery level that changes the phone's state: the available energy
-    /// running out while on, the boot level while off and charging. A phone that died does
+    /// Schedules the next battery level that changes the phone's state or the charger's power:
+    /// the available energy running out while on, the boot level while off and charging, the
+    /// next level of the charging curve while charging. A phone that died does
     /// not start by itself, even when a KiBaM battery recovers at rest: it needs the charger.
     mutating func rescheduleBatteryEvent() {
         if let h = batteryEvent { sim.cancel(h) }
         batteryEvent = nil
         let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
-        let wait = isOn
+        var wait = isOn
             ? battery.timeToEmpty(netPowerW: net)
             : isCharging ? battery.timeUntilAvailable(reaches: bootLevelJ, netPowerW: net) : nil
+        // While charging, the charger's power changes at the knee, each taper step and the cap.
+        if isCharging, net > 0, let level = setup.charger.nextLevel(after: battery.charge, holding: holding),
+           let untilLevel = battery.timeToReach(level * battery.capacityJ, netPowerW: net) {
+            wait = min(wait ?? untilLevel, untilLevel)
+        }
         if let wait {
             batteryEvent = sim.schedule(.batteryLevel, after: wait, priority: Self.worldPriority)
         }

@@ -66,6 +66,12 @@ struct ScenarioTests {
          "s.yaml:6:10: battery.model: unknown battery model 'lithium'; known models: linear, kibam"),
         (minimal + "\nbattery:\n  kibam_c: 1\n",
          "s.yaml:6:12: battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"),
+        (minimal + "\ncharger:\n  preset: wired-100w\n",
+         "s.yaml:6:11: charger.preset: unknown charger preset 'wired-100w'; known presets: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"),
+        (minimal + "\ncharger:\n  optimized: maybe\n",
+         "s.yaml:6:14: charger.optimized: expected true or false, got 'maybe'"),
+        (minimal + "\ncharger:\n  limit_pct: 0\n",
+         "s.yaml:6:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"),
         (minimal + "\nbattery:\n  capacity_wh: lots\n",
          "s.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"),
         ("apps: [{name: a}]\npolicies: [eager]\n",
@@ -93,6 +99,16 @@ struct ScenarioTests {
         #expect(parseError(yaml)?.description == message)
     }
 
+    @Test func aChargerPresetSetsThePowerAndPowerWWins() throws {
+        let preset = try Scenario.parse(yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml")
+        #expect(preset.setup.charger.powerW == 25)
+        let both = try Scenario.parse(yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml",
+                                      overrides: [Override(parsing: "charger.power_w=7.5")!])
+        #expect(both.setup.charger.powerW == 7.5)
+        let off = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "charger.optimized=false")!])
+        #expect(!off.setup.charger.optimized)
+    }
+
     @Test func overridesReplaceAddAndAreCheckedLikeTheFile() throws {
         let s = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
             Override(parsing: "apps[0].refresh_every=20m")!,
@@ -109,7 +125,7 @@ struct ScenarioTests {
         #expect(parseError(minimal, overrides: ["apps[3].name=x"])?.description
                 == "s.yaml: --set apps[3].name=x: apps: index 3 is out of range: the list has 1 item")
         #expect(parseError(minimal, overrides: ["batery.capacity_wh=5"])?.description
-                == "s.yaml: --set batery.capacity_wh=5: batery: unknown key 'batery'; did you mean 'battery'? Known keys: name, duration, seed, replications, generator, battery, charging, system, apps, policies")
+                == "s.yaml: --set batery.capacity_wh=5: batery: unknown key 'batery'; did you mean 'battery'? Known keys: name, duration, seed, replications, generator, battery, charging, charger, system, apps, policies")
     }
 }
 

@@ -6,7 +6,7 @@ struct ConfigReader {
     let file: String
 
     func error(_ node: ConfigNode?, _ path: KeyPath, _ message: String, line: Int? = nil) -> ScenarioError {
-        ScenarioError(node?.origin == nil ? .invalid : .override, file: file, keyPath: path.description,
+        ScenarioError(node?.origin == nil ? .invalid : .override, file: node?.file ?? file, keyPath: path.description,
                       line: line ?? node?.line, column: line == nil ? node?.column : nil,
                       origin: node?.origin, message: message)
     }

@@ -73,6 +73,9 @@ struct ConfigNode: Sendable {
     var column: Int?
     /// Set for nodes that came from the command line: `--set key=value`.
     var origin: String?
+    /// The file the node was read from, when it is not the scenario file (a profile under
+    /// `models/`); errors then name that file.
+    var file: String?
 
     var kindName: String {
         switch value {
@@ -109,7 +112,7 @@ struct ConfigNode: Sendable {
         } catch {
             throw ScenarioError(.syntax, file: file, origin: origin, message: "not valid YAML: \(error)")
         }
-        guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin) }
+        guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin, file: file) }
         return try convert(node, file: file, origin: origin, path: .root)
     }
 
@@ -150,13 +153,13 @@ struct ConfigNode: Sendable {
         let column = origin == nil ? node.mark?.column : nil
         switch node {
         case .scalar(let s):
-            return ConfigNode(value: .scalar(s.string, plain: s.style == .plain || s.style == .any), line: line, column: column, origin: origin)
+            return ConfigNode(value: .scalar(s.string, plain: s.style == .plain || s.style == .any), line: line, column: column, origin: origin, file: file)
         case .sequence(let seq):
             var items: [ConfigNode] = []
             for (i, item) in seq.enumerated() {
                 items.append(try convert(item, file: file, origin: origin, path: path.appending(index: i)))
             }
-            return ConfigNode(value: .sequence(items), line: line, column: column, origin: origin)
+            return ConfigNode(value: .sequence(items), line: line, column: column, origin: origin, file: file)
         case .mapping(let map):
             var pairs: [(key: String, keyLine: Int?, value: ConfigNode)] = []
             for (k, v) in map {
@@ -167,7 +170,7 @@ struct ConfigNode: Sendable {
                 pairs.append((key.string, origin == nil ? k.mark?.line : nil,
                               try convert(v, file: file, origin: origin, path: path.appending(key.string))))
             }
-            return ConfigNode(value: .mapping(pairs), line: line, column: column, origin: origin)
+            return ConfigNode(value: .mapping(pairs), line: line, column: column, origin: origin, file: file)
         case .alias:
             throw ScenarioError(.invalid, file: file, keyPath: path.description, line: line, column: column,
                                 origin: origin, message: "YAML aliases are not supported; write the value out")
@@ -196,6 +199,9 @@ struct ConfigNode: Sendable {
     ///
     /// Missing keys of mappings are added, so an override can set a key the file leaves at
     /// its default; whether the key exists at all is checked when the scenario is read.
+    /// A key under a profile reference (`people: median`) turns the reference into a mapping
+    /// `{profile: median, key: value}`, so `--set people.sessions_per_day=80` adjusts the
+    /// profile the file names.
     mutating func set(_ path: ArraySlice<KeyPath.Component>, to replacement: ConfigNode, file: String,
                       origin: String, walked: KeyPath = .root) throws(ScenarioError) {
         guard let first = path.first else {
@@ -203,10 +209,17 @@ struct ConfigNode: Sendable {
             return
         }
         let rest = path.dropFirst()
+        if case .key = first, case .scalar = value, !isNull, Profiles.isReference(walked) {
+            value = .mapping([("profile", line, self)])
+        }
         switch (first, value) {
         case (.key(let key), .mapping(var pairs)):
-            if let i = pairs.firstIndex(where: { $0.key == key }) {
+            if let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull {
                 try pairs[i].value.set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(key))
+            } else if let i = pairs.firstIndex(where: { $0.key == key }) {
+                var fresh = ConfigNode(value: .mapping([]), origin: origin)
+                try fresh.set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(key))
+                pairs[i].value = fresh
             } else {
                 var fresh = ConfigNode(value: .mapping([]), origin: origin)
                 try fresh.set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(key))

@@ -53,7 +53,23 @@ public struct Scenario: Equatable, Sendable {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
         }
+        try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file)
         return try read(tree, file: file)
+    }
+
+    /// The folder of profiles: `models:` relative to the scenario file, by default the
+    /// scenario folder's parent (`models/scenarios/x.yaml` -> `models/`).
+    static func modelsDir(_ tree: ConfigNode, file: String) throws(ScenarioError) -> String {
+        let here = (file as NSString).deletingLastPathComponent
+        guard case .mapping(let pairs) = tree.value, let node = pairs.first(where: { $0.key == "models" })?.value,
+              !node.isNull else {
+            let last = (here as NSString).lastPathComponent
+            if here.isEmpty || last == "." || last == ".." { return ((here.isEmpty ? "." : here) as NSString).appendingPathComponent("..") }
+            let parent = (here as NSString).deletingLastPathComponent
+            return parent.isEmpty ? "." : parent
+        }
+        let dir = try ConfigReader(file: file).string(node, KeyPath([.key("models")]))
+        return dir.hasPrefix("/") ? dir : ((here.isEmpty ? "." : here) as NSString).appendingPathComponent(dir)
     }
 
     private static func reason(_ error: Error) -> String {
@@ -84,15 +100,24 @@ public struct Scenario: Equatable, Sendable {
             }
             return GeneratorKind(g)
         }
-        setup.battery = try top.optional("battery", default: BatteryParameters()) { n, p throws(ScenarioError) in
-            try readBattery(n, p, r)
+        _ = top.node("models")  // read before profiles were resolved
+        (setup.battery, setup.power) = try top.required("phone", "a phone profile such as iphone-15") { n, p throws(ScenarioError) in
+            try readPhone(n, p, r)
         }
-        setup.charging = try top.optional("charging", default: NightlyChargingParameters()) { n, p throws(ScenarioError) in
+        (setup.charging, setup.chargingTrace) = try top.required("charging", "a charging habit such as nightly") { n, p throws(ScenarioError) in
             try readCharging(n, p, r)
         }
         setup.charger = try top.optional("charger", default: ChargingCurve()) { n, p throws(ScenarioError) in
             try readCharger(n, p, r)
         }
+        (setup.network, setup.networkTrace) = try top.required("network", "a network environment such as home-office") { n, p throws(ScenarioError) in
+            try readNetwork(n, p, r)
+        }
+        var optimizedCharging = setup.charger.optimized
+        (setup.settings, optimizedCharging) = try top.optional("settings", default: (setup.settings, optimizedCharging)) { n, p throws(ScenarioError) in
+            try readSettings(n, p, r)
+        }
+        setup.charger.optimized = optimizedCharging
         setup.refreshBudget = try top.optional("system", default: setup.refreshBudget) { n, p throws(ScenarioError) in
             var m = try r.mapping(n, at: p)
             let budget = try m.optional("refresh_budget", default: setup.refreshBudget) { n, p throws(ScenarioError) in
@@ -103,6 +128,10 @@ public struct Scenario: Equatable, Sendable {
         }
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
             try readApps(n, p, r)
+        }
+        let appNames = setup.apps.map(\.name)
+        (setup.people, setup.peopleTrace) = try top.required("people", "a people profile such as median") { n, p throws(ScenarioError) in
+            try readPeople(n, p, r, apps: appNames)
         }
         let policies = try top.required("policies", "a list of policies, such as [eager, charge-only]") { n, p throws(ScenarioError) in
             try readPolicies(n, p, r)
@@ -116,87 +145,6 @@ public struct Scenario: Equatable, Sendable {
         { n, p throws(ScenarioError) in
             try r.number(n, p, "\(what) from 0 to 100 (percent)") { (0...100).contains($0) } / 100
         }
-    }
-
-    static func readBattery(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> BatteryParameters {
-        var m = try r.mapping(node, at: path)
-        var b = BatteryParameters()
-        b.model = try m.optional("model", default: b.model) { n, p throws(ScenarioError) in
-            let name = try r.string(n, p)
-            guard let kind = BatteryModelKind(rawValue: name) else {
-                throw r.error(n, p, "unknown battery model '\(name)'; known models: \(BatteryModelKind.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return kind
-        }
-        b.capacityWh = try m.optional("capacity_wh", default: b.capacityWh) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a capacity in watt-hours > 0") { $0 > 0 }
-        }
-        b.initialCharge = try m.optional("initial_charge_pct", default: b.initialCharge, percent(r, "a charge"))
-        b.idleDrainPerHour = try m.optional("idle_drain_pct_per_hour", default: b.idleDrainPerHour) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a drain from 0 to 100 (percent of capacity per hour)") { (0...100).contains($0) } / 100
-        }
-        b.bootCharge = try m.optional("boot_charge_pct", default: b.bootCharge) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a boot charge above 0 and at most 100 (percent)") { $0 > 0 && $0 <= 100 } / 100
-        }
-        b.kibamC = try m.optional("kibam_c", default: b.kibamC) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a share of capacity strictly between 0 and 1") { $0 > 0 && $0 < 1 }
-        }
-        b.kibamK = try m.optional("kibam_k_per_s", default: b.kibamK) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a rate constant > 0 (per second)") { $0 > 0 }
-        }
-        try m.finish()
-        return b
-    }
-
-    static func readCharging(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> NightlyChargingParameters {
-        var m = try r.mapping(node, at: path)
-        var c = NightlyChargingParameters()
-        c.plugIn = try m.optional("plug_in", default: c.plugIn, r.timeOfDay)
-        c.plugInJitter = try m.optional("plug_in_jitter", default: c.plugInJitter) { n, p throws(ScenarioError) in
-            try r.duration(n, p, allowZero: true)
-        }
-        c.unplug = try m.optional("unplug", default: c.unplug, r.timeOfDay)
-        c.unplugJitter = try m.optional("unplug_jitter", default: c.unplugJitter) { n, p throws(ScenarioError) in
-            try r.duration(n, p, allowZero: true)
-        }
-        c.nightlyProbability = try m.optional("nights_charged_pct", default: c.nightlyProbability, percent(r, "a share of nights"))
-        try m.finish()
-        return c
-    }
-
-    static func readCharger(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> ChargingCurve {
-        var m = try r.mapping(node, at: path)
-        var c = ChargingCurve()
-        // A preset sets the power; power_w, if given too, wins (so --set can adjust a preset).
-        let preset = try m.optional("preset", default: ChargerPreset?.none) { n, p throws(ScenarioError) in
-            let name = try r.string(n, p)
-            guard let preset = ChargerPreset(rawValue: name) else {
-                throw r.error(n, p, "unknown charger preset '\(name)'; known presets: \(ChargerPreset.allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return preset
-        }
-        c.powerW = try m.optional("power_w", default: preset?.powerW ?? c.powerW) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a charger power in watts > 0") { $0 > 0 }
-        }
-        func share(_ key: String, _ value: Double, _ what: String, above zero: Bool = true) throws(ScenarioError) -> Double {
-            try m.optional(key, default: value) { n, p throws(ScenarioError) in
-                try r.number(n, p, "\(what) \(zero ? "above 0 and at most" : "from 0 to") 100 (percent)") {
-                    (zero ? $0 > 0 : $0 >= 0) && $0 <= 100
-                } / 100
-            }
-        }
-        c.deliveredShare = try share("delivered_pct", c.deliveredShare, "a share of the rated power")
-        c.knee = try share("knee_pct", c.knee, "a charge")
-        c.taperFloor = try share("taper_floor_pct", c.taperFloor, "a share of the peak power")
-        c.taperStep = try share("taper_step_pct", c.taperStep, "a charge step")
-        c.limit = try share("limit_pct", c.limit, "a charge limit")
-        c.optimized = try m.optional("optimized", default: c.optimized, r.bool)
-        c.optimizedHold = try share("optimized_hold_pct", c.optimizedHold, "a charge")
-        c.optimizedLead = try m.optional("optimized_lead", default: c.optimizedLead) { n, p throws(ScenarioError) in
-            try r.duration(n, p, allowZero: true)
-        }
-        try m.finish()
-        return c
     }
 
     static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppParameters] {
@@ -218,9 +166,21 @@ public struct Scenario: Equatable, Sendable {
             a.meanTaskDuration = try m.optional("mean_task_duration", default: a.meanTaskDuration) { n, p throws(ScenarioError) in
                 try r.duration(n, p)
             }
-            a.taskPowerW = try m.optional("task_power_w", default: a.taskPowerW) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a power in watts >= 0") { $0 >= 0 }
+            a.cpuPowerW = try m.optional("cpu_w", default: a.cpuPowerW) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a CPU power in watts >= 0") { $0 >= 0 }
             }
+            func kilobytes(_ key: String, _ value: Double) throws(ScenarioError) -> Double {
+                try m.optional(key, default: value / 1000) { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+                } * 1000
+            }
+            a.fetchUpBytes = try kilobytes("fetch_up_kb", a.fetchUpBytes)
+            a.fetchDownBytes = try kilobytes("fetch_down_kb", a.fetchDownBytes)
+            a.launchDownBytes = try kilobytes("launch_down_kb", a.launchDownBytes)
+            a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
+            }
+            a.backgroundRefresh = try m.optional("background_refresh", default: a.backgroundRefresh, r.bool)
             try m.finish()
             apps.append(a)
         }

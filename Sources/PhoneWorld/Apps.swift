@@ -1,23 +1,34 @@
 import SimEngine
 
-/// What one app asks of the background scheduler, and what its work costs.
+/// What one app asks of the background scheduler, what its work costs, and how the person
+/// uses it.
 ///
 /// The app submits a refresh request every `refreshInterval`, starting at a random phase,
 /// with `earliestBeginDate = submit + earliestBeginDelay`; a new request replaces a pending
-/// one with the same identifier (FACTS.md §2). The work of each task is drawn when it is
-/// submitted, so every policy sees the same work for the same request (common random numbers).
+/// one with the same identifier (FACTS.md §2). A task first fetches (`fetchUpBytes` up, then
+/// `fetchDownBytes` down, over whatever radio is connected), then computes for its CPU work.
+/// The CPU work is drawn when the request is submitted, so every policy sees the same work
+/// for the same request (common random numbers).
 public struct AppParameters: Equatable, Sendable {
     public var name: String
     /// How often the app submits a refresh request.
     public var refreshInterval: SimDuration = .hours(1)
     /// `earliestBeginDate` relative to the submission.
     public var earliestBeginDelay: SimDuration = .minutes(15)
-    /// Mean of the exponentially distributed work of one task (wall time while running).
+    /// Mean of the exponentially distributed CPU work of one task (wall time).
     public var meanTaskDuration: SimDuration = .seconds(5)
-    /// Power drawn while a task runs, in watts, above the idle drain. Default 0.8 W: CPU plus
-    /// an active Wi-Fi radio (0.403 W active, FACTS.md §6) with CPU taken as about as much
-    /// again — an assumption until the component power model arrives.
-    public var taskPowerW: Double = 0.8
+    /// CPU power of this app's tasks in watts; `nil` takes the phone's `cpuBackgroundW`.
+    public var cpuPowerW: Double?
+    /// Bytes a task sends and receives.
+    public var fetchUpBytes: Double = 1_000
+    public var fetchDownBytes: Double = 10_000
+    /// Bytes the app downloads each time the person opens it.
+    public var launchDownBytes: Double = 100_000
+    /// How often the person opens this app, relative to the other apps (people model).
+    public var usageWeight: Double = 1
+    /// The app's own Background App Refresh switch (Settings > General > Background App
+    /// Refresh > app).
+    public var backgroundRefresh = true
 
     public init(name: String) { self.name = name }
 }

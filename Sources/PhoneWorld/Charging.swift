@@ -1,13 +1,15 @@
 import SimEngine
 import SimRandom
 
-/// When the person plugs the phone in: one session a night, on most nights.
+/// When the person plugs the phone in: one session a night on most nights, plus daytime
+/// top-ups.
 ///
-/// Most charging happens overnight (Ferreira et al., Pervasive 2011, FACTS.md §8); the
-/// times and their spread are parameters, not confirmed distributions. How fast a session
-/// charges is the `ChargingCurve`'s business.
-public struct NightlyChargingParameters: Equatable, Sendable {
-    /// Mean time of day the phone is plugged in.
+/// Most charging happens overnight and daytime top-ups are shorter (Ferreira et al.,
+/// Pervasive 2011, FACTS.md §8); the times and their spread are parameters, not confirmed
+/// distributions. Habits nightly, top-up and erratic are files in `models/charging/`. How
+/// fast a session charges is the `ChargingCurve`'s business.
+public struct ChargingHabit: Equatable, Sendable {
+    /// Mean time of day the phone is plugged in; before noon means after midnight (00:30).
     public var plugIn: SimDuration = .hours(23)
     /// Standard deviation of the plug-in time (normal).
     public var plugInJitter: SimDuration = .minutes(45)
@@ -17,6 +19,12 @@ public struct NightlyChargingParameters: Equatable, Sendable {
     public var unplugJitter: SimDuration = .minutes(30)
     /// Probability that the person charges on a given night.
     public var nightlyProbability: Double = 0.9
+    /// Mean daytime top-ups per day (Poisson), each starting uniformly inside
+    /// `[topUpFrom, topUpUntil)` and lasting an exponential time with mean `topUpMean`.
+    public var topUpsPerDay: Double = 0
+    public var topUpFrom: SimDuration = .hours(8)
+    public var topUpUntil: SimDuration = .hours(22)
+    public var topUpMean: SimDuration = .minutes(30)
 
     public init() {}
 }
@@ -31,13 +39,14 @@ public struct ChargingSession: Equatable, Sendable {
     }
 }
 
-extension NightlyChargingParameters {
+extension ChargingHabit {
     /// The charging sessions that overlap `[0, horizon)`, in order, clipped to it.
     ///
     /// Nights are drawn in calendar order from the night before day 0 (so a phone can start
     /// the simulation plugged in), three draws per night whether or not the night charges, so
     /// night n's times do not depend on earlier nights' outcomes. Sessions never overlap and
-    /// last at least a minute.
+    /// last at least a minute. Top-ups are drawn after all nights (a Poisson count per day,
+    /// then a start and a length each); one that would overlap another session is dropped.
     public func sessions(until horizon: SimInstant, stream: RandomStream) -> [ChargingSession] {
         var out: [ChargingSession] = []
         let lastNight = horizon.day
@@ -48,7 +57,9 @@ extension NightlyChargingParameters {
             let unplugOffset = stream.normal(sigma: unplugJitter.seconds)
             guard charges else { continue }
             let midnight = SimInstant.after(.days(night))
-            var start = midnight + plugIn + SimDuration(seconds: plugOffset)
+            // A plug-in time before noon is after midnight, the same night (00:30).
+            let plugInOffset = plugIn < .hours(12) ? plugIn + .days(1) : plugIn
+            var start = midnight + plugInOffset + SimDuration(seconds: plugOffset)
             let end = midnight + .days(1) + unplug + SimDuration(seconds: unplugOffset)
             start = max(start, previousEnd)
             guard end - start >= .minutes(1) else { continue }
@@ -56,6 +67,20 @@ extension NightlyChargingParameters {
             let clipped = ChargingSession(start: max(start, .start), end: min(end, horizon))
             if clipped.start < clipped.end { out.append(clipped) }
         }
+        guard topUpsPerDay > 0 else { return out }
+        let window = max(topUpUntil - topUpFrom, .zero)
+        for day in 0...lastNight {
+            let n = stream.poisson(mean: topUpsPerDay)
+            for _ in 0..<n {
+                let start = SimInstant.after(.days(day)) + topUpFrom + SimDuration(seconds: stream.uniform() * window.seconds)
+                let length = SimDuration(seconds: stream.exponential(mean: topUpMean.seconds))
+                let session = ChargingSession(start: start, end: min(start + length, horizon))
+                guard length >= .minutes(1), session.start < session.end,
+                      !out.contains(where: { $0.start < session.end && session.start < $0.end }) else { continue }
+                out.append(session)
+            }
+        }
+        out.sort { $0.start < $1.start }
         return out
     }
 }

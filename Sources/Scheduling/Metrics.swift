@@ -15,9 +15,11 @@ public protocol MetricsSink {
     mutating func phoneShutDown(at time: SimInstant)
     /// The phone booted after being off for `offFor`.
     mutating func phoneBooted(at time: SimInstant, offFor: SimDuration)
-    /// The run ended at `time` with these energy books, the phone off since `offSince`
-    /// (nil if on).
-    mutating func runEnded(at time: SimInstant, energy: EnergyFlow, offSince: SimInstant?)
+    /// Something happened in the world outside the tasks (the person, the network, the
+    /// charger, a setting).
+    mutating func worldEvent(_ event: WorldEvent, at time: SimInstant)
+    /// The run ended with these totals.
+    mutating func runEnded(_ totals: RunTotals)
 }
 
 extension MetricsSink {
@@ -25,7 +27,54 @@ extension MetricsSink {
     public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {}
     public mutating func phoneShutDown(at time: SimInstant) {}
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {}
-    public mutating func runEnded(at time: SimInstant, energy: EnergyFlow, offSince: SimInstant?) {}
+    public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {}
+    public mutating func runEnded(_ totals: RunTotals) {}
+}
+
+/// A change in the world, as a sink sees it.
+public enum WorldEvent: Equatable, Sendable {
+    case plugIn, unplug
+    case network(NetworkState)
+    /// The person opened an app (`nil`: one outside the scenario).
+    case launch(app: Int?)
+    case leave(app: Int?, swipedAway: Bool)
+    case callStarted, callEnded
+    /// Memory pressure purged a suspended app (`nil`: none was suspended).
+    case purge(app: Int?)
+    case lowPowerPrompt(accepted: Bool)
+    case lowPowerMode(on: Bool)
+}
+
+/// Energy by where it went, in joules. The parts sum to the phone's consumption.
+public struct ComponentEnergy: Equatable, Sendable {
+    /// Standby baseline: everything suspended, radios idle.
+    public var baselineJ = 0.0
+    public var screenJ = 0.0
+    public var cpuForegroundJ = 0.0
+    public var cpuBackgroundJ = 0.0
+    public var callJ = 0.0
+    /// Radio promotions and transfers.
+    public var radioActiveJ = 0.0
+    /// Radio tails after the last transfer.
+    public var radioTailJ = 0.0
+    public init() {}
+    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ }
+}
+
+/// What a run adds up to, apart from the tasks.
+public struct RunTotals: Sendable {
+    public var end: SimInstant
+    public var energy: EnergyFlow
+    public var components: ComponentEnergy
+    /// When the phone shut down, if it is off at the end.
+    public var offSince: SimInstant?
+    /// Time with an app in the foreground (the screen on).
+    public var screenOn: SimDuration
+    public var lowPower: SimDuration
+    /// Time on each network kind, indexed like `NetworkKind.allCases`.
+    public var onNetwork: [SimDuration]
+    public var sessions: Int
+    public var launches: Int
 }
 
 /// The summary of one run: counts, latencies, energy, battery extremes.
@@ -44,6 +93,14 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var shutdowns = 0
     public private(set) var timeOff = SimDuration.zero
     public private(set) var endTime = SimInstant.start
+    public private(set) var components = ComponentEnergy()
+    public private(set) var screenOn = SimDuration.zero
+    public private(set) var lowPower = SimDuration.zero
+    public private(set) var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
+    public private(set) var sessions = 0
+    public private(set) var launches = 0
+    public private(set) var lowPowerPrompts = 0
+    public private(set) var purges = 0
 
     public init() {}
 
@@ -68,9 +125,23 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) { timeOff += offFor }
 
-    public mutating func runEnded(at time: SimInstant, energy: EnergyFlow, offSince: SimInstant?) {
-        self.energy = energy
-        endTime = time
-        if let off = offSince { timeOff += time - off }
+    public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {
+        switch event {
+        case .lowPowerPrompt: lowPowerPrompts += 1
+        case .purge(let app) where app != nil: purges += 1
+        default: break
+        }
+    }
+
+    public mutating func runEnded(_ t: RunTotals) {
+        energy = t.energy
+        endTime = t.end
+        if let off = t.offSince { timeOff += t.end - off }
+        components = t.components
+        screenOn = t.screenOn
+        lowPower = t.lowPower
+        onNetwork = t.onNetwork
+        sessions = t.sessions
+        launches = t.launches
     }
 }

@@ -1,3 +1,4 @@
+import PhoneWorld
 import SimEngine
 
 /// What a policy may observe of the phone at a decision point.
@@ -7,6 +8,23 @@ public struct DeviceState: Sendable {
     public var charge: Double
     /// Whether a charger is connected.
     public var isCharging: Bool
+    /// The connection the phone has.
+    public var network: NetworkKind = .wifi
+    /// Whether the person is using the phone (an app in the foreground).
+    public var inUse = false
+    public var inCall = false
+    public var lowPowerMode = false
+
+    public init(now: SimInstant, charge: Double, isCharging: Bool, network: NetworkKind = .wifi,
+                inUse: Bool = false, inCall: Bool = false, lowPowerMode: Bool = false) {
+        self.now = now
+        self.charge = charge
+        self.isCharging = isCharging
+        self.network = network
+        self.inUse = inUse
+        self.inCall = inCall
+        self.lowPowerMode = lowPowerMode
+    }
 }
 
 /// A request that has passed every gate the system enforces and may start now.

@@ -36,10 +36,13 @@ public struct TaskRequest: Sendable {
     public var submitted: SimInstant
     /// The request may not start before this (`earliestBeginDate`).
     public var earliestBegin: SimInstant
-    /// Wall time the work takes once started (drawn at submission).
+    /// CPU time the work takes once its fetch is done (drawn at submission).
     public var work: SimDuration
-    /// Power the work draws while running, in watts above idle.
+    /// CPU power while the task runs, in watts above idle.
     public var powerW: Double
+    /// Bytes the task's fetch sends and receives before the CPU work.
+    public var upBytes: Double = 0
+    public var downBytes: Double = 0
 }
 
 /// The life of one request, as the metrics see it when it ends.
@@ -48,8 +51,12 @@ public struct TaskRecord: Sendable {
     public var started: SimInstant?
     public var ended: SimInstant
     public var outcome: TaskOutcome
-    /// Energy of the work itself, in joules (power times running time).
+    /// Energy of the work itself, in joules: CPU power times running time, plus the radio's
+    /// promotion and active energy for its fetch. The radio's tail is shared, not charged to
+    /// a task.
     public var energyJ: Double
+    /// The radio part of `energyJ`.
+    public var radioEnergyJ: Double = 0
 
     /// Start delay: start - max(submitted, earliestBegin); `nil` if it never started.
     public var latency: SimDuration? {

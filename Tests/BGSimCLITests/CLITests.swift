@@ -86,21 +86,26 @@ struct CLITests {
     @Test(arguments: [
         ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),
         ("syntax.yaml", [], "error: syntax.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)\n"),
-        ("unknown.yaml", [], "error: unknown.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"),
-        ("negative.yaml", [], "error: negative.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got -5\n"),
-        ("good.yaml", ["--set", "battery.capacity_wh=-1"], "error: good.yaml: --set battery.capacity_wh=-1: battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"),
+        ("unknown.yaml", [], "error: unknown.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"),
+        ("negative.yaml", [], "error: negative.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5\n"),
+        ("good.yaml", ["--set", "phone.battery.capacity_wh=-1"], "error: good.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"),
+        ("badtrace.yaml", [], "error: bad.csv:3: column 'network': expected one of wifi, cellular, none, got 'lan'\n"),
         ("good.yaml", ["--replications", "0"], "error: good.yaml: --replications 0: replications: expected a whole number of replications from 1 to 1000000, got '0'\n"),
         ("good.yaml", ["--seed", "many"], "error: good.yaml: --seed many: seed: expected a seed (a whole number from 0 to 2^64-1), got 'many'\n"),
     ])
     func badInputExitsTwoWithOneMessageAndNoFiles(file: String, extra: [String], message: String) throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let good = "duration: 2d\napps:\n  - name: news\npolicies: [eager]\n"
+        let world = "models: \(repo.path)/models\ncharging: nightly\nnetwork: home-office\npeople: median\n"
+        let good = "duration: 2d\napps:\n  - name: news\npolicies: [eager]\n" + world
         let inputs = [
             "syntax.yaml": "duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
-            "unknown.yaml": good + "battery:\n  capcity_wh: 10\n",
-            "negative.yaml": good + "battery:\n  capacity_wh: -5\n",
-            "good.yaml": good,
+            "unknown.yaml": good + "phone:\n  profile: iphone-15\n  battery:\n    capcity_wh: 10\n",
+            "negative.yaml": good + "phone:\n  profile: iphone-15\n  battery:\n    capacity_wh: -5\n",
+            "good.yaml": good + "phone: iphone-15\n",
+            "badtrace.yaml": (good + "phone: iphone-15\n").replacingOccurrences(
+                of: "network: home-office", with: "network: {profile: home-office, trace: bad.csv}"),
+            "bad.csv": "time,network,down_mbps,up_mbps\n0,wifi,50,10\n3600,lan,1,1\n",
         ]
         for (name, text) in inputs { try Data(text.utf8).write(to: dir.appendingPathComponent(name)) }
         let before = files(in: dir)

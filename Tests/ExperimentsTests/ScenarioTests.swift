@@ -7,12 +7,91 @@ import Testing
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let defaultScenario = repoRoot.appendingPathComponent("models/scenarios/default.yaml").path
 
+/// The smallest complete scenario; the world comes from the repository's profiles. Tests
+/// append keys after it, so keep `phone` last.
 let minimal = """
     duration: 2d
+    models: \(repoRoot.path)/models
+    charging: nightly
+    network: home-office
+    people: median
     apps:
       - name: news
     policies: [eager]
+    phone: iphone-15
     """
+
+/// `minimal` with the phone written as a mapping, so a test can add `battery:` keys below.
+let minimalPhone = String(minimal.dropLast("phone: iphone-15".count)) + "phone:\n  profile: iphone-15"
+
+/// `minimal` with one piece of text replaced.
+func minimalWith(_ old: String, _ new: String) -> String {
+    precondition(minimal.contains(old), "minimal has no '\(old)'")
+    return minimal.replacingOccurrences(of: old, with: new)
+}
+
+/// Bad scenarios and the exact message each must give.
+let badScenarioInputs: [(yaml: String, message: String)] = [
+        // (yaml, expected message)
+        ("duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
+         "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
+        (minimalPhone + "\n  battery:\n    capcity_wh: 10\n",
+         "s.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
+        (minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
+         "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"),
+        (minimalPhone + "\n  battery:\n    model: lithium\n",
+         "s.yaml:12:12: phone.battery.model: unknown battery model 'lithium'; known: linear, kibam"),
+        (minimalPhone + "\n  battery:\n    kibam_c: 1\n",
+         "s.yaml:12:14: phone.battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"),
+        (minimalPhone + "\n  power:\n    screen_w: -1\n",
+         "s.yaml:12:15: phone.power.screen_w: expected a power in watts >= 0, got -1"),
+        (minimal + "\ncharger:\n  preset: wired-100w\n",
+         "s.yaml:11:11: charger.preset: unknown charger preset 'wired-100w'; known: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"),
+        (minimal + "\nsettings:\n  optimized_battery_charging: maybe\n",
+         "s.yaml:11:31: settings.optimized_battery_charging: expected true or false, got 'maybe'"),
+        (minimal + "\nsettings:\n  background_app_refresh: cellular\n",
+         "s.yaml:11:27: settings.background_app_refresh: unknown Background App Refresh setting 'cellular'; known: off, wifi, wifi-and-cellular"),
+        (minimal + "\ncharger:\n  limit_pct: 0\n",
+         "s.yaml:11:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"),
+        (minimalPhone + "\n  battery:\n    capacity_wh: lots\n",
+         "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"),
+        ("apps: [{name: a}]\npolicies: [eager]\n",
+         "s.yaml:1:1: duration: missing; expected a duration such as 7d"),
+        ("duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
+         "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"),
+        (minimalWith("  - name: news", "  - name: a\n  - name: a"),
+         "s.yaml:8:5: apps[1].name: another app is already named 'a'"),
+        (minimalWith("[eager]", "[eager, lazy]"),
+         "s.yaml:8:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only"),
+        (minimalWith("apps:\n  - name: news", "apps: {name: a}"),
+         "s.yaml:6:7: apps: expected a list, got a mapping"),
+        (minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
+         "s.yaml:5:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"),
+        (minimal + "\nreplications: 0\n",
+         "s.yaml:10:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"),
+        ("name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
+         "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
+        (minimalWith("name: news", "name: a/b"),
+         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
+        ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
+         "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
+        (minimalWith("people: median", "people: average"),
+         "s.yaml:5:9: people: no people profile named 'average' (looked for \(repoRoot.path)/models/people/average.yaml); known: heavy, light, median"),
+        (minimalWith("people: median", "people: {profile: median, sessions_per_day: -3}"),
+         "s.yaml:5:45: people.sessions_per_day: expected a mean number of sessions per day from 0 to 10000, got -3"),
+        (minimalWith("people: median", "people: {profile: median, hourly_weights: [1, 2]}"),
+         "s.yaml:5:43: people.hourly_weights: expected 24 weights, one per hour from 00:00, got 2"),
+        (minimalWith("people: median", "people: {profile: median, session_tail_shape: 1}"),
+         "s.yaml:5:47: people.session_tail_shape: expected a Pareto shape > 1 (the mean is infinite at 1 or less), got 1"),
+        (minimalWith("network: home-office", "network: {profile: home-office, cellular_radio: 4g}"),
+         "s.yaml:4:49: network.cellular_radio: no radio profile named '4g' (looked for \(repoRoot.path)/models/radios/4g.yaml); known: 3g, 5g, lte, wifi"),
+        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '08:00', network: wifi, down_mbps: 5, up_mbps: 1}]}"),
+         "s.yaml:4:48: network.weekday[0].at: the first segment must start at 00:00"),
+        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: lan}]}"),
+         "s.yaml:4:66: network.weekday[0].network: unknown network 'lan'; known: wifi, cellular, none"),
+        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
+         "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"),
+]
 
 func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
     do {
@@ -35,13 +114,13 @@ struct ScenarioTests {
         #expect(s.policies.map(\.name) == ["eager", "charge-only"])
         #expect(s.setup.battery.capacityWh == 12.98)
         #expect(s.setup.battery.model == .linear)
-        #expect(try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "battery.model=kibam")!]).setup.battery.model == .kibam)
+        #expect(try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "phone.battery.model=kibam")!]).setup.battery.model == .kibam)
         #expect(s.setup.charging.plugIn == .hours(23))
         #expect(s.setup.refreshBudget == .seconds(30))
     }
 
     @Test func defaultsFillWhatAFileLeavesOut() throws {
-        let s = try Scenario.parse(yaml: minimal, file: "models/minimal.yaml")
+        let s = try Scenario.parse(yaml: minimal, file: "scenarios/minimal.yaml")
         #expect(s.name == "minimal", "named after the file")
         #expect(s.seed == 1 && s.replications == 10)
         #expect(s.setup.apps[0].refreshInterval == .hours(1))
@@ -54,47 +133,7 @@ struct ScenarioTests {
         }
     }
 
-    @Test(arguments: [
-        // (yaml, expected message)
-        ("duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
-         "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
-        (minimal + "\nbattery:\n  capcity_wh: 10\n",
-         "s.yaml:6: battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
-        (minimal + "\nbattery:\n  capacity_wh: -5\n",
-         "s.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"),
-        (minimal + "\nbattery:\n  model: lithium\n",
-         "s.yaml:6:10: battery.model: unknown battery model 'lithium'; known models: linear, kibam"),
-        (minimal + "\nbattery:\n  kibam_c: 1\n",
-         "s.yaml:6:12: battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"),
-        (minimal + "\ncharger:\n  preset: wired-100w\n",
-         "s.yaml:6:11: charger.preset: unknown charger preset 'wired-100w'; known presets: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"),
-        (minimal + "\ncharger:\n  optimized: maybe\n",
-         "s.yaml:6:14: charger.optimized: expected true or false, got 'maybe'"),
-        (minimal + "\ncharger:\n  limit_pct: 0\n",
-         "s.yaml:6:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"),
-        (minimal + "\nbattery:\n  capacity_wh: lots\n",
-         "s.yaml:6:16: battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"),
-        ("apps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:1: duration: missing; expected a duration such as 7d"),
-        ("duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"),
-        ("duration: 2d\napps: [{name: a}, {name: a}]\npolicies: [eager]\n",
-         "s.yaml:2:19: apps[1].name: another app is already named 'a'"),
-        ("duration: 2d\napps: [{name: a}]\npolicies: [eager, lazy]\n",
-         "s.yaml:3:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only"),
-        ("duration: 2d\napps: {name: a}\npolicies: [eager]\n",
-         "s.yaml:2:7: apps: expected a list, got a mapping"),
-        (minimal + "\ncharging:\n  plug_in: '25:00'\n",
-         "s.yaml:6:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"),
-        (minimal + "\nreplications: 0\n",
-         "s.yaml:5:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"),
-        ("name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
-        ("duration: 2d\napps: [{name: a/b}]\npolicies: [eager]\n",
-         "s.yaml:2:15: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
-        ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
-    ])
+    @Test(arguments: badScenarioInputs)
     func badInputNamesTheFileKeyPathAndLine(yaml: String, message: String) {
         #expect(parseError(yaml)?.description == message)
     }
@@ -105,27 +144,27 @@ struct ScenarioTests {
         let both = try Scenario.parse(yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml",
                                       overrides: [Override(parsing: "charger.power_w=7.5")!])
         #expect(both.setup.charger.powerW == 7.5)
-        let off = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "charger.optimized=false")!])
+        let off = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "settings.optimized_battery_charging=false")!])
         #expect(!off.setup.charger.optimized)
     }
 
     @Test func overridesReplaceAddAndAreCheckedLikeTheFile() throws {
         let s = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
             Override(parsing: "apps[0].refresh_every=20m")!,
-            Override(parsing: "battery.capacity_wh=17.11")!,
+            Override(parsing: "phone.battery.capacity_wh=17.11")!,
             Override(parsing: "policies=[charge-only, eager]")!,
             Override(parsing: "seed=7")!,
         ])
         #expect(s.setup.apps[0].refreshInterval == .minutes(20))
-        #expect(s.setup.battery.capacityWh == 17.11, "a key the file left out is added")
+        #expect(s.setup.battery.capacityWh == 17.11, "a key under a profile name overrides the profile")
         #expect(s.policies.map(\.name) == ["charge-only", "eager"])
         #expect(s.seed == 7)
-        #expect(parseError(minimal, overrides: ["battery.capacity_wh=-1"])?.description
-                == "s.yaml: --set battery.capacity_wh=-1: battery.capacity_wh: expected a capacity in watt-hours > 0, got -1")
+        #expect(parseError(minimal, overrides: ["phone.battery.capacity_wh=-1"])?.description
+                == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1")
         #expect(parseError(minimal, overrides: ["apps[3].name=x"])?.description
                 == "s.yaml: --set apps[3].name=x: apps: index 3 is out of range: the list has 1 item")
-        #expect(parseError(minimal, overrides: ["batery.capacity_wh=5"])?.description
-                == "s.yaml: --set batery.capacity_wh=5: batery: unknown key 'batery'; did you mean 'battery'? Known keys: name, duration, seed, replications, generator, battery, charging, charger, system, apps, policies")
+        #expect(parseError(minimal, overrides: ["phnoe.battery.capacity_wh=5"])?.description
+                == "s.yaml: --set phnoe.battery.capacity_wh=5: phnoe: unknown key 'phnoe'; did you mean 'phone'? Known keys: name, duration, seed, replications, generator, models, phone, charging, charger, network, settings, system, apps, people, policies")
     }
 }
 

@@ -6,7 +6,7 @@ import SimRandom
 @Suite("Nightly charging")
 struct ChargingTests {
     @Test func withoutJitterEveryNightIsElevenToSeven() throws {
-        var p = NightlyChargingParameters()
+        var p = ChargingHabit()
         p.plugInJitter = .zero
         p.unplugJitter = .zero
         p.nightlyProbability = 1
@@ -20,14 +20,14 @@ struct ChargingTests {
     }
 
     @Test func noNightsChargedMeansNoSessions() throws {
-        var p = NightlyChargingParameters()
+        var p = ChargingHabit()
         p.nightlyProbability = 0
         #expect(p.sessions(until: .after(.days(30)), stream: try RandomStream(seed: 1)).isEmpty)
     }
 
     @Test(arguments: 1...20)
     func sessionsAreOrderedDisjointAndInsideTheHorizon(seed: UInt64) throws {
-        var p = NightlyChargingParameters()
+        var p = ChargingHabit()
         p.plugInJitter = .hours(3)  // wide enough that raw draws would overlap
         p.unplugJitter = .hours(3)
         let horizon = SimInstant.after(.days(30))
@@ -40,7 +40,7 @@ struct ChargingTests {
     @Test func aNightsTimesDoNotDependOnEarlierNightsOutcomes() throws {
         // Three draws a night whether or not it charges: night 5 is the same whatever the
         // probability, as long as it charges in both.
-        var always = NightlyChargingParameters()
+        var always = ChargingHabit()
         always.nightlyProbability = 1
         var mostly = always
         mostly.nightlyProbability = 0.999_999

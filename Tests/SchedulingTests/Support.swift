@@ -11,16 +11,20 @@ struct RecordingSink: MetricsSink {
     var boots: [SimInstant] = []
     var end: SimInstant?
     var energy = EnergyFlow()
+    var totals: RunTotals?
+    var world: [(SimInstant, WorldEvent)] = []
     var summary = RunMetrics()
 
     mutating func taskEnded(_ record: TaskRecord) { records.append(record); summary.taskEnded(record) }
     mutating func chargeObserved(_ charge: Double, at time: SimInstant) { charges.append((time, charge)); summary.chargeObserved(charge, at: time) }
     mutating func phoneShutDown(at time: SimInstant) { shutdowns.append(time); summary.phoneShutDown(at: time) }
     mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) { boots.append(time); summary.phoneBooted(at: time, offFor: offFor) }
-    mutating func runEnded(at time: SimInstant, energy: EnergyFlow, offSince: SimInstant?) {
-        end = time
-        self.energy = energy
-        summary.runEnded(at: time, energy: energy, offSince: offSince)
+    mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) { world.append((time, event)); summary.worldEvent(event, at: time) }
+    mutating func runEnded(_ t: RunTotals) {
+        end = t.end
+        energy = t.energy
+        totals = t
+        summary.runEnded(t)
     }
 }
 
@@ -35,13 +39,17 @@ func setup(days: Int64 = 3, apps: [AppParameters], nights: Double = 1, jitter: S
     return s
 }
 
+/// An app whose tasks only compute (no fetch) unless `downKB` says otherwise.
 func app(_ name: String, every: SimDuration = .hours(1), earliest: SimDuration = .minutes(15),
-         work: SimDuration = .seconds(5), power: Double = 1) -> AppParameters {
+         work: SimDuration = .seconds(5), power: Double = 1, downKB: Double = 0) -> AppParameters {
     var a = AppParameters(name: name)
     a.refreshInterval = every
     a.earliestBeginDelay = earliest
     a.meanTaskDuration = work
-    a.taskPowerW = power
+    a.cpuPowerW = power
+    a.fetchUpBytes = 0
+    a.fetchDownBytes = downKB * 1000
+    a.launchDownBytes = 0
     return a
 }
 

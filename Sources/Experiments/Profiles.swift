@@ -1,0 +1,121 @@
+import Foundation
+
+/// Named model files under `models/` that a scenario refers to: `phone: iphone-15`, or
+/// `phone: {profile: iphone-15, battery: {capacity_wh: 13}}` to override some fields.
+///
+/// A reference is replaced by the profile file's mapping with the scenario's own keys merged
+/// over it (mappings key by key, anything else replaced), before the scenario is read. Values
+/// from a profile keep their file and line for error messages. A profile may refer to
+/// profiles of another kind (a network environment names its radios) but not of its own.
+enum Profiles {
+    /// Where references may appear, parents before children, and the folder of each kind.
+    static let kinds: [(path: KeyPath, folder: String, what: String)] = [
+        (KeyPath([.key("phone")]), "phones", "phone profile"),
+        (KeyPath([.key("charging")]), "charging", "charging habit"),
+        (KeyPath([.key("network")]), "networks", "network environment"),
+        (KeyPath([.key("network"), .key("wifi_radio")]), "radios", "radio profile"),
+        (KeyPath([.key("network"), .key("cellular_radio")]), "radios", "radio profile"),
+        (KeyPath([.key("people")]), "people", "people profile"),
+    ]
+
+    static func isReference(_ path: KeyPath) -> Bool { kinds.contains { $0.path == path } }
+
+    /// The names of the profiles of the kind stored at `path`, for messages.
+    static func available(in folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// Replaces every profile reference in `tree` by the merged profile.
+    /// - Parameter modelsDir: the folder holding `phones/`, `people/` and the other kinds.
+    static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String) throws(ScenarioError) {
+        for kind in kinds {
+            try resolve(&tree, at: kind.path.components[...], kind: kind, modelsDir: modelsDir, file: file)
+        }
+    }
+
+    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>,
+                                kind: (path: KeyPath, folder: String, what: String),
+                                modelsDir: String, file: String) throws(ScenarioError) {
+        guard let first = rest.first else {
+            try expand(&node, kind: kind, modelsDir: modelsDir, file: file)
+            return
+        }
+        guard case .key(let key) = first, case .mapping(var pairs) = node.value,
+              let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
+        try resolve(&pairs[i].value, at: rest.dropFirst(), kind: kind, modelsDir: modelsDir, file: file)
+        node.value = .mapping(pairs)
+    }
+
+    /// Expands one reference: a scalar name, or a mapping with a `profile` key.
+    private static func expand(_ node: inout ConfigNode, kind: (path: KeyPath, folder: String, what: String),
+                               modelsDir: String, file: String) throws(ScenarioError) {
+        let reader = ConfigReader(file: file)
+        let nameNode: ConfigNode
+        let namePath: KeyPath
+        var overlay: [(key: String, keyLine: Int?, value: ConfigNode)] = []
+        switch node.value {
+        case .scalar:
+            nameNode = node
+            namePath = kind.path
+        case .mapping(let pairs):
+            guard let ref = pairs.first(where: { $0.key == "profile" })?.value else { return }
+            nameNode = ref
+            namePath = kind.path.appending("profile")
+            overlay = pairs.filter { $0.key != "profile" }
+        case .sequence:
+            return  // the section's reader reports the wrong kind of value
+        }
+        let name = try reader.name(nameNode, namePath)
+        let folder = (modelsDir as NSString).appendingPathComponent(kind.folder)
+        let path = (folder as NSString).appendingPathComponent(name + ".yaml")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            let known = available(in: folder)
+            throw reader.error(nameNode, namePath,
+                               "no \(kind.what) named '\(name)' (looked for \(path)); "
+                               + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
+        }
+        var base = try ConfigNode.parse(yaml: text, file: path)
+        guard case .mapping(let basePairs) = base.value else {
+            throw ScenarioError(.invalid, file: path, line: base.line, column: base.column,
+                                message: "a \(kind.what) file must be a mapping of keys to values")
+        }
+        if let nested = basePairs.first(where: { $0.key == "profile" }) {
+            throw ScenarioError(.invalid, file: path, keyPath: kind.path.appending("profile").description,
+                                line: nested.keyLine, message: "a \(kind.what) cannot refer to another \(kind.what)")
+        }
+        base.merge(ConfigNode(value: .mapping(overlay), line: node.line, column: node.column, origin: node.origin, file: node.file),
+                   childReferences: kinds.map(\.path).filter { $0.components.count == kind.path.components.count + 1
+                       && Array($0.components.prefix(kind.path.components.count)) == kind.path.components }
+                       .compactMap { if case .key(let k) = $0.components.last { k } else { nil } })
+        node = base
+    }
+}
+
+extension ConfigNode {
+    /// Merges `overlay` over this node: mappings key by key, anything else replaced. Under a
+    /// key named in `childReferences`, a profile name and a mapping of overrides combine into
+    /// `{profile: name, ...overrides}` rather than one replacing the other.
+    mutating func merge(_ overlay: ConfigNode, childReferences: [String] = []) {
+        guard case .mapping(var pairs) = value, case .mapping(let over) = overlay.value else {
+            self = overlay
+            return
+        }
+        for o in over {
+            guard let i = pairs.firstIndex(where: { $0.key == o.key }), !o.value.isNull else {
+                if !pairs.contains(where: { $0.key == o.key }) { pairs.append(o) }
+                continue
+            }
+            if childReferences.contains(o.key), case .scalar = pairs[i].value.value, case .mapping(let m) = o.value.value,
+               !m.contains(where: { $0.key == "profile" }) {
+                var ref = ConfigNode(value: .mapping([("profile", pairs[i].keyLine, pairs[i].value)]),
+                                     line: pairs[i].value.line, column: pairs[i].value.column, file: pairs[i].value.file)
+                ref.merge(o.value)
+                pairs[i].value = ref
+            } else {
+                pairs[i].value.merge(o.value)
+            }
+        }
+        value = .mapping(pairs)
+    }
+}

@@ -1,0 +1,131 @@
+import SimEngine
+import SimRandom
+
+/// The kind of connection the phone has.
+public enum NetworkKind: String, Sendable, CaseIterable {
+    case wifi
+    case cellular
+    case none
+}
+
+/// The phone's connection at some instant: its kind and throughput in Mbit/s.
+public struct NetworkState: Equatable, Sendable {
+    public var kind: NetworkKind
+    public var downMbps: Double
+    public var upMbps: Double
+    public init(kind: NetworkKind, downMbps: Double = 0, upMbps: Double = 0) {
+        self.kind = kind
+        self.downMbps = kind == .none ? 0 : downMbps
+        self.upMbps = kind == .none ? 0 : upMbps
+    }
+    public static let disconnected = NetworkState(kind: .none)
+}
+
+/// From `time` on, the phone's connection is `state`.
+public struct NetworkChange: Equatable, Sendable {
+    public var time: SimInstant
+    public var state: NetworkState
+    public init(time: SimInstant, state: NetworkState) {
+        self.time = time
+        self.state = state
+    }
+}
+
+/// Where the phone is connected over the day: a time-of-day schedule for weekdays and one
+/// for weekends, boundaries moved by normal jitter, plus random dead spots while on cellular.
+///
+/// Day 0 is a Monday; days 5 and 6 of each week are the weekend. Environments such as
+/// home-office, commuter and poor coverage are files in `models/networks/`.
+public struct NetworkEnvironment: Equatable, Sendable {
+    /// From `start` (time of day) to the next segment's start, the phone has `state`.
+    public struct Segment: Equatable, Sendable {
+        public var start: SimDuration
+        public var state: NetworkState
+        public init(start: SimDuration, state: NetworkState) {
+            self.start = start
+            self.state = state
+        }
+    }
+
+    /// Segments in time-of-day order; the first starts at 00:00.
+    public var weekday: [Segment] = [Segment(start: .zero, state: NetworkState(kind: .wifi, downMbps: 50, upMbps: 10))]
+    public var weekend: [Segment] = [Segment(start: .zero, state: NetworkState(kind: .wifi, downMbps: 50, upMbps: 10))]
+    /// Standard deviation of every boundary but midnight (normal, clipped to its neighbours).
+    public var jitter: SimDuration = .zero
+    /// Rate of dead spots (no connection) while on cellular, per hour.
+    public var deadSpotsPerHour: Double = 0
+    /// Mean length of a dead spot (exponential).
+    public var deadSpotMean: SimDuration = .minutes(2)
+    /// Radio used on Wi-Fi and on cellular.
+    public var wifiRadio = RadioProfile.free
+    public var cellularRadio = RadioProfile.free
+
+    public init() {}
+
+    public static func isWeekend(day: Int64) -> Bool { ((day % 7) + 7) % 7 >= 5 }
+
+    /// The connection changes over `[0, horizon)`, in time order, starting with the state at
+    /// time 0. Consecutive equal states are merged.
+    ///
+    /// Each day draws the same number of numbers whatever happens (one jitter per boundary,
+    /// then dead spots from a per-day Poisson count with a start and a length each), so one
+    /// day's draws do not shift another's.
+    public func changes(until horizon: SimInstant, stream: RandomStream) -> [NetworkChange] {
+        var raw: [NetworkChange] = []
+        for day in 0...max(0, horizon.day) {
+            let midnight = SimInstant.after(.days(day))
+            let segments = Self.isWeekend(day: day) ? weekend : weekday
+            var starts: [SimInstant] = []
+            for (i, segment) in segments.enumerated() {
+                let offset = SimDuration(seconds: stream.normal(sigma: jitter.seconds))
+                var t = midnight + segment.start + (i == 0 ? .zero : offset)
+                // Keep the day's boundaries in order and inside the day.
+                t = min(max(t, starts.last ?? midnight), midnight + .days(1))
+                starts.append(t)
+            }
+            for (i, segment) in segments.enumerated() {
+                let end = i + 1 < starts.count ? starts[i + 1] : midnight + .days(1)
+                guard starts[i] < end else { continue }
+                if segment.state.kind == .cellular, deadSpotsPerHour > 0 {
+                    // Dead spots: a Poisson number over the segment, uniform starts, each
+                    // cutting the connection for an exponential time inside the segment.
+                    let hours = (end - starts[i]).hours
+                    let n = stream.poisson(mean: deadSpotsPerHour * hours)
+                    var spots: [(SimInstant, SimInstant)] = []
+                    for _ in 0..<n {
+                        let s = starts[i] + SimDuration(seconds: stream.uniform() * (end - starts[i]).seconds)
+                        let length = SimDuration(seconds: stream.exponential(mean: deadSpotMean.seconds))
+                        spots.append((s, min(s + length, end)))
+                    }
+                    spots.sort { $0.0 < $1.0 }
+                    var t = starts[i]
+                    for (s, e) in spots where e > t {
+                        if s > t { raw.append(NetworkChange(time: t, state: segment.state)) }
+                        raw.append(NetworkChange(time: max(s, t), state: .disconnected))
+                        t = e
+                    }
+                    if t < end { raw.append(NetworkChange(time: t, state: segment.state)) }
+                } else {
+                    raw.append(NetworkChange(time: starts[i], state: segment.state))
+                }
+            }
+        }
+        return Self.normalized(raw, until: horizon)
+    }
+
+    /// Sorts stably by time, keeps the last change at each instant, drops changes at or after
+    /// the horizon and changes to the state already in force.
+    public static func normalized(_ changes: [NetworkChange], until horizon: SimInstant) -> [NetworkChange] {
+        let sorted = changes.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        var out: [NetworkChange] = []
+        for c in sorted where c.time < horizon {
+            if let last = out.last, last.time == c.time { out.removeLast() }
+            if let last = out.last, last.state == c.state { continue }
+            out.append(c)
+        }
+        if out.first?.time != .start {
+            out.insert(NetworkChange(time: .start, state: .disconnected), at: 0)
+        }
+        return out
+    }
+}

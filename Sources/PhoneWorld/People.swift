@@ -1,0 +1,227 @@
+import SimEngine
+import SimRandom
+
+/// How the person uses the phone: when they sleep, how often and how long they pick the phone
+/// up, which apps they open, and how they leave them.
+///
+/// Session arrivals are a Poisson process while the person is awake, with a rate shaped by
+/// the hour of day; session lengths have an exponential body and a Pareto tail (Falaki et al.,
+/// MobiSys 2010: 10-200 sessions a day, mean session 10-250 s, exponential body and
+/// shifted-Pareto tail, about 90% of sessions use one app; FACTS.md §8). Profiles light,
+/// median and heavy are files in `models/people/`.
+public struct PeopleParameters: Equatable, Sendable {
+    /// Mean time of day the person goes to sleep (may be after midnight, such as 00:30).
+    public var bedtime: SimDuration = .hours(23)
+    /// Mean wake-up time on weekdays and at weekends.
+    public var wakeWeekday: SimDuration = .hours(7)
+    public var wakeWeekend: SimDuration = .hours(8) + .minutes(30)
+    /// Standard deviation of bedtime and wake-up (normal).
+    public var sleepJitter: SimDuration = .minutes(30)
+    /// Mean sessions per waking day.
+    public var sessionsPerDay: Double = 50
+    /// Relative session rate in each hour of the day (24 values); only their ratios matter.
+    public var hourlyWeights = [Double](repeating: 1, count: 24)
+    /// Exponential body of session lengths: its mean.
+    public var sessionBodyMean: SimDuration = .seconds(40)
+    /// Share of sessions drawn from the Pareto tail instead of the body.
+    public var sessionTailShare: Double = 0.1
+    /// Pareto tail: minimum (scale) and shape; the tail's mean is shape * minimum / (shape - 1).
+    public var sessionTailMinimum: SimDuration = .minutes(3)
+    public var sessionTailShape: Double = 2.5
+    /// Share of sessions that use a single app (FACTS.md §8: about 90%); each other session
+    /// opens 1 + k apps, k >= 1 geometric with mean `extraAppsMean`.
+    public var singleAppShare: Double = 0.9
+    public var extraAppsMean: Double = 1.5
+    /// Weight of apps outside the scenario (messages, camera...) against the scenario apps'
+    /// own `usageWeight`s when picking the app of a launch.
+    public var otherAppsWeight: Double = 4
+    /// Share of app exits that swipe the app away in the switcher [assumption].
+    public var swipeAwayShare: Double = 0.1
+    /// Incoming calls per waking day and their mean length (exponential) [assumption].
+    public var callsPerDay: Double = 1
+    public var callMean: SimDuration = .minutes(3)
+    /// Probability of accepting the Low Power Mode prompt at 20% and at 10% [assumption].
+    public var lowPowerAcceptShare: Double = 0.5
+    /// Memory-pressure purges of a suspended app, per hour [assumption].
+    public var purgesPerHour: Double = 0.5
+
+    public init() {}
+
+    /// The mean session length these parameters give.
+    public var meanSessionLength: SimDuration {
+        let tail = sessionTailShape * sessionTailMinimum.seconds / (sessionTailShape - 1)
+        return SimDuration(seconds: (1 - sessionTailShare) * sessionBodyMean.seconds + sessionTailShare * tail)
+    }
+
+    /// Nobody uses the phone: no sessions, calls or purges.
+    public static var absent: PeopleParameters {
+        var p = PeopleParameters()
+        p.sessionsPerDay = 0
+        p.callsPerDay = 0
+        p.purgesPerHour = 0
+        return p
+    }
+}
+
+/// The person opens an app for `[start, end)` and then leaves it, swiping it away or not.
+public struct AppLaunch: Equatable, Sendable {
+    /// Index into the scenario's apps, or `nil` for an app outside the scenario.
+    public var app: Int?
+    public var start: SimInstant
+    public var end: SimInstant
+    public var swipedAway: Bool
+    public init(app: Int?, start: SimInstant, end: SimInstant, swipedAway: Bool) {
+        self.app = app
+        self.start = start
+        self.end = end
+        self.swipedAway = swipedAway
+    }
+}
+
+/// An incoming call over `[start, end)`.
+public struct Call: Equatable, Sendable {
+    public var start: SimInstant
+    public var end: SimInstant
+    public init(start: SimInstant, end: SimInstant) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Memory pressure purges one suspended app at `time`: the app a trace names, or else the
+/// one `pick` (uniform in [0, 1)) selects among the apps suspended then. Drawing `pick` in
+/// advance keeps the purge stream the same whichever apps a policy's run has in memory.
+public struct Purge: Equatable, Sendable {
+    public var time: SimInstant
+    public var app: Int?
+    public var pick: Double
+    public init(time: SimInstant, app: Int? = nil, pick: Double = 0) {
+        self.time = time
+        self.app = app
+        self.pick = pick
+    }
+}
+
+/// Everything the person does over a run, in time order within each list.
+public struct PeopleTimeline: Equatable, Sendable {
+    /// Waking periods `[wake, bedtime)`, one per day.
+    public var awake: [ClosedRange<SimInstant>] = []
+    /// App launches; launches of one session follow each other without a gap, and launches
+    /// never overlap.
+    public var launches: [AppLaunch] = []
+    /// How many sessions the launches form (a session is one pick-up of the phone).
+    public var sessions: Int = 0
+    public var calls: [Call] = []
+    /// Memory-pressure purges of one suspended app each.
+    public var purges: [Purge] = []
+    public init() {}
+}
+
+extension PeopleParameters {
+    /// The person's routine and phone use over `[0, horizon)`.
+    ///
+    /// Streams: `people` for sleep, sessions, apps and calls; `purges` for purge times, so
+    /// changing how the person uses the phone does not move the purges. Each waking day
+    /// draws its sessions from a Poisson process whose rate is `sessionsPerDay` spread over
+    /// the waking hours by `hourlyWeights`, so the expected count per waking day is exactly
+    /// `sessionsPerDay`. A session that arrives while the previous one lasts starts when it
+    /// ends (the person keeps using the phone).
+    ///
+    /// - Parameter appWeights: each scenario app's usage weight.
+    public func timeline(until horizon: SimInstant, appWeights: [Double], people: RandomStream,
+                         purges purgeStream: RandomStream) -> PeopleTimeline {
+        var out = PeopleTimeline()
+        let choice = try? WeightedChoice(weights: appWeights + [otherAppsWeight])
+        var busyUntil = SimInstant.start
+        for day in 0...max(0, horizon.day) {
+            let midnight = SimInstant.after(.days(day))
+            let wakeMean = NetworkEnvironment.isWeekend(day: day) ? wakeWeekend : wakeWeekday
+            var wake = midnight + wakeMean + SimDuration(seconds: people.normal(sigma: sleepJitter.seconds))
+            // Bedtime before noon means after midnight (00:30 is the next day's).
+            let bedOffset = bedtime < .hours(12) ? bedtime + .days(1) : bedtime
+            var bed = midnight + bedOffset + SimDuration(seconds: people.normal(sigma: sleepJitter.seconds))
+            wake = max(wake, out.awake.last?.upperBound ?? wake)
+            bed = max(bed, wake)
+            out.awake.append(wake...bed)
+
+            // Sessions: piecewise-constant rate, one piece per clock hour inside [wake, bed).
+            var pieces: [(SimInstant, SimInstant, Double)] = []
+            var t = wake
+            while t < bed {
+                let hourEnd = SimInstant.after(.hours(t.microseconds / 3_600_000_000 + 1))
+                let end = min(hourEnd, bed)
+                let hour = Int((t.microseconds / 3_600_000_000) % 24)
+                pieces.append((t, end, hourlyWeights[hour]))
+                t = end
+            }
+            let weightHours = pieces.reduce(0.0) { $0 + $1.2 * ($1.1 - $1.0).hours }
+            let perWeightHour = weightHours > 0 ? sessionsPerDay / weightHours : 0
+            var arrivals: [SimInstant] = []
+            for (start, end, w) in pieces where w > 0 && perWeightHour > 0 {
+                let meanGap = 3600 / (w * perWeightHour)
+                var a = start + SimDuration(seconds: people.exponential(mean: meanGap))
+                while a < end {
+                    arrivals.append(a)
+                    a = a + SimDuration(seconds: people.exponential(mean: meanGap))
+                }
+            }
+            for arrival in arrivals {
+                let length = drawSessionLength(people)
+                let apps = people.bernoulli(singleAppShare) ? 1 : 2 + geometric(mean: extraAppsMean - 1, people)
+                var s = max(arrival, busyUntil)
+                let end = s + length
+                out.sessions += 1
+                for k in 0..<apps {
+                    let e = k == apps - 1 ? end : s + SimDuration(microseconds: length.microseconds / Int64(apps))
+                    let pick = choice?.sample(using: people) ?? appWeights.count
+                    let swiped = people.bernoulli(swipeAwayShare)
+                    if e > s {
+                        out.launches.append(AppLaunch(app: pick < appWeights.count ? pick : nil, start: s, end: e, swipedAway: swiped))
+                    }
+                    s = e
+                }
+                busyUntil = end
+            }
+
+            // Calls: a Poisson number per waking day at uniform times.
+            let calls = people.poisson(mean: callsPerDay)
+            for _ in 0..<calls {
+                let start = wake + SimDuration(seconds: people.uniform() * (bed - wake).seconds)
+                let length = SimDuration(seconds: people.exponential(mean: callMean.seconds))
+                out.calls.append(Call(start: start, end: start + length))
+            }
+        }
+        out.calls.sort { $0.start < $1.start }
+        // Calls do not overlap each other: a call that rings during another starts after it.
+        for i in out.calls.indices.dropFirst() where out.calls[i].start < out.calls[i - 1].end {
+            let length = out.calls[i].end - out.calls[i].start
+            out.calls[i].start = out.calls[i - 1].end
+            out.calls[i].end = out.calls[i].start + length
+        }
+        if purgesPerHour > 0 {
+            var t = SimInstant.start + SimDuration(seconds: purgeStream.exponential(mean: 3600 / purgesPerHour))
+            while t < horizon {
+                out.purges.append(Purge(time: t, pick: purgeStream.uniform()))
+                t = t + SimDuration(seconds: purgeStream.exponential(mean: 3600 / purgesPerHour))
+            }
+        }
+        return out
+    }
+
+    func drawSessionLength(_ stream: RandomStream) -> SimDuration {
+        // Both draws always happen, so the body/tail choice does not shift later numbers.
+        let tail = stream.bernoulli(sessionTailShare)
+        let body = stream.exponential(mean: sessionBodyMean.seconds)
+        let pareto = stream.pareto(shape: sessionTailShape, minimum: sessionTailMinimum.seconds)
+        return SimDuration(seconds: tail ? pareto : body)
+    }
+
+    /// A geometric count on {0, 1, ...} with the given mean.
+    func geometric(mean: Double, _ stream: RandomStream) -> Int {
+        guard mean > 0 else { return 0 }
+        let p = 1 / (1 + mean)
+        var n = 0
+        while !stream.bernoulli(p) { n += 1 }
+        return n
+    }
+}

@@ -1,0 +1,239 @@
+import SimEngine
+
+/// One stage of a radio's tail: after the last transfer the radio stays in a high-power state
+/// for a while before it drops back to idle, in case more data comes.
+public struct TailStage: Equatable, Sendable {
+    public var duration: SimDuration
+    public var powerW: Double
+    public init(duration: SimDuration, powerW: Double) {
+        self.duration = duration
+        self.powerW = powerW
+    }
+}
+
+/// How one radio technology spends energy: a promotion from idle, an active state whose power
+/// grows with throughput, and a tail of one or more stages (FACTS.md §6).
+///
+/// The numbers live in `models/radios/*.yaml` with their sources (LTE and 3G from the AT&T
+/// ARO tool's configuration files, Huang et al. MobiSys 2012; Wi-Fi from the same tool).
+/// Idle power is not modelled here: it is part of the phone's standby baseline, which was
+/// measured with the radios idle.
+public struct RadioProfile: Equatable, Sendable {
+    public var name: String
+    /// Idle to active: signalling before the first byte moves.
+    public var promotion: SimDuration = .zero
+    public var promotionW: Double = 0
+    /// Power while transferring, before the throughput-dependent part.
+    public var activeW: Double = 0
+    /// Extra power per Mbit/s of uplink and downlink throughput in use.
+    public var upWPerMbps: Double = 0
+    public var downWPerMbps: Double = 0
+    /// Stages after the last transfer, in order; then idle.
+    public var tail: [TailStage] = []
+
+    public init(name: String) { self.name = name }
+
+    /// A radio that costs nothing: the default until a scenario names real profiles.
+    public static let free = RadioProfile(name: "free")
+
+    /// Active power while moving data in one direction at `mbps`.
+    public func activePowerW(direction: TransferDirection, mbps: Double) -> Double {
+        activeW + mbps * (direction == .up ? upWPerMbps : downWPerMbps)
+    }
+
+    /// Energy of the whole tail, in joules.
+    public var tailEnergyJ: Double { tail.reduce(0) { $0 + $1.duration.seconds * $1.powerW } }
+}
+
+public enum TransferDirection: Sendable { case up, down }
+
+/// Who a transfer is for; the radio's promotion and active energy is charged to its owner.
+public enum TransferOwner: Hashable, Sendable {
+    /// A background task, by its index in the run.
+    case task(Int)
+    /// The app the person is using.
+    case foreground
+}
+
+/// Bytes to move, up first (the request), then down (the response).
+public struct Transfer: Equatable, Sendable {
+    public var owner: TransferOwner
+    public var upBits: Double
+    public var downBits: Double
+    public init(owner: TransferOwner, upBytes: Double, downBytes: Double) {
+        self.owner = owner
+        self.upBits = upBytes * 8
+        self.downBits = downBytes * 8
+    }
+    public var isEmpty: Bool { upBits <= 0 && downBits <= 0 }
+}
+
+/// One radio's state machine: idle -> promoting -> active -> tail stages -> idle.
+///
+/// Transfers queue on the link and are served one at a time at the link's full throughput
+/// (first come, first served), which gives the same total busy time as sharing the link and
+/// keeps every phase end an exact instant. Any transfer that arrives during the tail starts
+/// at once with no promotion and ends that tail; any that arrives during promotion or
+/// activity joins the queue. So closely spaced or overlapping use shares one promotion, one
+/// active period and one tail, the effect TailEnder (IMC 2009) exploits (FACTS.md §6).
+///
+/// The link is driven by its owner: call `advance(to:)` at the instant `nextEvent` names
+/// (and before any change), which moves through every transition due by then and returns
+/// the transfers that finished. Power is constant between those instants.
+public struct RadioLink: Sendable {
+    public enum State: Equatable, Sendable {
+        case idle
+        case promoting(until: SimInstant)
+        /// Serving the head transfer's current direction until `phaseEnd`.
+        case active(phaseEnd: SimInstant)
+        case tail(stage: Int, until: SimInstant)
+    }
+
+    public let profile: RadioProfile
+    public private(set) var state: State = .idle
+    public private(set) var queue: [Transfer] = []
+    /// Throughput in Mbit/s; zero in both directions means no connection.
+    public private(set) var upMbps: Double = 0
+    public private(set) var downMbps: Double = 0
+    /// When the current active phase started, and the head's bits in that direction then.
+    var phaseStart = SimInstant.start
+
+    public init(profile: RadioProfile) { self.profile = profile }
+
+    public var isConnected: Bool { upMbps > 0 && downMbps > 0 }
+
+    /// Direction the head transfer is moving now.
+    var headDirection: TransferDirection { queue[0].upBits > 0 ? .up : .down }
+
+    public var powerW: Double {
+        switch state {
+        case .idle: 0
+        case .promoting: profile.promotionW
+        case .active: profile.activePowerW(direction: headDirection, mbps: headDirection == .up ? upMbps : downMbps)
+        case .tail(let stage, _): profile.tail[stage].powerW
+        }
+    }
+
+    /// Who the current power is charged to: the head transfer's owner while promoting or
+    /// active; nobody (the shared tail) otherwise.
+    public var chargedTo: TransferOwner? {
+        switch state {
+        case .promoting, .active: queue.first?.owner
+        case .idle, .tail: nil
+        }
+    }
+
+    public var nextEvent: SimInstant? {
+        switch state {
+        case .idle: nil
+        case .promoting(let t), .active(let t), .tail(_, let t): t
+        }
+    }
+
+    /// Adds a transfer at `now`, waking the radio if it is idle or in its tail.
+    public mutating func enqueue(_ transfer: Transfer, at now: SimInstant) {
+        precondition(isConnected, "a transfer on a link with no connection")
+        guard !transfer.isEmpty else { return }
+        queue.append(transfer)
+        switch state {
+        case .idle:
+            state = .promoting(until: now + profile.promotion)
+            if profile.promotion == .zero { startPhase(at: now) }
+        case .tail:
+            startPhase(at: now)
+        case .promoting, .active:
+            break
+        }
+    }
+
+    /// Moves through every transition due at or before `now`; returns the owners of the
+    /// transfers that finished, in order.
+    public mutating func advance(to now: SimInstant) -> [TransferOwner] {
+        var finished: [TransferOwner] = []
+        while let t = nextEvent, t <= now {
+            switch state {
+            case .idle: break
+            case .promoting:
+                startPhase(at: t)
+            case .active:
+                if headDirection == .up { queue[0].upBits = 0 } else { queue[0].downBits = 0 }
+                if queue[0].isEmpty { finished.append(queue.removeFirst().owner) }
+                startPhase(at: t)
+            case .tail(let stage, _):
+                state = stage + 1 < profile.tail.count
+                    ? .tail(stage: stage + 1, until: t + profile.tail[stage + 1].duration)
+                    : .idle
+            }
+        }
+        return finished
+    }
+
+    /// Serves the head of the queue from `now`, or enters the tail when the queue is empty.
+    mutating func startPhase(at now: SimInstant) {
+        while let head = queue.first, head.isEmpty { queue.removeFirst() }
+        guard let head = queue.first else {
+            state = profile.tail.isEmpty ? .idle : .tail(stage: 0, until: now + profile.tail[0].duration)
+            return
+        }
+        phaseStart = now
+        let (bits, mbps) = head.upBits > 0 ? (head.upBits, upMbps) : (head.downBits, downMbps)
+        // Rounded up to the microsecond, so the phase never ends before its last bit.
+        let us = (bits / mbps).rounded(.up)
+        state = .active(phaseEnd: now + SimDuration(microseconds: Int64(us)))
+    }
+
+    /// Bits of the head's current direction still to move at `now`.
+    func remainingHeadBits(at now: SimInstant) -> Double {
+        guard case .active(let end) = state else { return queue.first.map { $0.upBits > 0 ? $0.upBits : $0.downBits } ?? 0 }
+        let mbps = headDirection == .up ? upMbps : downMbps
+        return max(0, Double((end - now).microseconds) * mbps)
+    }
+
+    /// Takes the throughput of a new network state at `now` (after `advance(to: now)`). The
+    /// head's remaining bits continue at the new rate.
+    public mutating func setThroughput(upMbps up: Double, downMbps down: Double, at now: SimInstant) {
+        if case .active = state {
+            let left = remainingHeadBits(at: now)
+            if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
+            upMbps = up
+            downMbps = down
+            startPhase(at: now)
+        } else {
+            upMbps = up
+            downMbps = down
+        }
+    }
+
+    /// Disconnects at `now`: returns the queued transfers with what is left of them, and
+    /// leaves the radio in its tail if it was moving data (a promotion in progress is
+    /// abandoned). Call `advance(to: now)` first.
+    public mutating func disconnect(at now: SimInstant) -> [Transfer] {
+        if case .active = state {
+            let left = remainingHeadBits(at: now)
+            if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
+        }
+        let taken = queue
+        queue.removeAll()
+        switch state {
+        case .active: state = profile.tail.isEmpty ? .idle : .tail(stage: 0, until: now + profile.tail[0].duration)
+        case .promoting: state = .idle
+        case .idle, .tail: break
+        }
+        upMbps = 0
+        downMbps = 0
+        return taken
+    }
+
+    /// Drops `owner`'s transfer at `now` (its task ended before the data did). Call
+    /// `advance(to: now)` first.
+    public mutating func cancel(_ owner: TransferOwner, at now: SimInstant) {
+        guard let i = queue.firstIndex(where: { $0.owner == owner }) else { return }
+        queue.remove(at: i)
+        guard i == 0 else { return }
+        switch state {
+        case .active: startPhase(at: now)
+        case .promoting: if queue.isEmpty { state = .idle }
+        case .idle, .tail: break
+        }
+    }
+}

@@ -48,13 +48,30 @@ public struct Scenario: Equatable, Sendable {
 
     /// Reads and validates scenario YAML; `file` is used in messages and for the default name.
     public static func parse(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
+        try read(try tree(yaml: yaml, file: file, overrides: overrides), file: file)
+    }
+
+    /// The document with every profile reference replaced by the profile, after overrides:
+    /// what `read` checks.
+    ///
+    /// Overrides that choose a profile (`people=heavy`, `network.cellular_radio=3g`, `models`) apply
+    /// first, then profiles are resolved, then every other override applies to the result, so
+    /// `--set` reaches any field of a profile, inside its lists too, in whatever order the
+    /// options were given.
+    static func tree(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> ConfigNode {
         var tree = try ConfigNode.parse(yaml: yaml, file: file)
-        for o in overrides {
+        func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
         }
+        let choosesProfile = { (o: Override) in
+            o.path == KeyPath([.key("models")]) || Profiles.isReference(o.path)
+                || (o.path.components.last == .key("profile") && Profiles.isReference(KeyPath(Array(o.path.components.dropLast()))))
+        }
+        for o in overrides where choosesProfile(o) { try apply(o) }
         try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file)
-        return try read(tree, file: file)
+        for o in overrides where !choosesProfile(o) { try apply(o) }
+        return tree
     }
 
     /// The folder of profiles: `models:` relative to the scenario file, by default the

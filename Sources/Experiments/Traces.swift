@@ -168,7 +168,7 @@ struct TraceReader {
                 if let last = out.launches.last, time < last.end {
                     throw t.error(row.line, "time", "this launch starts before the previous one ends (\(last.end))")
                 }
-                if out.launches.last?.end != time { out.sessions += 1 }
+                if out.launches.last?.end != time { out.sessionStarts.append(out.launches.count) }
                 out.launches.append(AppLaunch(app: try app(row, allowOther: true), start: time, end: end, swipedAway: swiped))
             case "call":
                 let end = time + (try t.duration(row, "duration"))

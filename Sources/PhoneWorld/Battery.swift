@@ -118,7 +118,8 @@ public struct Battery: Equatable, Sendable {
     }
 
     /// State of charge in [0, 1]: total stored energy over capacity.
-    public var charge: Double { energyJ / capacityJ }
+    /// Clamped: the two wells' sum can exceed the capacity by a rounding error when full.
+    public var charge: Double { min(1, max(0, energyJ / capacityJ)) }
     public var isFull: Bool { energyJ >= capacityJ }
 
     /// Net power into the battery (negative: out of it) at the given load and charger power.

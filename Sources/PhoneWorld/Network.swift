@@ -72,7 +72,7 @@ public struct NetworkEnvironment: Equatable, Sendable {
     /// day's draws do not shift another's.
     public func changes(until horizon: SimInstant, stream: RandomStream) -> [NetworkChange] {
         var raw: [NetworkChange] = []
-        for day in 0...max(0, horizon.day) {
+        for day in 0...max(0, (horizon - .microseconds(1)).day) {
             let midnight = SimInstant.after(.days(day))
             let segments = Self.isWeekend(day: day) ? weekend : weekday
             var starts: [SimInstant] = []

@@ -109,8 +109,9 @@ public struct PeopleTimeline: Equatable, Sendable {
     /// App launches; launches of one session follow each other without a gap, and launches
     /// never overlap.
     public var launches: [AppLaunch] = []
-    /// How many sessions the launches form (a session is one pick-up of the phone).
-    public var sessions: Int = 0
+    /// Index into `launches` of each session's first launch (a session is one pick-up of
+    /// the phone; its launches follow each other without a gap).
+    public var sessionStarts: [Int] = []
     public var calls: [Call] = []
     /// Memory-pressure purges of one suspended app each.
     public var purges: [Purge] = []
@@ -133,7 +134,7 @@ extension PeopleParameters {
         var out = PeopleTimeline()
         let choice = try? WeightedChoice(weights: appWeights + [otherAppsWeight])
         var busyUntil = SimInstant.start
-        for day in 0...max(0, horizon.day) {
+        for day in 0...max(0, (horizon - .microseconds(1)).day) {
             let midnight = SimInstant.after(.days(day))
             let wakeMean = NetworkEnvironment.isWeekend(day: day) ? wakeWeekend : wakeWeekday
             var wake = midnight + wakeMean + SimDuration(seconds: people.normal(sigma: sleepJitter.seconds))
@@ -166,11 +167,11 @@ extension PeopleParameters {
                 }
             }
             for arrival in arrivals {
-                let length = drawSessionLength(people)
+                let length = max(drawSessionLength(people), .microseconds(1))
                 let apps = people.bernoulli(singleAppShare) ? 1 : 2 + geometric(mean: extraAppsMean - 1, people)
                 var s = max(arrival, busyUntil)
                 let end = s + length
-                out.sessions += 1
+                out.sessionStarts.append(out.launches.count)
                 for k in 0..<apps {
                     let e = k == apps - 1 ? end : s + SimDuration(microseconds: length.microseconds / Int64(apps))
                     let pick = choice?.sample(using: people) ?? appWeights.count

@@ -235,11 +235,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             }
         }
         assert(tasks.allSatisfy { if case .ended = $0.status { true } else { false } }, "a task has no final state")
-        let sessionsBefore = world.people.launches.isEmpty ? 0 : world.people.sessions
+        let launchesBefore = world.people.launches.prefix { $0.start < horizon }.count
         sink.runEnded(RunTotals(
             end: end, energy: energy, components: components, offSince: isOn ? nil : offSince,
             screenOn: screenOnTime, lowPower: lowPowerTime, onNetwork: onNetwork,
-            sessions: sessionsBefore, launches: world.people.launches.prefix { $0.start < horizon }.count))
+            sessions: world.people.sessionStarts.prefix { $0 < launchesBefore }.count, launches: launchesBefore))
         return sink
     }
 

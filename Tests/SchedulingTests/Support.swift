@@ -64,3 +64,33 @@ func sessions(_ setup: PhoneSetup, seed: UInt64 = 1, replication: UInt64 = 0) th
     let streams = try WorldStreams(setup: setup, masterSeed: seed, replication: replication)
     return setup.charging.sessions(until: .after(setup.duration), stream: streams.charger)
 }
+
+/// Radios as FACTS.md §6 gives them (AT&T ARO).
+let lteRadio: RadioProfile = {
+    var r = RadioProfile(name: "lte")
+    r.promotion = .milliseconds(260)
+    r.promotionW = 1.21
+    r.activeW = 1.2
+    r.upWPerMbps = 0.43839
+    r.downWPerMbps = 0.05197
+    r.tail = [TailStage(duration: .milliseconds(10_100), powerW: 1.06)]
+    return r
+}()
+let wifiRadio: RadioProfile = {
+    var r = RadioProfile(name: "wifi")
+    r.activeW = 0.403
+    r.tail = [TailStage(duration: .milliseconds(250), powerW: 0.403)]
+    return r
+}()
+let lteState = NetworkState(kind: .cellular, downMbps: 20, upMbps: 5)
+let wifiState = NetworkState(kind: .wifi, downMbps: 100, upMbps: 20)
+
+/// A network that is `state` all the time, or follows `segments` (time of day, state) every day.
+func network(_ segments: [(SimDuration, NetworkState)]) -> NetworkEnvironment {
+    var e = NetworkEnvironment()
+    e.weekday = segments.map { .init(start: $0.0, state: $0.1) }
+    e.weekend = e.weekday
+    e.wifiRadio = wifiRadio
+    e.cellularRadio = lteRadio
+    return e
+}

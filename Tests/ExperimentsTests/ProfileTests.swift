@@ -1,0 +1,115 @@
+import Foundation
+@testable import Experiments
+import PhoneWorld
+import SimEngine
+import Testing
+
+let modelsDir = repoRoot.appendingPathComponent("models").path
+
+func profiles(_ folder: String) -> [String] { Profiles.available(in: modelsDir + "/" + folder) }
+
+@Suite("Profiles under models/")
+struct ProfileTests {
+    @Test func theRequiredProfilesExist() {
+        #expect(profiles("phones").count >= 3)
+        #expect(Set(["lte", "wifi", "3g", "5g"]).isSubset(of: profiles("radios")))
+        #expect(Set(["light", "median", "heavy"]).isSubset(of: profiles("people")))
+        #expect(Set(["nightly", "top-up", "erratic"]).isSubset(of: profiles("charging")))
+        #expect(Set(["home-office", "commuter", "poor-coverage"]).isSubset(of: profiles("networks")))
+    }
+
+    /// Every profile of every kind loads in a scenario and is valid.
+    @Test(arguments: ["phone:phones", "charging:charging", "network:networks", "people:people",
+                      "network.cellular_radio:radios"])
+    func everyProfileLoads(kind: String) throws {
+        let parts = kind.split(separator: ":").map(String.init)
+        for name in profiles(parts[1]) {
+            let s = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "\(parts[0])=\(name)")!])
+            #expect(s.setup.apps.count == 1, "\(name)")
+        }
+    }
+
+    @Test func theShippedProfilesCarryFACTSNumbers() throws {
+        let s = try Scenario.parse(yaml: minimal, file: "s.yaml")
+        let lte = s.setup.network.cellularRadio
+        #expect(lte.promotion == .milliseconds(260) && lte.promotionW == 1.21)
+        #expect(lte.activeW == 1.2 && lte.upWPerMbps == 0.43839 && lte.downWPerMbps == 0.05197)
+        #expect(lte.tail == [TailStage(duration: .milliseconds(10_100), powerW: 1.06)])
+        #expect(s.setup.network.wifiRadio.activeW == 0.403)
+        let threeG = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "network.cellular_radio=3g")!])
+        #expect(threeG.setup.network.cellularRadio.tail.map(\.powerW) == [1.02, 0.40])
+        #expect(s.setup.battery.capacityWh == 12.98)
+        #expect(s.setup.power.screenW == 0.58)
+        let proMax = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "phone=iphone-15-pro-max")!])
+        #expect(proMax.setup.battery.capacityWh == 17.11)
+    }
+
+    @Test func fieldsOverrideAProfileInPlaceOrFromTheCommandLine() throws {
+        let inPlace = try Scenario.parse(yaml: minimalWith("people: median", "people: {profile: heavy, sessions_per_day: 7}"), file: "s.yaml")
+        #expect(inPlace.setup.people.sessionsPerDay == 7)
+        #expect(inPlace.setup.people.sessionBodyMean == .seconds(60), "the rest is heavy's")
+        let set = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
+            Override(parsing: "people.sessions_per_day=80")!,
+            Override(parsing: "network.cellular_radio.active_w=2")!,
+            Override(parsing: "charging=top-up")!,
+        ])
+        #expect(set.setup.people.sessionsPerDay == 80)
+        #expect(set.setup.people.sessionBodyMean == .seconds(40), "the rest is median's")
+        #expect(set.setup.network.cellularRadio.activeW == 2)
+        #expect(set.setup.network.cellularRadio.promotionW == 1.21, "the rest is LTE's")
+        #expect(set.setup.charging.topUpsPerDay == 1.5)
+    }
+
+    @Test func aProfileErrorNamesTheProfileFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-profiles-\(getpid())")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("people"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "sessions_per_day: 20\ncalls_per_day: lots\n".write(to: dir.appendingPathComponent("people/odd.yaml"), atomically: true, encoding: .utf8)
+        try "profile: odd\n".write(to: dir.appendingPathComponent("people/loop.yaml"), atomically: true, encoding: .utf8)
+        let yaml = minimalWith("people: median", "people: odd").replacingOccurrences(of: "models: \(modelsDir)", with: "models: \(dir.path)")
+            .replacingOccurrences(of: "charging: nightly", with: "charging: {}")
+            .replacingOccurrences(of: "network: home-office", with: "network: {wifi_radio: {name: w, active_w: 0.4}, cellular_radio: {name: c, active_w: 1}, weekday: [{at: '00:00', network: none}]}")
+            .replacingOccurrences(of: "phone: iphone-15", with: "phone: {}")
+        #expect(parseError(yaml)?.description == "\(dir.path)/people/odd.yaml:2:16: people.calls_per_day: expected a mean number of calls per day from 0 to 1000, got 'lots'")
+        #expect(parseError(yaml.replacingOccurrences(of: "people: odd", with: "people: loop"))?.description
+                == "\(dir.path)/people/loop.yaml:1: people.profile: a people profile cannot refer to another people profile")
+    }
+
+    /// Every value of the default scenario, once its profiles are resolved, can be set from
+    /// the command line and is checked: a nonsense value gives an error naming its key path.
+    @Test func everyParameterIsReachableWithSetAndValidated() throws {
+        let text = try String(contentsOfFile: defaultScenario, encoding: .utf8)
+        let tree = try Scenario.tree(yaml: text, file: defaultScenario)
+        var leaves: [KeyPath] = []
+        func walk(_ n: ConfigNode, _ p: KeyPath) {
+            switch n.value {
+            case .scalar: leaves.append(p)
+            case .mapping(let pairs): for pair in pairs { walk(pair.value, p.appending(pair.key)) }
+            case .sequence(let items): for (i, item) in items.enumerated() { walk(item, p.appending(index: i)) }
+            }
+        }
+        walk(tree, .root)
+        // Free text: names and descriptions accept any name; `models` is a folder.
+        let freeText: Set<String> = ["name", "description", "models"]
+        var checked = 0
+        for leaf in leaves {
+            guard case .key(let last) = leaf.components.last ?? .index(0), !freeText.contains(last) else { continue }
+            if leaf.components.first == .key("policies") { continue }
+            let o = Override(path: leaf, value: "-7x", origin: "--set \(leaf)=-7x")
+            let e = try #require(parseError(text, file: defaultScenario, overrides: [o]), "\(leaf) accepted -7x")
+            #expect(e.keyPath == leaf.description, "\(leaf): \(e)")
+            #expect(e.description.contains("expected") || e.description.contains("unknown"), "\(e)")
+            checked += 1
+        }
+        #expect(checked >= 80, "checked \(checked) parameters")
+    }
+}
+
+func parseError(_ yaml: String, file: String, overrides: [Override]) -> ScenarioError? {
+    do {
+        _ = try Scenario.parse(yaml: yaml, file: file, overrides: overrides)
+        return nil
+    } catch {
+        return error
+    }
+}

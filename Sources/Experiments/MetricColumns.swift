@@ -1,4 +1,6 @@
+import PhoneWorld
 import Scheduling
+import SimEngine
 import SimRandom
 
 /// One per-run metric: its column name (with its unit as a suffix), and which way is better.
@@ -40,6 +42,22 @@ extension RunMetrics {
         Metric("final_charge_pct", .higher),
         Metric("shutdowns", .lower, count: true),
         Metric("time_off_s", .lower),
+        Metric("energy_baseline_j", .lower),
+        Metric("energy_screen_j", .neither),
+        Metric("energy_cpu_foreground_j", .neither),
+        Metric("energy_cpu_background_j", .lower),
+        Metric("energy_call_j", .neither),
+        Metric("energy_radio_active_j", .lower),
+        Metric("energy_radio_tail_j", .lower),
+        Metric("screen_on_s", .neither),
+        Metric("low_power_s", .neither),
+        Metric("wifi_pct", .neither),
+        Metric("cellular_pct", .neither),
+        Metric("no_network_pct", .neither),
+        Metric("sessions", .neither, count: true),
+        Metric("app_launches", .neither, count: true),
+        Metric("low_power_prompts", .neither, count: true),
+        Metric("purges", .neither, count: true),
     ]
 
     /// The values of `columns`, in order; `nan` where undefined (no task started).
@@ -67,6 +85,23 @@ extension RunMetrics {
             100 * finalCharge,
             Double(shutdowns),
             timeOff.seconds,
+            components.baselineJ,
+            components.screenJ,
+            components.cpuForegroundJ,
+            components.cpuBackgroundJ,
+            components.callJ,
+            components.radioActiveJ,
+            components.radioTailJ,
+            screenOn.seconds,
+            lowPower.seconds,
+        ] + NetworkKind.allCases.indices.map { k in
+            let total = onNetwork.reduce(SimDuration.zero, +)
+            return total > .zero ? 100 * onNetwork[k].seconds / total.seconds : .nan
+        } + [
+            Double(sessions),
+            Double(launches),
+            Double(lowPowerPrompts),
+            Double(purges),
         ]
     }
 }

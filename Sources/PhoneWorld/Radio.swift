@@ -146,10 +146,10 @@ public struct RadioLink: Sendable {
         }
     }
 
-    /// Moves through every transition due at or before `now`; returns the owners of the
-    /// transfers that finished, in order.
-    public mutating func advance(to now: SimInstant) -> [TransferOwner] {
-        var finished: [TransferOwner] = []
+    /// Moves through every transition due at or before `now`, calling `finished` with the
+    /// owner of each transfer that completes, in order. (A callback, not a returned array, so
+    /// the hot loop does not allocate.)
+    public mutating func advance(to now: SimInstant, finished: (TransferOwner) -> Void = { _ in }) {
         while let t = nextEvent, t <= now {
             switch state {
             case .idle: break
@@ -157,7 +157,7 @@ public struct RadioLink: Sendable {
                 startPhase(at: t)
             case .active:
                 if headDirection == .up { queue[0].upBits = 0 } else { queue[0].downBits = 0 }
-                if queue[0].isEmpty { finished.append(queue.removeFirst().owner) }
+                if queue[0].isEmpty { finished(queue.removeFirst().owner) }
                 startPhase(at: t)
             case .tail(let stage, _):
                 state = stage + 1 < profile.tail.count
@@ -165,7 +165,6 @@ public struct RadioLink: Sendable {
                     : .idle
             }
         }
-        return finished
     }
 
     /// Serves the head of the queue from `now`, or enters the tail when the queue is empty.

@@ -274,7 +274,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             if draining { return } else { policyWake = nil }
         }
         rescheduleBatteryEvent()
-        if !draining { consultPolicy() }
+        // A radio's phase or a purge changes nothing a policy sees; everything else may.
+        switch event {
+        case .radio, .purge: break
+        default: if !draining { consultPolicy() }
+        }
     }
 
     mutating func submit(app index: Int) {
@@ -348,8 +352,16 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             taskPowerW -= t.request.powerW
             runningCount -= 1
             if runningCount == 0 { taskPowerW = 0 }  // no drift from repeated float subtraction
+            if t.workEnd == nil {
+                // Ended first, so a fetch that happens to finish at this instant does not
+                // start the work of a task that is over.
+                tasks[id.rawValue].status = .ended(outcome)
+                cancelTransfer(of: id)
+                t.radioJ = tasks[id.rawValue].radioJ
+            }
+            if let h = t.endEvent { sim.cancel(h) }
+            t.endEvent = nil
             energyJ = t.request.powerW * (time - t.started!).seconds + t.radioJ
-            if t.workEnd == nil { cancelTransfer(of: id) }
         case .eligible:
             eligible.removeAll { $0.id == id }
         case .waiting:
@@ -382,6 +394,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         sink.worldEvent(.network(change.state), at: sim.now)
         guard isOn else { return }
         let new = currentRadio
+        for r in Radio.allCases { advanceRadio(r) }
         if let old, old != new {
             heldTransfers += links[old.rawValue].disconnect(at: sim.now)
             syncRadioEvent(old)
@@ -401,6 +414,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             heldTransfers.append(transfer)
             return
         }
+        advanceRadio(r)
         links[r.rawValue].enqueue(transfer, at: sim.now)
         syncRadioEvent(r)
     }
@@ -408,17 +422,28 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     mutating func cancelTransfer(of id: TaskID) {
         heldTransfers.removeAll { $0.owner == .task(id.rawValue) }
         for r in Radio.allCases {
+            advanceRadio(r)
             links[r.rawValue].cancel(.task(id.rawValue), at: sim.now)
             syncRadioEvent(r)
         }
     }
 
     mutating func radioTransition(_ r: Radio) {
-        radioEvents[r.rawValue] = nil
-        for owner in links[r.rawValue].advance(to: sim.now) {
-            if case .task(let i) = owner, tasks[i].status == .running { workStarts(TaskID(i)) }
-        }
+        advanceRadio(r)
         syncRadioEvent(r)
+    }
+
+    /// Brings a radio up to now, starting the CPU work of a task whose fetch just finished.
+    /// Called before anything changes a radio, so a transition due at this very instant (an
+    /// event not yet handled) is never lost.
+    mutating func advanceRadio(_ r: Radio) {
+        var done: TransferOwner?
+        links[r.rawValue].advance(to: sim.now) { owner in
+            // At most one transfer finishes per instant: every phase lasts at least 1 µs.
+            precondition(done == nil, "two transfers finished at one radio transition")
+            done = owner
+        }
+        if case .task(let i) = done, tasks[i].status == .running { workStarts(TaskID(i)) }
     }
 
     mutating func syncRadioEvent(_ r: Radio) {
@@ -653,7 +678,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     mutating func consultPolicy() {
         guard isOn, !eligible.isEmpty else { return }
-        let shown = eligible.filter(settingsAllow)
+        // Filtering copies; most of the time every request passes, and none needs to.
+        let shown = eligible.allSatisfy(settingsAllow) ? eligible : eligible.filter(settingsAllow)
         guard !shown.isEmpty else { return }
         let state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
                                 network: networkState.kind, inUse: screenOn, inCall: inCall, lowPowerMode: lowPower)

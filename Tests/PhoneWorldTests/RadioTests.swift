@@ -30,7 +30,7 @@ func drive(_ profile: RadioProfile, down: Double = 20, up: Double = 5,
         guard let t = next else { break }
         energy += link.powerW * (t - now).seconds
         now = t
-        for owner in link.advance(to: t) { finished.append((owner, t)) }
+        link.advance(to: t) { finished.append(($0, t)) }
         while let p = pending.first, p.0 == t {
             link.enqueue(p.1, at: t)
             pending.removeFirst()
@@ -99,8 +99,8 @@ struct RadioTests {
         var link = RadioLink(profile: lte)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(0), upBytes: 0, downBytes: 100_000), at: .start)  // 40 ms once active
-        _ = link.advance(to: .after(.milliseconds(260)))
-        _ = link.advance(to: .after(.milliseconds(280)))  // half done
+        link.advance(to: .after(.milliseconds(260)))
+        link.advance(to: .after(.milliseconds(280)))  // half done
         link.setThroughput(upMbps: 5, downMbps: 10, at: .after(.milliseconds(280)))
         #expect(link.nextEvent == .after(.milliseconds(320)), "the other 400 kbit at 10 Mbit/s take 40 ms")
     }
@@ -109,7 +109,7 @@ struct RadioTests {
         var link = RadioLink(profile: lte)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(3), upBytes: 0, downBytes: 100_000), at: .start)
-        _ = link.advance(to: .after(.milliseconds(280)))
+        link.advance(to: .after(.milliseconds(280)))
         let left = link.disconnect(at: .after(.milliseconds(280)))
         #expect(left.count == 1 && left[0].owner == .task(3))
         #expect(abs(left[0].downBits - 400_000) < 1e-6)
@@ -121,7 +121,7 @@ struct RadioTests {
         var link = RadioLink(profile: lte)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(1), upBytes: 0, downBytes: 10_000_000), at: .start)  // 4 s of data
-        _ = link.advance(to: .after(.seconds(1)))
+        link.advance(to: .after(.seconds(1)))
         link.cancel(.task(1), at: .after(.seconds(1)))
         #expect(link.queue.isEmpty)
         #expect(link.state == .tail(stage: 0, until: .after(.seconds(1)) + .milliseconds(10_100)))

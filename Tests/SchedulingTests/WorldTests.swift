@@ -22,6 +22,21 @@ struct WorldTests {
         #expect(abs(c.totalJ - run.energy.consumedJ) < 1e-9 * run.energy.consumedJ)
     }
 
+    @Test func aFetchFinishingExactlyAtTheBudgetStillExpires() throws {
+        // 375 MB at 100 Mbit/s on Wi-Fi (no promotion) takes exactly 30 s: the fetch and the
+        // budget end at the same microsecond, and the task must end once, expired.
+        var s = setup(days: 1, apps: [app("big", every: .hours(6), earliest: .zero, work: .seconds(1), downKB: 375_000)])
+        s.network = network([(.zero, wifiState)])
+        let run = try simulate(s, EagerPolicy())
+        let started = run.records.filter { $0.started != nil }
+        #expect(started.count >= 3)
+        for r in started {
+            #expect(r.outcome == .expired)
+            #expect(r.ended - r.started! == .seconds(30))
+            #expect(abs(r.radioEnergyJ - 30 * 0.403) < 1e-9)
+        }
+    }
+
     @Test func withoutAConnectionAFetchWaitsAndExpiresAtTheBudget() throws {
         // No connection from 00:00 to 12:00, then Wi-Fi: morning tasks expire, afternoon ones complete.
         var s = setup(days: 1, apps: [app("a", every: .hours(1), earliest: .zero, work: .seconds(1), downKB: 50)])

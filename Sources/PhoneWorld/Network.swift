@@ -6,6 +6,15 @@ public enum NetworkKind: String, Sendable, CaseIterable {
     case wifi
     case cellular
     case none
+
+    /// Position in `allCases`, without building that array (this runs per event).
+    public var index: Int {
+        switch self {
+        case .wifi: 0
+        case .cellular: 1
+        case .none: 2
+        }
+    }
 }
 
 /// The phone's connection at some instant: its kind and throughput in Mbit/s.

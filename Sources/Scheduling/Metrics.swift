@@ -105,12 +105,12 @@ public struct RunMetrics: MetricsSink, Sendable {
     public init() {}
 
     public func count(_ outcome: TaskOutcome) -> Int {
-        outcomeCounts[TaskOutcome.allCases.firstIndex(of: outcome)!]
+        outcomeCounts[outcome.index]
     }
     public var submitted: Int { outcomeCounts.reduce(0, +) }
 
     public mutating func taskEnded(_ record: TaskRecord) {
-        outcomeCounts[TaskOutcome.allCases.firstIndex(of: record.outcome)!] += 1
+        outcomeCounts[record.outcome.index] += 1
         if let latency = record.latency { latenciesS.append(latency.seconds) }
         backgroundEnergyJ += record.energyJ
         if record.outcome == .expired || record.outcome == .killed { wastedEnergyJ += record.energyJ }

@@ -127,7 +127,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     }
 
     /// The phone's two radios, by index.
-    enum Radio: Int, CaseIterable { case wifi = 0, cellular = 1 }
+    enum Radio: Int { case wifi = 0, cellular = 1 }
 
     // Same-instant order: the world changes first, then work ends, then new work arrives,
     // and the policy's own timer last, so it sees the state after everything at that instant.
@@ -394,7 +394,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         sink.worldEvent(.network(change.state), at: sim.now)
         guard isOn else { return }
         let new = currentRadio
-        for r in Radio.allCases { advanceRadio(r) }
+        advanceRadio(.wifi)
+        advanceRadio(.cellular)
         if let old, old != new {
             heldTransfers += links[old.rawValue].disconnect(at: sim.now)
             syncRadioEvent(old)
@@ -421,7 +422,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     mutating func cancelTransfer(of id: TaskID) {
         heldTransfers.removeAll { $0.owner == .task(id.rawValue) }
-        for r in Radio.allCases {
+        for raw in 0..<2 {
+            let r = Radio(rawValue: raw)!
             advanceRadio(r)
             links[r.rawValue].cancel(.task(id.rawValue), at: sim.now)
             syncRadioEvent(r)
@@ -558,7 +560,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
                 screenOnTime += dt
             }
             if inCall { components.callJ += setup.power.callW * s }
-            for link in links {
+            for r in 0..<2 {
+                let link = links[r]
                 let j = link.powerW * s
                 guard j > 0 else { continue }
                 switch link.chargedTo {
@@ -569,7 +572,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             }
             if lowPower { lowPowerTime += dt }
         }
-        onNetwork[NetworkKind.allCases.firstIndex(of: networkState.kind)!] += dt
+        onNetwork[networkState.kind.index] += dt
         let flow = battery.advance(by: dt, loadW: loadW, chargerW: chargerW)
         energy += flow
         accountedUntil = time
@@ -615,7 +618,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         // The radios go down with the phone, and what the person had open is gone.
         heldTransfers.removeAll()
-        for r in Radio.allCases {
+        for raw in 0..<2 {
+            let r = Radio(rawValue: raw)!
             _ = links[r.rawValue].disconnect(at: sim.now)
             links[r.rawValue] = RadioLink(profile: links[r.rawValue].profile)
             syncRadioEvent(r)
@@ -687,6 +691,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         let ids: [TaskID]
         switch decision.start {
         case .none: ids = []
+        case .all where shown.count == eligible.count:
+            // Everything starts: no list of ids to build or search.
+            let all = eligible
+            eligible.removeAll(keepingCapacity: true)
+            for task in all { start(task.id) }
+            ids = []
+            rescheduleBatteryEvent()
         case .all: ids = shown.map(\.id)
         case .some(let chosen):
             for id in chosen {

@@ -26,6 +26,17 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     case replaced
     /// Was still waiting when the simulation ended.
     case neverRun = "never_run"
+
+    /// Position in `allCases`, without building that array (this runs per task).
+    public var index: Int {
+        switch self {
+        case .completed: 0
+        case .expired: 1
+        case .killed: 2
+        case .replaced: 3
+        case .neverRun: 4
+        }
+    }
 }
 
 /// A request an app submitted, with the work it will do if started.

@@ -657,9 +657,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging, net > 0 { consider(setup.settings.lowPowerOffLevel) }
-            if isOn, !lowPower, !isCharging, net < 0,
-               let level = setup.settings.lowPowerPromptLevels.filter({ !prompted.contains($0) && $0 < battery.charge }).max() {
-                consider(level)
+            if isOn, !lowPower, !isCharging, net < 0 {
+                // The highest prompt level still ahead (a loop, not filter: this runs per event).
+                var next: Double?
+                for level in setup.settings.lowPowerPromptLevels where level < battery.charge && !prompted.contains(level) {
+                    next = max(next ?? level, level)
+                }
+                if let next { consider(next) }
             }
         }
         if let wait {

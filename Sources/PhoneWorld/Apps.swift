@@ -19,10 +19,11 @@ public struct AppParameters: Equatable, Sendable {
     public var meanTaskDuration: SimDuration = .seconds(5)
     /// CPU power of this app's tasks in watts; `nil` takes the phone's `cpuBackgroundW`.
     public var cpuPowerW: Double?
-    /// Bytes a task sends and receives.
+    /// Bytes a task sends and receives. Defaults: a small request and the 10 KB fetch of
+    /// FACTS.md §6's example (assumption for any particular app).
     public var fetchUpBytes: Double = 1_000
     public var fetchDownBytes: Double = 10_000
-    /// Bytes the app downloads each time the person opens it.
+    /// Bytes the app downloads each time the person opens it (assumption).
     public var launchDownBytes: Double = 100_000
     /// How often the person opens this app, relative to the other apps (people model).
     public var usageWeight: Double = 1

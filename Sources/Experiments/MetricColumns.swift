@@ -26,7 +26,18 @@ extension RunMetrics {
         Metric("tasks_expired", .lower, count: true),
         Metric("tasks_killed", .lower, count: true),
         Metric("tasks_replaced", .neither, count: true),
+        Metric("tasks_cancelled", .neither, count: true),
+        Metric("tasks_rejected", .lower, count: true),
         Metric("tasks_never_run", .lower, count: true),
+        Metric("tasks_unsuccessful", .lower, count: true),
+        Metric("rejected_unavailable", .neither, count: true),
+        Metric("rejected_too_many_pending", .neither, count: true),
+        Metric("rejected_not_permitted", .neither, count: true),
+        Metric("runs_refresh", .neither, count: true),
+        Metric("runs_processing", .neither, count: true),
+        Metric("runs_finite_length", .neither, count: true),
+        Metric("background_launches", .neither, count: true),
+        Metric("app_terminations", .lower, count: true),
         Metric("completed_pct", .higher),
         Metric("latency_mean_s", .lower),
         Metric("latency_p50_s", .lower),
@@ -65,13 +76,21 @@ extension RunMetrics {
         let sorted = latenciesS.sorted()
         func q(_ p: Double) -> Double { Statistics.quantile(sorted: sorted, p) }
         let submitted = Double(submitted)
-        return [
+        var v: [Double] = [
             submitted,
             Double(count(.completed)),
             Double(count(.expired)),
             Double(count(.killed)),
             Double(count(.replaced)),
+            Double(count(.cancelled)),
+            Double(count(.rejected)),
             Double(count(.neverRun)),
+            Double(unsuccessful),
+        ]
+        v += rejections.map(Double.init)
+        v += startedByKind.map(Double.init)
+        v += [Double(backgroundLaunches), Double(terminations)]
+        v += [
             submitted > 0 ? 100 * Double(count(.completed)) / submitted : .nan,
             Statistics.mean(sorted),
             q(0.5), q(0.9), q(0.99),
@@ -85,6 +104,8 @@ extension RunMetrics {
             100 * finalCharge,
             Double(shutdowns),
             timeOff.seconds,
+        ]
+        v += [
             components.baselineJ,
             components.screenJ,
             components.cpuForegroundJ,
@@ -94,15 +115,11 @@ extension RunMetrics {
             components.radioTailJ,
             screenOn.seconds,
             lowPower.seconds,
-        ] + NetworkKind.allCases.indices.map { k in
-            let total = onNetwork.reduce(SimDuration.zero, +)
-            return total > .zero ? 100 * onNetwork[k].seconds / total.seconds : .nan
-        } + [
-            Double(sessions),
-            Double(launches),
-            Double(lowPowerPrompts),
-            Double(purges),
         ]
+        let total = onNetwork.reduce(SimDuration.zero, +)
+        for k in NetworkKind.allCases.indices { v.append(total > .zero ? 100 * onNetwork[k].seconds / total.seconds : .nan) }
+        v += [Double(sessions), Double(launches), Double(lowPowerPrompts), Double(purges)]
+        return v
     }
 }
 

@@ -16,9 +16,21 @@ enum Profiles {
         (KeyPath([.key("network"), .key("wifi_radio")]), "radios", "radio profile"),
         (KeyPath([.key("network"), .key("cellular_radio")]), "radios", "radio profile"),
         (KeyPath([.key("people")]), "people", "people profile"),
+        (KeyPath([.key("apps"), anyIndex]), "apps", "app model"),
     ]
 
-    static func isReference(_ path: KeyPath) -> Bool { kinds.contains { $0.path == path } }
+    /// In a kind's path, stands for every item of a list.
+    static let anyIndex = KeyPath.Component.index(-1)
+
+    static func matches(_ pattern: KeyPath, _ path: KeyPath) -> Bool {
+        pattern.components.count == path.components.count && zip(pattern.components, path.components).allSatisfy { p, c in
+            if p == c { return true }
+            if p == anyIndex, case .index = c { return true }
+            return false
+        }
+    }
+
+    static func isReference(_ path: KeyPath) -> Bool { kinds.contains { matches($0.path, path) } }
 
     /// The names of the profiles of the kind stored at `path`, for messages.
     static func available(in folder: String) -> [String] {
@@ -30,25 +42,35 @@ enum Profiles {
     /// - Parameter modelsDir: the folder holding `phones/`, `people/` and the other kinds.
     static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String) throws(ScenarioError) {
         for kind in kinds {
-            try resolve(&tree, at: kind.path.components[...], kind: kind, modelsDir: modelsDir, file: file)
+            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDir: modelsDir, file: file)
         }
     }
 
-    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>,
+    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>, walked: KeyPath,
                                 kind: (path: KeyPath, folder: String, what: String),
                                 modelsDir: String, file: String) throws(ScenarioError) {
         guard let first = rest.first else {
-            try expand(&node, kind: kind, modelsDir: modelsDir, file: file)
+            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file)
+            return
+        }
+        if first == anyIndex {
+            guard case .sequence(var items) = node.value else { return }
+            for i in items.indices {
+                try resolve(&items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
+                            modelsDir: modelsDir, file: file)
+            }
+            node.value = .sequence(items)
             return
         }
         guard case .key(let key) = first, case .mapping(var pairs) = node.value,
               let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
-        try resolve(&pairs[i].value, at: rest.dropFirst(), kind: kind, modelsDir: modelsDir, file: file)
+        try resolve(&pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
+                    modelsDir: modelsDir, file: file)
         node.value = .mapping(pairs)
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
-    private static func expand(_ node: inout ConfigNode, kind: (path: KeyPath, folder: String, what: String),
+    private static func expand(_ node: inout ConfigNode, at here: KeyPath, kind: (path: KeyPath, folder: String, what: String),
                                modelsDir: String, file: String) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
@@ -57,11 +79,11 @@ enum Profiles {
         switch node.value {
         case .scalar:
             nameNode = node
-            namePath = kind.path
+            namePath = here
         case .mapping(let pairs):
             guard let ref = pairs.first(where: { $0.key == "profile" })?.value else { return }
             nameNode = ref
-            namePath = kind.path.appending("profile")
+            namePath = here.appending("profile")
             overlay = pairs.filter { $0.key != "profile" }
         case .sequence:
             return  // the section's reader reports the wrong kind of value
@@ -81,7 +103,7 @@ enum Profiles {
                                 message: "a \(kind.what) file must be a mapping of keys to values")
         }
         if let nested = basePairs.first(where: { $0.key == "profile" }) {
-            throw ScenarioError(.invalid, file: path, keyPath: kind.path.appending("profile").description,
+            throw ScenarioError(.invalid, file: path, keyPath: here.appending("profile").description,
                                 line: nested.keyLine, message: "a \(kind.what) cannot refer to another \(kind.what)")
         }
         base.merge(ConfigNode(value: .mapping(overlay), line: node.line, column: node.column, origin: node.origin, file: node.file),

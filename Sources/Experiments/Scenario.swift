@@ -135,13 +135,8 @@ public struct Scenario: Equatable, Sendable {
             try readSettings(n, p, r)
         }
         setup.charger.optimized = optimizedCharging
-        setup.refreshBudget = try top.optional("system", default: setup.refreshBudget) { n, p throws(ScenarioError) in
-            var m = try r.mapping(n, at: p)
-            let budget = try m.optional("refresh_budget", default: setup.refreshBudget) { n, p throws(ScenarioError) in
-                try r.duration(n, p)
-            }
-            try m.finish()
-            return budget
+        setup.system = try top.optional("system", default: setup.system) { n, p throws(ScenarioError) in
+            try readSystem(n, p, r)
         }
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
             try readApps(n, p, r)
@@ -162,46 +157,6 @@ public struct Scenario: Equatable, Sendable {
         { n, p throws(ScenarioError) in
             try r.number(n, p, "\(what) from 0 to 100 (percent)") { (0...100).contains($0) } / 100
         }
-    }
-
-    static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppParameters] {
-        var apps: [AppParameters] = []
-        for (i, item) in try r.list(node, at: path).enumerated() {
-            let p = path.appending(index: i)
-            var m = try r.mapping(item, at: p)
-            let name = try m.required("name", "the app's name", r.name)
-            if apps.contains(where: { $0.name == name }) {
-                throw r.error(item, p.appending("name"), "another app is already named '\(name)'")
-            }
-            var a = AppParameters(name: name)
-            a.refreshInterval = try m.optional("refresh_every", default: a.refreshInterval) { n, p throws(ScenarioError) in
-                try r.duration(n, p)
-            }
-            a.earliestBeginDelay = try m.optional("earliest_begin", default: a.earliestBeginDelay) { n, p throws(ScenarioError) in
-                try r.duration(n, p, allowZero: true)
-            }
-            a.meanTaskDuration = try m.optional("mean_task_duration", default: a.meanTaskDuration) { n, p throws(ScenarioError) in
-                try r.duration(n, p)
-            }
-            a.cpuPowerW = try m.optional("cpu_w", default: a.cpuPowerW) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a CPU power in watts >= 0") { $0 >= 0 }
-            }
-            func kilobytes(_ key: String, _ value: Double) throws(ScenarioError) -> Double {
-                try m.optional(key, default: value / 1000) { n, p throws(ScenarioError) in
-                    try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
-                } * 1000
-            }
-            a.fetchUpBytes = try kilobytes("fetch_up_kb", a.fetchUpBytes)
-            a.fetchDownBytes = try kilobytes("fetch_down_kb", a.fetchDownBytes)
-            a.launchDownBytes = try kilobytes("launch_down_kb", a.launchDownBytes)
-            a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
-            }
-            a.backgroundRefresh = try m.optional("background_refresh", default: a.backgroundRefresh, r.bool)
-            try m.finish()
-            apps.append(a)
-        }
-        return apps
     }
 
     static func readPolicies(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [PolicySpec] {

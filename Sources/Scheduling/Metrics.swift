@@ -18,6 +18,10 @@ public protocol MetricsSink {
     /// Something happened in the world outside the tasks (the person, the network, the
     /// charger, a setting).
     mutating func worldEvent(_ event: WorldEvent, at time: SimInstant)
+    /// An app changed state.
+    mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant)
+    /// Something happened to a task before it ended.
+    mutating func taskEvent(_ event: TaskEvent, at time: SimInstant)
     /// The run ended with these totals.
     mutating func runEnded(_ totals: RunTotals)
 }
@@ -28,7 +32,37 @@ extension MetricsSink {
     public mutating func phoneShutDown(at time: SimInstant) {}
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {}
     public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {}
+    public mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant) {}
+    public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
     public mutating func runEnded(_ totals: RunTotals) {}
+}
+
+/// Why the system called a task's expiration handler.
+public enum ExpirationReason: String, Sendable, CaseIterable {
+    /// Its time (budget or finite-length grant) ran out.
+    case timeUp = "time_up"
+    /// A processing task, and the person started using the phone.
+    case deviceInUse = "device_in_use"
+    /// A processing task that requires external power, and the charger was removed.
+    case powerLost = "power_lost"
+}
+
+/// A step in a task's life before its end (which `taskEnded` reports).
+public enum TaskEvent: Sendable {
+    /// `submit` accepted the request, replacing `replaced` if any.
+    case submitted(TaskRequest, replaced: TaskID?)
+    /// The task started (its handler was called, or `beginBackgroundTask` returned), with the
+    /// time it has: its budget, or for finite-length work `backgroundTimeRemaining` (`nil`
+    /// while the app is in the foreground).
+    case started(TaskRequest, timeRemaining: SimDuration?)
+    /// The task's transfer went onto the radio of `network`.
+    case transfer(TaskID, NetworkKind)
+    /// Its work is done but the app did not say so: it idles until its time runs out.
+    case workDoneNotCompleted(TaskID)
+    /// The system called its expiration handler.
+    case expiration(TaskID, ExpirationReason)
+    /// An identifier failed to register at the app's launch (not permitted).
+    case registrationFailed(app: Int, identifier: String)
 }
 
 /// A change in the world, as a sink sees it.
@@ -101,6 +135,16 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var launches = 0
     public private(set) var lowPowerPrompts = 0
     public private(set) var purges = 0
+    /// Completed tasks whose app reported `success: false`.
+    public private(set) var unsuccessful = 0
+    /// Rejected submissions by error, indexed like `SubmitError.allCases`.
+    public private(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
+    /// Tasks that started, by kind, indexed like `TaskKind.allCases`.
+    public private(set) var startedByKind = [Int](repeating: 0, count: TaskKind.allCases.count)
+    /// Times the system launched an app that was not running into the background.
+    public private(set) var backgroundLaunches = 0
+    /// Times the system terminated an app for breaking a rule (FACTS.md §2-3).
+    public private(set) var terminations = 0
 
     public init() {}
 
@@ -114,6 +158,14 @@ public struct RunMetrics: MetricsSink, Sendable {
         if let latency = record.latency { latenciesS.append(latency.seconds) }
         backgroundEnergyJ += record.energyJ
         if record.outcome == .expired || record.outcome == .killed { wastedEnergyJ += record.energyJ }
+        if record.outcome == .completed && !record.success { unsuccessful += 1 }
+        if let e = record.rejection { rejections[SubmitError.allCases.firstIndex(of: e)!] += 1 }
+        if record.started != nil { startedByKind[record.request.kind.index] += 1 }
+    }
+
+    public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
+        if t.from == .notRunning && t.to == .background { backgroundLaunches += 1 }
+        if t.cause == .terminated { terminations += 1 }
     }
 
     public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {

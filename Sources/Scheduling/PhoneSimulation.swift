@@ -24,18 +24,45 @@ public struct PhoneSetup: Equatable, Sendable {
     public var peopleTrace: PeopleTimeline?
     public var settings = Settings()
     public var apps: [AppParameters] = []
+    public var system = SystemRules()
+
+    public init() {}
+}
+
+/// The limits iOS sets on background work (FACTS.md §2-3), apart from the fixed ones in
+/// `BGTaskScheduler` (pending limits).
+public struct SystemRules: Equatable, Sendable {
     /// Time a refresh task may run before it expires: "up to 30 seconds" (FACTS.md §2).
     public var refreshBudget: SimDuration = .seconds(30)
+    /// Time a processing task may run: "can run for minutes" (FACTS.md §2); 5 minutes is an
+    /// assumption within "several minutes".
+    public var processingBudget: SimDuration = .minutes(5)
+    /// Finite-length background time `beginBackgroundTask` grants (FACTS.md §3).
+    public var backgroundTime: SimDuration = BackgroundTimeGrant.ios13.duration
+    /// Time the system waits, after calling an expiration handler, for the app to end the
+    /// task before terminating the app. Assumption: FACTS.md gives no figure.
+    public var expirationGrace: SimDuration = .seconds(1)
+    /// The CPU monitor on battery (FACTS.md §2, [secondary]); `nil`: off.
+    public var cpuMonitor: CPUMonitor? = CPUMonitor()
 
+    public init() {}
+}
+
+/// On battery, the system kills a processing task that keeps more than `threshold` of a core
+/// busy for `window` (FACTS.md §2, [secondary]). Tasks that require external power are exempt.
+public struct CPUMonitor: Equatable, Sendable {
+    public var threshold = 0.8
+    public var window: SimDuration = .seconds(60)
     public init() {}
 }
 
 /// The random streams of one replication, one per exogenous source (FACTS.md §10), so that
 /// within a replication every policy sees the same world.
 ///
-/// Streams are named `charger`, `network`, `people`, `purges`, `low-power` and
-/// `app.<name>`, so adding an app or changing one source's parameters does not change the
-/// numbers any other source draws.
+/// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, and per app
+/// `app.<name>` (its tasks' work, in submission order) and `app.<name>.leave` (the
+/// finite-length work it begins each time the person leaves it), so adding an app or
+/// changing one source's parameters does not change the numbers any other source draws.
 public struct WorldStreams {
     public var charger: RandomStream
     public var network: RandomStream
@@ -44,6 +71,7 @@ public struct WorldStreams {
     /// One draw per Low Power Mode prompt, in prompt order.
     public var lowPower: RandomStream
     public var apps: [RandomStream]
+    public var appLeave: [RandomStream]
 
     public init(setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
                 generator: GeneratorKind = .mt19937) throws(RandomStreamError) {
@@ -56,9 +84,13 @@ public struct WorldStreams {
         people = try stream("people")
         purges = try stream("purges")
         lowPower = try stream("low-power")
-        var apps: [RandomStream] = []
-        for app in setup.apps { apps.append(try stream("app.\(app.name)")) }
+        var apps: [RandomStream] = [], leave: [RandomStream] = []
+        for app in setup.apps {
+            apps.append(try stream("app.\(app.name)"))
+            leave.append(try stream("app.\(app.name).leave"))
+        }
         self.apps = apps
+        self.appLeave = leave
     }
 }
 
@@ -81,9 +113,11 @@ public struct WorldTimeline: Sendable {
 /// Simulates one phone under one policy for one replication.
 ///
 /// The loop owns the world's state (battery, charger, radios, the person's use, settings,
-/// running tasks), applies the gates the system enforces, asks the policy at decision
-/// points, and reports to a metrics sink. It is generic over the policy and the sink so that
-/// both are specialised, not called through existentials, in the hot loop.
+/// apps and their tasks), enforces the rules iOS enforces (BGTaskScheduler, the app life
+/// cycle, budgets and expiration, the gates), asks the policy at decision points which of
+/// the allowed requests to start, and reports to a metrics sink. It is generic over the
+/// policy and the sink so that both are specialised, not called through existentials, in
+/// the hot loop.
 ///
 /// Energy is integrated exactly: every component's power is constant between events, and
 /// every instant at which one changes (a radio's phase, the battery reaching a level that
@@ -91,10 +125,12 @@ public struct WorldTimeline: Sendable {
 public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     enum Event {
         case plugIn, unplug
-        case submit(app: Int)
         case eligible(TaskID)
-        /// The task's work is done or its budget is up, whichever is first.
+        /// The running task reached the end of its current phase: its work, its time, or its
+        /// expiration handler.
         case taskEnd(TaskID)
+        /// The CPU monitor's window for a running task passed on battery.
+        case cpuMonitor(TaskID)
         /// The battery reached a level that was being waited for (empty, boot level, a level
         /// of the charging curve, a Low Power Mode level).
         case batteryLevel
@@ -115,15 +151,53 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         case ended(TaskOutcome)
     }
 
+    /// Where a running task is.
+    enum Phase: Equatable {
+        /// Its transfers are queued or on the radio; its CPU runs.
+        case transferring
+        /// Computing until `workEnd`.
+        case working
+        /// Work done, but the app never said so: idle until its time runs out.
+        case idle
+        /// The expiration handler was called; the task ends at `until`, by the app ending it
+        /// or, if `kill`, by the system terminating the app.
+        case expiring(until: SimInstant, kill: Bool)
+    }
+
     struct TaskState {
         var request: TaskRequest
+        /// Index into the app's `tasks`; `nil` for finite-length work.
+        var model: Int?
         var status: Status = .waiting
+        var phase = Phase.transferring
+        var rejection: SubmitError?
         var started: SimInstant?
-        /// When the CPU work ends, once the fetch is done.
+        /// When its time runs out: the budget, or for finite-length work the grant while the
+        /// app is in the background (`nil` while it is in the foreground).
+        var deadline: SimInstant?
         var workEnd: SimInstant?
+        /// Since when its CPU draws power, if it does.
+        var cpuSince: SimInstant?
+        var cpuJ = 0.0
         var radioJ = 0.0
         var eligibleEvent: EventHandle?
         var endEvent: EventHandle?
+        var monitorEvent: EventHandle?
+
+        init(request: TaskRequest, model: Int?) {
+            self.request = request
+            self.model = model
+        }
+    }
+
+    /// One app as the system sees it.
+    struct AppRuntime {
+        var life = AppLifecycle()
+        var scheduler: BGTaskScheduler
+        /// Tasks of this app running now, of any kind.
+        var running = 0
+        /// When it last entered the background, for the finite-length grant.
+        var enteredBackground: SimInstant?
     }
 
     /// The phone's two radios, by index.
@@ -138,7 +212,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     let setup: PhoneSetup
     var policy: Policy
-    public private(set) var sink: Sink
+    public internal(set) var sink: Sink
     var streams: WorldStreams
     let world: WorldTimeline
     var sim: Simulator<Event>
@@ -153,21 +227,22 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var optimizedRelease: EventHandle?
     var isOn = true
     var offSince: SimInstant?
-    /// Sum of the CPU power of running tasks, in watts.
+    /// Sum of the CPU power of tasks whose CPU runs, in watts, and how many they are.
     var taskPowerW = 0.0
+    var cpuCount = 0
     var runningCount = 0
 
     // The person and the network.
     var networkState = NetworkState.disconnected
     var links: [RadioLink]
     var radioEvents: [(handle: EventHandle, at: SimInstant)?] = [nil, nil]
-    /// Fetches waiting for a connection.
+    /// Transfers waiting for a connection they may use.
     var heldTransfers: [Transfer] = []
-    /// The launch in the foreground, as an index into the timeline's launches.
+    /// The launch the person is in, as an index into the timeline's launches.
     var foreground: Int?
+    /// The app in the foreground (the launch's app, unless a call took the foreground).
+    var frontApp: Int?
     var inCall = false
-    /// Apps suspended in memory (opened by the person, not swiped away or purged since).
-    var inMemory: [Bool]
     var lowPower = false
     /// Prompt levels already offered since the last charge.
     var prompted: Set<Double> = []
@@ -175,9 +250,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var lowPowerTime = SimDuration.zero
     var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
 
+    var apps: [AppRuntime]
     var tasks: [TaskState] = []
-    /// The app's request that has not started yet, if any (one refresh request per app).
-    var waitingByApp: [TaskID?]
     /// Requests past `earliestBeginDate`, in the order they became eligible.
     var eligible: [EligibleTask] = []
     var batteryEvent: EventHandle?
@@ -194,8 +268,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.world = WorldTimeline(setup: setup, streams: streams)
         self.sim = Simulator(capacity: 2 * setup.apps.count + 32)
         self.battery = Battery(setup.battery)
-        self.waitingByApp = Array(repeating: nil, count: setup.apps.count)
-        self.inMemory = Array(repeating: false, count: setup.apps.count)
+        self.apps = setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) }
         self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
         self.lowPower = setup.settings.lowPowerMode == .on
     }
@@ -219,11 +292,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if let first = world.people.launches.first { scheduleWorld(.launch(0), at: first.start) }
         if let first = world.people.calls.first { scheduleWorld(.call(0), at: first.start) }
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
-        for (index, app) in setup.apps.enumerated() {
-            // A random phase, so apps with equal intervals do not submit in lockstep.
-            let phase = SimDuration(seconds: streams.apps[index].uniform() * app.refreshInterval.seconds)
-            sim.schedule(.submit(app: index), at: .after(phase), priority: Self.arrivalPriority)
-        }
+        submitInitialRequests()
         sink.chargeObserved(battery.charge, at: .start)
         rescheduleBatteryEvent()
 
@@ -267,14 +336,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         case .launch(let i): launch(i)
         case .leave(let i): leave(i)
         case .call(let i): startCall(i)
-        case .callEnd: inCall = false; sink.worldEvent(.callEnded, at: sim.now)
+        case .callEnd: endCall()
         case .purge(let i): purge(i)
-        case .taskEnd(let id): endRunningTask(id)
-        case .submit(let app):
+        case .taskEnd(let id): taskPhaseEnded(id)
+        case .cpuMonitor(let id): cpuMonitorFired(id)
+        case .eligible(let id):
             // After the horizon the world goes on while the last tasks finish; new work and
             // decisions do not.
-            if draining { return } else { submit(app: app) }
-        case .eligible(let id):
             if draining { return } else { makeEligible(id) }
         case .policyWake:
             if draining { return } else { policyWake = nil }
@@ -285,100 +353,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         case .radio, .purge: break
         default: if !draining { consultPolicy() }
         }
-    }
-
-    mutating func submit(app index: Int) {
-        let app = setup.apps[index]
-        sim.schedule(.submit(app: index), after: app.refreshInterval, priority: Self.arrivalPriority)
-        // Drawn whether or not the phone is on, so the app's stream stays aligned across policies.
-        let work = SimDuration(seconds: streams.apps[index].exponential(mean: app.meanTaskDuration.seconds))
-        guard isOn else { return }
-        if let old = waitingByApp[index] { finish(old, .replaced, at: sim.now) }
-        let id = TaskID(tasks.count)
-        let request = TaskRequest(
-            id: id, app: index, kind: .refresh, submitted: sim.now,
-            earliestBegin: sim.now + app.earliestBeginDelay, work: work,
-            powerW: app.cpuPowerW ?? setup.power.cpuBackgroundW,
-            upBytes: app.fetchUpBytes, downBytes: app.fetchDownBytes)
-        tasks.append(TaskState(request: request))
-        waitingByApp[index] = id
-        tasks[id.rawValue].eligibleEvent = sim.schedule(.eligible(id), at: request.earliestBegin, priority: Self.arrivalPriority)
-    }
-
-    mutating func makeEligible(_ id: TaskID) {
-        tasks[id.rawValue].eligibleEvent = nil
-        guard tasks[id.rawValue].status == .waiting else { return }
-        tasks[id.rawValue].status = .eligible
-        let r = tasks[id.rawValue].request
-        eligible.append(EligibleTask(id: id, app: r.app, kind: r.kind, submitted: r.submitted, earliestBegin: r.earliestBegin))
-    }
-
-    /// Starts a task: its CPU draws power from now; its fetch goes to the connected radio (or
-    /// waits for a connection); its budget runs from now.
-    mutating func start(_ id: TaskID) {
-        require(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
-        let r = tasks[id.rawValue].request
-        tasks[id.rawValue].status = .running
-        tasks[id.rawValue].started = sim.now
-        if waitingByApp[r.app] == id { waitingByApp[r.app] = nil }
-        taskPowerW += r.powerW
-        runningCount += 1
-        let transfer = Transfer(owner: .task(id.rawValue), upBytes: r.upBytes, downBytes: r.downBytes)
-        if transfer.isEmpty {
-            workStarts(id)
-        } else {
-            tasks[id.rawValue].endEvent = sim.schedule(.taskEnd(id), after: setup.refreshBudget, priority: Self.taskEndPriority)
-            send(transfer)
-        }
-    }
-
-    /// The fetch is done (or there was none): the CPU work runs to its end or the budget.
-    mutating func workStarts(_ id: TaskID) {
-        let t = tasks[id.rawValue]
-        let workEnd = sim.now + t.request.work
-        tasks[id.rawValue].workEnd = workEnd
-        if let h = t.endEvent { sim.cancel(h) }
-        tasks[id.rawValue].endEvent = sim.schedule(
-            .taskEnd(id), at: min(workEnd, t.started! + setup.refreshBudget), priority: Self.taskEndPriority)
-    }
-
-    mutating func endRunningTask(_ id: TaskID) {
-        let t = tasks[id.rawValue]
-        tasks[id.rawValue].endEvent = nil
-        finish(id, t.workEnd.map { sim.now >= $0 } == true ? .completed : .expired, at: sim.now)
-    }
-
-    /// Moves a request to its final state and reports it.
-    mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant) {
-        var t = tasks[id.rawValue]
-        if case .ended(let earlier) = t.status { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
-        var energyJ = 0.0
-        switch t.status {
-        case .running:
-            taskPowerW -= t.request.powerW
-            runningCount -= 1
-            if runningCount == 0 { taskPowerW = 0 }  // no drift from repeated float subtraction
-            if t.workEnd == nil {
-                // Ended first, so a fetch that happens to finish at this instant does not
-                // start the work of a task that is over.
-                tasks[id.rawValue].status = .ended(outcome)
-                cancelTransfer(of: id)
-                t.radioJ = tasks[id.rawValue].radioJ
-            }
-            if let h = t.endEvent { sim.cancel(h) }
-            t.endEvent = nil
-            energyJ = t.request.powerW * (time - t.started!).seconds + t.radioJ
-        case .eligible:
-            eligible.removeAll { $0.id == id }
-        case .waiting:
-            if let h = t.eligibleEvent { sim.cancel(h) }
-        case .ended: preconditionFailure("unreachable")
-        }
-        if waitingByApp[t.request.app] == id { waitingByApp[t.request.app] = nil }
-        t.status = .ended(outcome)
-        tasks[id.rawValue] = t
-        sink.taskEnded(TaskRecord(request: t.request, started: t.started, ended: time, outcome: outcome,
-                                  energyJ: energyJ, radioEnergyJ: t.radioJ))
     }
 
     // MARK: - Network and radios
@@ -410,20 +384,26 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             links[new.rawValue].setThroughput(upMbps: networkState.upMbps, downMbps: networkState.downMbps, at: sim.now)
             let held = heldTransfers
             heldTransfers.removeAll()
-            for t in held { links[new.rawValue].enqueue(t, at: sim.now) }
-            syncRadioEvent(new)
+            for t in held { send(t) }
         }
     }
 
-    /// Sends a transfer over the current connection, or holds it until there is one.
+    /// Sends a transfer over the current connection, or holds it until there is one it may
+    /// use: with Background App Refresh on Wi-Fi only, background tasks never use cellular.
     mutating func send(_ transfer: Transfer) {
-        guard let r = currentRadio else {
+        guard let r = currentRadio, r == .wifi || mayUseCellular(transfer.owner) else {
             heldTransfers.append(transfer)
             return
         }
         advanceRadio(r)
         links[r.rawValue].enqueue(transfer, at: sim.now)
         syncRadioEvent(r)
+        if case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), networkState.kind), at: sim.now) }
+    }
+
+    func mayUseCellular(_ owner: TransferOwner) -> Bool {
+        guard setup.settings.backgroundAppRefresh == .wifi, case .task(let i) = owner else { return true }
+        return tasks[i].request.kind == .finiteLength
     }
 
     mutating func cancelTransfer(of id: TaskID) {
@@ -451,7 +431,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             precondition(done == nil, "two transfers finished at one radio transition")
             done = owner
         }
-        if case .task(let i) = done, tasks[i].status == .running { workStarts(TaskID(i)) }
+        if case .task(let i) = done, tasks[i].status == .running { transfersDone(TaskID(i)) }
     }
 
     mutating func syncRadioEvent(_ r: Radio) {
@@ -461,49 +441,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             sim.cancel(scheduled.handle)
         }
         radioEvents[r.rawValue] = next.map { (sim.schedule(.radio(r.rawValue), at: $0, priority: Self.worldPriority), $0) }
-    }
-
-    // MARK: - The person
-
-    mutating func launch(_ i: Int) {
-        let l = world.people.launches[i]
-        if i + 1 < world.people.launches.count { scheduleWorld(.launch(i + 1), at: world.people.launches[i + 1].start) }
-        scheduleWorld(.leave(i), at: l.end)
-        foreground = i
-        sink.worldEvent(.launch(app: l.app), at: sim.now)
-        guard isOn, let app = l.app else { return }
-        inMemory[app] = true
-        let bytes = setup.apps[app].launchDownBytes
-        if bytes > 0 { send(Transfer(owner: .foreground, upBytes: 0, downBytes: bytes)) }
-    }
-
-    mutating func leave(_ i: Int) {
-        let l = world.people.launches[i]
-        if foreground == i { foreground = nil }
-        if let app = l.app, l.swipedAway { inMemory[app] = false }
-        sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
-    }
-
-    mutating func startCall(_ i: Int) {
-        if i + 1 < world.people.calls.count { scheduleWorld(.call(i + 1), at: world.people.calls[i + 1].start) }
-        scheduleWorld(.callEnd(i), at: world.people.calls[i].end)
-        inCall = true
-        sink.worldEvent(.callStarted, at: sim.now)
-    }
-
-    mutating func purge(_ i: Int) {
-        let p = world.people.purges[i]
-        if i + 1 < world.people.purges.count { scheduleWorld(.purge(i + 1), at: world.people.purges[i + 1].time) }
-        let foregroundApp = foreground.flatMap { world.people.launches[$0].app }
-        let suspended = inMemory.indices.filter { inMemory[$0] && $0 != foregroundApp }
-        var victim: Int?
-        if let named = p.app {
-            victim = suspended.contains(named) ? named : nil
-        } else if !suspended.isEmpty {
-            victim = suspended[min(Int(p.pick * Double(suspended.count)), suspended.count - 1)]
-        }
-        if let victim { inMemory[victim] = false }
-        sink.worldEvent(.purge(app: victim), at: sim.now)
     }
 
     // MARK: - Power and battery
@@ -531,6 +468,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         isCharging = true
         prompted.removeAll()
         sink.worldEvent(.plugIn, at: sim.now)
+        powerChanged()
         guard setup.charger.optimized else { return }
         // Optimized Battery Charging predicts the unplug from the person's routine (the
         // habit's mean unplug time, next after now) and holds until a lead time before it.
@@ -549,6 +487,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if let h = optimizedRelease { sim.cancel(h) }
         optimizedRelease = nil
         sink.worldEvent(.unplug, at: sim.now)
+        powerChanged()
     }
 
     /// Integrates energy from the last accounting to `time` at the (constant) current load,
@@ -617,12 +556,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         isOn = false
         offSince = sim.now
         sink.phoneShutDown(at: sim.now)
-        for index in tasks.indices where tasks[index].status == .running {
-            if let h = tasks[index].endEvent { sim.cancel(h) }
-            tasks[index].endEvent = nil
-            finish(TaskID(index), .killed, at: sim.now)
-        }
-        // The radios go down with the phone, and what the person had open is gone.
+        // Every app goes with the phone, and its running work with it.
+        for app in apps.indices where apps[app].life.state.isRunning { terminate(app, cause: .shutdown) }
+        frontApp = nil
         heldTransfers.removeAll()
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
@@ -630,7 +566,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             links[r.rawValue] = RadioLink(profile: links[r.rawValue].profile)
             syncRadioEvent(r)
         }
-        for i in inMemory.indices { inMemory[i] = false }
     }
 
     mutating func boot() {
@@ -677,55 +612,4 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
     }
 
-    // MARK: - Policy
-
-    /// Whether the settings let this request run now. Background App Refresh off (for the
-    /// phone or the app) or Low Power Mode on: never; Wi-Fi only: only on Wi-Fi (FACTS.md §5).
-    func settingsAllow(_ task: EligibleTask) -> Bool {
-        guard setup.apps[task.app].backgroundRefresh, !lowPower else { return false }
-        switch setup.settings.backgroundAppRefresh {
-        case .off: return false
-        case .wifi: return networkState.kind == .wifi
-        case .wifiAndCellular: return true
-        }
-    }
-
-    mutating func consultPolicy() {
-        guard isOn, !eligible.isEmpty else { return }
-        // Filtering copies; most of the time every request passes, and none needs to.
-        let shown = eligible.allSatisfy(settingsAllow) ? eligible : eligible.filter(settingsAllow)
-        guard !shown.isEmpty else { return }
-        let state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
-                                network: networkState.kind, inUse: screenOn, inCall: inCall, lowPowerMode: lowPower)
-        let decision = policy.decide(state, eligible: shown)
-        let ids: [TaskID]
-        switch decision.start {
-        case .none: ids = []
-        case .all where shown.count == eligible.count:
-            // Everything starts: no list of ids to build or search.
-            let all = eligible
-            eligible.removeAll(keepingCapacity: true)
-            for task in all { start(task.id) }
-            ids = []
-            rescheduleBatteryEvent()
-        case .all: ids = shown.map(\.id)
-        case .some(let chosen):
-            for id in chosen {
-                require(shown.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
-            }
-            ids = chosen
-        }
-        if !ids.isEmpty {
-            eligible.removeAll { ids.contains($0.id) }
-            for id in ids { start(id) }
-            rescheduleBatteryEvent()
-        }
-        if let h = policyWake { sim.cancel(h) }
-        policyWake = nil
-        if let at = decision.reconsiderAt {
-            // Strictly later: a policy woken at the instant it was asked could loop there forever.
-            require(at > sim.now, "policy \(policy.name) asked to be woken at \(at), which is not after now (\(sim.now))")
-            policyWake = sim.schedule(.policyWake, at: at, priority: Self.policyPriority)
-        }
-    }
 }

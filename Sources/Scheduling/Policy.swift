@@ -10,7 +10,7 @@ public struct DeviceState: Sendable {
     public var isCharging: Bool
     /// The connection the phone has.
     public var network: NetworkKind = .wifi
-    /// Whether the person is using the phone (an app in the foreground).
+    /// Whether the person is using the phone (an app in the foreground, or a call).
     public var inUse = false
     public var inCall = false
     public var lowPowerMode = false
@@ -34,6 +34,9 @@ public struct EligibleTask: Sendable {
     public var kind: TaskKind
     public var submitted: SimInstant
     public var earliestBegin: SimInstant
+    /// Processing requests' requirements (already met when the policy is shown the request).
+    public var requiresExternalPower = false
+    public var requiresNetworkConnectivity = false
 }
 
 /// Which eligible tasks to start.
@@ -62,8 +65,9 @@ public struct PolicyDecision: Sendable, Equatable {
 
 /// Chooses when allowed background work runs.
 ///
-/// The system decides what is allowed (the gates: phone on, `earliestBeginDate` passed);
-/// a policy chooses among what is allowed. It is asked at decision points — a request
+/// The system decides what is allowed (the gates: phone on, `earliestBeginDate` passed,
+/// Background App Refresh, Low Power Mode, the app switcher, processing requirements); a
+/// policy chooses among what is allowed. It is asked at decision points — a request
 /// became eligible, the charger was connected or removed, a task ended, the phone booted,
 /// or a time the policy asked for came — and sees only the device's observable state and
 /// the eligible requests. It cannot see the future, cannot reach the event queue, and can

@@ -16,7 +16,7 @@ let minimal = """
     network: home-office
     people: median
     apps:
-      - name: news
+      - news
     policies: [eager]
     phone: iphone-15
     """
@@ -59,11 +59,11 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:1:1: duration: missing; expected a duration such as 7d"),
         ("duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
          "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"),
-        (minimalWith("  - name: news", "  - name: a\n  - name: a"),
+        (minimalWith("  - news", "  - name: a\n  - name: a"),
          "s.yaml:8:5: apps[1].name: another app is already named 'a'"),
         (minimalWith("[eager]", "[eager, lazy]"),
          "s.yaml:8:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only"),
-        (minimalWith("apps:\n  - name: news", "apps: {name: a}"),
+        (minimalWith("apps:\n  - news", "apps: {name: a}"),
          "s.yaml:6:7: apps: expected a list, got a mapping"),
         (minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
          "s.yaml:5:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"),
@@ -71,7 +71,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:10:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"),
         ("name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
          "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
-        (minimalWith("name: news", "name: a/b"),
+        (minimalWith("  - news", "  - name: a/b"),
          "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
         ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
          "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
@@ -91,6 +91,22 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:4:66: network.weekday[0].network: unknown network 'lan'; known: wifi, cellular, none"),
         (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
          "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"),
+        (minimalWith("  - news", "  - newz"),
+         "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for \(repoRoot.path)/models/apps/newz.yaml); known: mail, news, photos, podcasts, weather"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),
+         "s.yaml:7:39: apps[0].tasks[0].kind: unknown task kind 'urgent'; known: refresh, processing"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh}, {id: a.x, kind: processing}]}"),
+         "s.yaml:7:57: apps[0].tasks[1].id: the app already registers 'a.x'; identifiers are registered once"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, cpu: {poisson: 3s}}]}"),
+         "s.yaml:7:60: apps[0].tasks[0].cpu.poisson: unknown distribution 'poisson'; expected a duration such as 3s or one of exponential, uniform or lognormal"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, down_kb: {uniform: [90, 10]}}]}"),
+         "s.yaml:7:64: apps[0].tasks[0].down_kb.uniform: expected low <= high"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
+         "s.yaml:7:58: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler"),
+        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),
+         "s.yaml:7:46: apps[0].tasks[0].requires_external_power: unknown key 'requires_external_power'; Known keys: id, kind, submit_on, earliest_begin, interval, cpu, up_kb, down_kb, cpu_share_pct, success_pct"),
+        (minimal + "\nsystem:\n  background_time: ios5\n",
+         "s.yaml:11:20: system.background_time: expected a duration or a preset: ios13 (30 s), ios7 (180 s), ios6 (600 s)"),
 ]
 
 func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
@@ -110,20 +126,23 @@ struct ScenarioTests {
         #expect(s.seed == 42)
         #expect(s.replications == 10)
         #expect(s.setup.duration == .days(7))
-        #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts"])
+        #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts", "photos"])
         #expect(s.policies.map(\.name) == ["eager", "charge-only"])
         #expect(s.setup.battery.capacityWh == 12.98)
         #expect(s.setup.battery.model == .linear)
         #expect(try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "phone.battery.model=kibam")!]).setup.battery.model == .kibam)
         #expect(s.setup.charging.plugIn == .hours(23))
-        #expect(s.setup.refreshBudget == .seconds(30))
+        #expect(s.setup.system.refreshBudget == .seconds(30))
+        #expect(s.setup.system.backgroundTime == .seconds(30), "the ios13 preset")
+        #expect(s.setup.apps[4].tasks[0].requiresExternalPower)
     }
 
     @Test func defaultsFillWhatAFileLeavesOut() throws {
         let s = try Scenario.parse(yaml: minimal, file: "scenarios/minimal.yaml")
         #expect(s.name == "minimal", "named after the file")
         #expect(s.seed == 1 && s.replications == 10)
-        #expect(s.setup.apps[0].refreshInterval == .hours(1))
+        #expect(s.setup.apps[0].tasks[0].interval == .hours(1), "from models/apps/news.yaml")
+        #expect(s.setup.system.processingBudget == .minutes(5))
     }
 
     @Test func aMissingFileIsNamed() {
@@ -150,12 +169,12 @@ struct ScenarioTests {
 
     @Test func overridesReplaceAddAndAreCheckedLikeTheFile() throws {
         let s = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
-            Override(parsing: "apps[0].refresh_every=20m")!,
+            Override(parsing: "apps[0].tasks[0].interval=20m")!,
             Override(parsing: "phone.battery.capacity_wh=17.11")!,
             Override(parsing: "policies=[charge-only, eager]")!,
             Override(parsing: "seed=7")!,
         ])
-        #expect(s.setup.apps[0].refreshInterval == .minutes(20))
+        #expect(s.setup.apps[0].tasks[0].interval == .minutes(20), "a key inside an app profile's list")
         #expect(s.setup.battery.capacityWh == 17.11, "a key under a profile name overrides the profile")
         #expect(s.policies.map(\.name) == ["charge-only", "eager"])
         #expect(s.seed == 7)

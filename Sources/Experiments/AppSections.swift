@@ -1,0 +1,179 @@
+import PhoneWorld
+import Scheduling
+import SimEngine
+import SimRandom
+
+/// Reads the `apps` and `system` sections: the app models (usually profiles under
+/// `models/apps/`) and the limits iOS sets on background work.
+extension Scenario {
+    static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppParameters] {
+        var apps: [AppParameters] = []
+        for (i, item) in try r.list(node, at: path).enumerated() {
+            let p = path.appending(index: i)
+            var m = try r.mapping(item, at: p)
+            let name = try m.required("name", "the app's name", r.name)
+            if apps.contains(where: { $0.name == name }) {
+                throw r.error(item, p.appending("name"), "another app is already named '\(name)'")
+            }
+            var a = AppParameters(name: name)
+            a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
+            }
+            a.launchDownBytes = try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+            } * 1000
+            a.backgroundRefresh = try m.optional("background_refresh", default: a.backgroundRefresh, r.bool)
+            a.cpuPowerW = try m.optional("cpu_w", default: a.cpuPowerW) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a CPU power in watts >= 0") { $0 >= 0 }
+            }
+            a.expirationResponse = try m.optional("expiration_response", default: a.expirationResponse) { n, p throws(ScenarioError) in
+                try r.duration(n, p, allowZero: true)
+            }
+            a.forgetsCompletion = try m.optional("forgets_completion_pct", default: a.forgetsCompletion, percent(r, "a share"))
+            a.forgetsEndBackground = try m.optional("forgets_end_background_pct", default: a.forgetsEndBackground, percent(r, "a share"))
+            a.cancelOnOpen = try m.optional("cancel_on_open", default: a.cancelOnOpen, r.bool)
+            a.tasks = try m.optional("tasks", default: []) { n, p throws(ScenarioError) in try readTasks(n, p, r) }
+            a.permittedIdentifiers = try m.optional("permitted_identifiers", default: nil) { n, p throws(ScenarioError) in
+                var ids: [String] = []
+                for (j, item) in try r.list(n, at: p).enumerated() { ids.append(try r.name(item, p.appending(index: j))) }
+                return ids
+            }
+            a.backgroundWork = try m.optional("background_work", default: []) { n, p throws(ScenarioError) in
+                var out: [BackgroundWork] = []
+                for (j, item) in try r.list(n, at: p).enumerated() {
+                    let q = p.appending(index: j)
+                    var w = try r.mapping(item, at: q)
+                    var work = BackgroundWork()
+                    work.probability = try w.optional("probability_pct", default: work.probability, percent(r, "a chance"))
+                    work.cpu = try w.optional("cpu", default: work.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+                    work.upBytes = try w.optional("up_kb", default: work.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                    work.downBytes = try w.optional("down_kb", default: work.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                    try w.finish()
+                    out.append(work)
+                }
+                return out
+            }
+            try m.finish()
+            apps.append(a)
+        }
+        return apps
+    }
+
+    static func readTasks(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
+        var out: [AppTask] = []
+        for (i, item) in try r.list(node, at: path).enumerated() {
+            let p = path.appending(index: i)
+            var m = try r.mapping(item, at: p)
+            let id = try m.required("id", "the task's BGTaskScheduler identifier, such as com.example.refresh", r.name)
+            if out.contains(where: { $0.identifier == id }) {
+                // iOS kills an app that registers one identifier twice (FACTS.md §2).
+                throw r.error(item, p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
+            }
+            let kind = try m.required("kind", "refresh or processing") { n, p throws(ScenarioError) in
+                try r.choice(n, p, AppTask.Kind.self, what: "task kind")
+            }
+            var t = AppTask(identifier: id, kind: kind)
+            t.submitOn = try m.optional("submit_on", default: t.submitOn) { n, p throws(ScenarioError) in
+                var triggers: Set<AppTask.Trigger> = []
+                for (j, item) in try r.list(n, at: p).enumerated() {
+                    triggers.insert(try r.choice(item, p.appending(index: j), AppTask.Trigger.self, what: "trigger"))
+                }
+                return triggers
+            }
+            t.earliestBegin = try m.optional("earliest_begin", default: t.earliestBegin) { n, p throws(ScenarioError) in
+                try r.duration(n, p, allowZero: true)
+            }
+            t.interval = try m.optional("interval", default: t.interval) { n, p throws(ScenarioError) in try r.duration(n, p) }
+            t.cpu = try m.optional("cpu", default: t.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+            t.upBytes = try m.optional("up_kb", default: t.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+            t.downBytes = try m.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+            t.cpuShare = try m.optional("cpu_share_pct", default: t.cpuShare, percent(r, "a share of one core"))
+            t.successProbability = try m.optional("success_pct", default: t.successProbability, percent(r, "a chance"))
+            if kind == .processing {
+                t.requiresExternalPower = try m.optional("requires_external_power", default: false, r.bool)
+                t.requiresNetworkConnectivity = try m.optional("requires_network", default: false, r.bool)
+            }
+            try m.finish()
+            out.append(t)
+        }
+        return out
+    }
+
+    /// A distribution of seconds: `3s`, `{exponential: 3s}`, `{uniform: [1s, 5s]}`,
+    /// `{lognormal: {median: 2s, sigma: 1}}`.
+    static func seconds(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
+        try distribution(node, path, r, unit: "a duration such as 3s") { n, p throws(ScenarioError) in
+            try r.duration(n, p, allowZero: true).seconds
+        }
+    }
+
+    /// A distribution of sizes in kilobytes (1000 bytes), returned in bytes: `50`,
+    /// `{exponential: 50}`, `{uniform: [10, 90]}`, `{lognormal: {median: 50, sigma: 1}}`.
+    static func bytes(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
+        try distribution(node, path, r, unit: "a size in kilobytes >= 0") { n, p throws(ScenarioError) in
+            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 } * 1000
+        }
+    }
+
+    static func distribution(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader, unit: String,
+                             _ value: (ConfigNode, KeyPath) throws(ScenarioError) -> Double) throws(ScenarioError) -> Distribution {
+        guard case .mapping(let pairs) = node.value else { return .fixed(try value(node, path)) }
+        let shapes = "exponential, uniform or lognormal"
+        guard pairs.count == 1, let (key, _, inner) = pairs.first.map({ ($0.key, $0.keyLine, $0.value) }) else {
+            throw r.error(node, path, "expected \(unit), or one of \(shapes) with its parameters")
+        }
+        let p = path.appending(key)
+        switch key {
+        case "exponential":
+            return .exponential(mean: try value(inner, p))
+        case "uniform":
+            let bounds = try r.list(inner, at: p)
+            guard bounds.count == 2 else { throw r.error(inner, p, "expected [low, high]") }
+            let low = try value(bounds[0], p.appending(index: 0)), high = try value(bounds[1], p.appending(index: 1))
+            guard low <= high else { throw r.error(inner, p, "expected low <= high") }
+            return .uniform(low: low, high: high)
+        case "lognormal":
+            var m = try r.mapping(inner, at: p)
+            let median = try m.required("median", unit, value)
+            guard median > 0 else { throw r.error(inner, p.appending("median"), "expected a median > 0") }
+            let sigma = try m.required("sigma", "the shape, a number >= 0") { n, p throws(ScenarioError) in
+                try r.number(n, p, "a number >= 0") { $0 >= 0 }
+            }
+            try m.finish()
+            return .lognormal(median: median, sigma: sigma)
+        default:
+            throw r.error(inner, p, "unknown distribution '\(key)'; expected \(unit) or one of \(shapes)")
+        }
+    }
+
+    static func readSystem(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> SystemRules {
+        var m = try r.mapping(node, at: path)
+        var s = SystemRules()
+        s.refreshBudget = try m.optional("refresh_budget", default: s.refreshBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        s.processingBudget = try m.optional("processing_budget", default: s.processingBudget) { n, p throws(ScenarioError) in
+            try r.duration(n, p)
+        }
+        s.backgroundTime = try m.optional("background_time", default: s.backgroundTime) { n, p throws(ScenarioError) in
+            if case .scalar(let t, _) = n.value, let grant = BackgroundTimeGrant(rawValue: t) { return grant.duration }
+            guard case .scalar(let t, _) = n.value, ConfigReader.parseDuration(t) != nil else {
+                let presets = BackgroundTimeGrant.allCases.map { "\($0.rawValue) (\(Int($0.duration.seconds)) s)" }
+                throw r.error(n, p, "expected a duration or a preset: \(presets.joined(separator: ", "))")
+            }
+            return try r.duration(n, p)
+        }
+        s.expirationGrace = try m.optional("expiration_grace", default: s.expirationGrace) { n, p throws(ScenarioError) in
+            try r.duration(n, p, allowZero: true)
+        }
+        s.cpuMonitor = try m.optional("cpu_monitor", default: s.cpuMonitor) { n, p throws(ScenarioError) in
+            if case .scalar = n.value { return try r.bool(n, p) ? CPUMonitor() : nil }
+            var c = try r.mapping(n, at: p)
+            var monitor = CPUMonitor()
+            monitor.threshold = try c.optional("threshold_pct", default: monitor.threshold, percent(r, "a share of one core"))
+            monitor.window = try c.optional("window", default: monitor.window) { n, p throws(ScenarioError) in try r.duration(n, p) }
+            try c.finish()
+            return monitor
+        }
+        try m.finish()
+        return s
+    }
+}

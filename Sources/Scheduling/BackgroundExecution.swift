@@ -1,0 +1,544 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// The rules iOS enforces on apps and their background work (FACTS.md §1-3): the life
+/// cycle, BGTaskScheduler submissions, the gates, budgets and expiration, and finite-length
+/// background time.
+extension PhoneSimulation {
+    // MARK: - Submitting
+
+    /// Requests pending when the simulation starts, as if submitted when the app was last
+    /// used: `earliestBeginDate` at a random phase within the task's interval, so apps with
+    /// equal intervals do not run in lockstep.
+    mutating func submitInitialRequests() {
+        for app in setup.apps.indices {
+            for (k, task) in setup.apps[app].tasks.enumerated() where task.submitOn.contains(.start) {
+                let phase = SimDuration(seconds: streams.apps[app].uniform() * task.interval.seconds)
+                submit(app: app, task: k, earliestBegin: .after(phase))
+            }
+        }
+    }
+
+    /// The app calls `BGTaskScheduler.submit` for its task `k`.
+    mutating func submit(app: Int, task k: Int, earliestBegin: SimInstant) {
+        let model = setup.apps[app].tasks[k]
+        let appModel = setup.apps[app]
+        let stream = streams.apps[app]
+        let id = TaskID(tasks.count)
+        var request = TaskRequest(
+            id: id, app: app, kind: model.kind == .refresh ? .refresh : .processing, identifier: model.identifier,
+            submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
+            work: SimDuration(seconds: model.cpu.draw(stream)), powerW: appModel.cpuPowerW ?? setup.power.cpuBackgroundW)
+        request.upBytes = model.upBytes.draw(stream)
+        request.downBytes = model.downBytes.draw(stream)
+        request.success = stream.bernoulli(model.successProbability)
+        request.forgetsCompletion = stream.bernoulli(appModel.forgetsCompletion)
+        request.expirationResponse = appModel.expirationResponse
+        request.cpuShare = model.cpuShare
+        if model.kind == .processing {
+            request.requiresExternalPower = model.requiresExternalPower
+            request.requiresNetworkConnectivity = model.requiresNetworkConnectivity
+        }
+        tasks.append(TaskState(request: request, model: k))
+        // Background App Refresh off, for the phone or the app, turns both kinds off (FACTS.md §5).
+        let available = setup.settings.backgroundAppRefresh != .off && appModel.backgroundRefresh
+        let pending = BGTaskScheduler.Pending(identifier: model.identifier, kind: request.kind, task: id,
+                                              earliestBegin: request.earliestBegin)
+        switch apps[app].scheduler.submit(pending, available: available) {
+        case .failure(let error):
+            tasks[id.rawValue].rejection = error
+            finish(id, .rejected, at: sim.now)
+        case .success(let replaced):
+            if let replaced { finish(replaced, .replaced, at: sim.now) }
+            sink.taskEvent(.submitted(request, replaced: replaced), at: sim.now)
+            tasks[id.rawValue].eligibleEvent = sim.schedule(.eligible(id), at: request.earliestBegin, priority: Self.arrivalPriority)
+        }
+    }
+
+    mutating func makeEligible(_ id: TaskID) {
+        tasks[id.rawValue].eligibleEvent = nil
+        guard tasks[id.rawValue].status == .waiting else { return }
+        tasks[id.rawValue].status = .eligible
+        let r = tasks[id.rawValue].request
+        eligible.append(EligibleTask(id: id, app: r.app, kind: r.kind, submitted: r.submitted, earliestBegin: r.earliestBegin,
+                                     requiresExternalPower: r.requiresExternalPower,
+                                     requiresNetworkConnectivity: r.requiresNetworkConnectivity))
+    }
+
+    /// `cancelAllTaskRequests()`.
+    mutating func cancelAll(app: Int) {
+        for id in apps[app].scheduler.cancelAll() { finish(id, .cancelled, at: sim.now) }
+    }
+
+    // MARK: - Gates
+
+    /// Whether the person is using the phone: an app in the foreground, or a call.
+    var inUse: Bool { foreground != nil || inCall }
+
+    /// Whether the system lets this request start now (FACTS.md §1-5): the phone on,
+    /// Background App Refresh on (for the phone and the app, on Wi-Fi if it says so), Low
+    /// Power Mode off, the app in the switcher and not in the foreground; for processing, the
+    /// phone idle and the request's power and network requirements met.
+    func gatesOpen(_ task: EligibleTask) -> Bool {
+        guard isOn, !lowPower, setup.apps[task.app].backgroundRefresh else { return false }
+        switch setup.settings.backgroundAppRefresh {
+        case .off: return false
+        case .wifi: guard networkState.kind == .wifi else { return false }
+        case .wifiAndCellular: break
+        }
+        let life = apps[task.app].life
+        guard !life.swipedAway, !life.state.isForeground else { return false }
+        guard task.kind == .processing else { return true }
+        if inUse { return false }
+        if task.requiresExternalPower && !isCharging { return false }
+        if task.requiresNetworkConnectivity && networkState.kind == .none { return false }
+        return true
+    }
+
+    // MARK: - Running
+
+    func budget(_ kind: TaskKind) -> SimDuration {
+        switch kind {
+        case .refresh: setup.system.refreshBudget
+        case .processing: setup.system.processingBudget
+        case .finiteLength: setup.system.backgroundTime
+        }
+    }
+
+    /// Starts a scheduled task: the system launches or resumes the app in the background and
+    /// calls the task's handler, which resubmits if the app does that; the task transfers its
+    /// data, then computes, within its budget.
+    mutating func start(_ id: TaskID) {
+        require(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
+        let r = tasks[id.rawValue].request
+        apps[r.app].scheduler.remove(id)
+        switch apps[r.app].life.state {
+        case .notRunning: launchProcess(r.app, into: .background, cause: .backgroundWork)
+        case .suspended: move(r.app, to: .background, cause: .backgroundWork)
+        case .background: break
+        case .active, .inactive: preconditionFailure("\(id) started while its app is in the foreground")
+        }
+        tasks[id.rawValue].deadline = sim.now + budget(r.kind)
+        begin(id)
+        if let k = tasks[id.rawValue].model, setup.apps[r.app].tasks[k].submitOn.contains(.handler) {
+            submit(app: r.app, task: k, earliestBegin: sim.now + setup.apps[r.app].tasks[k].interval)
+        }
+        watchCPU(id)
+    }
+
+    /// A task begins running: its CPU draws power, its transfers go to the radio.
+    mutating func begin(_ id: TaskID) {
+        let r = tasks[id.rawValue].request
+        tasks[id.rawValue].status = .running
+        tasks[id.rawValue].started = sim.now
+        apps[r.app].running += 1
+        runningCount += 1
+        sink.taskEvent(.started(r, timeRemaining: r.kind == .finiteLength
+            ? backgroundTimeRemaining(app: r.app) : tasks[id.rawValue].deadline.map { $0 - sim.now }), at: sim.now)
+        setCPU(id, on: true)
+        let transfer = Transfer(owner: .task(id.rawValue), upBytes: r.upBytes, downBytes: r.downBytes)
+        if transfer.isEmpty {
+            transfersDone(id)
+        } else {
+            tasks[id.rawValue].phase = .transferring
+            rescheduleEnd(id)
+            send(transfer)
+        }
+    }
+
+    /// Its transfers are done (or there were none): the CPU work runs to its end or the deadline.
+    mutating func transfersDone(_ id: TaskID) {
+        tasks[id.rawValue].phase = .working
+        tasks[id.rawValue].workEnd = sim.now + tasks[id.rawValue].request.work
+        rescheduleEnd(id)
+    }
+
+    mutating func setCPU(_ id: TaskID, on: Bool) {
+        let w = tasks[id.rawValue].request.powerW
+        if on {
+            guard tasks[id.rawValue].cpuSince == nil else { return }
+            tasks[id.rawValue].cpuSince = sim.now
+            taskPowerW += w
+            cpuCount += 1
+        } else {
+            guard let since = tasks[id.rawValue].cpuSince else { return }
+            tasks[id.rawValue].cpuJ += w * (sim.now - since).seconds
+            tasks[id.rawValue].cpuSince = nil
+            taskPowerW -= w
+            cpuCount -= 1
+            if cpuCount == 0 { taskPowerW = 0 }  // no drift from repeated float subtraction
+        }
+    }
+
+    /// Schedules the end of the task's current phase.
+    mutating func rescheduleEnd(_ id: TaskID) {
+        let t = tasks[id.rawValue]
+        if let h = t.endEvent { sim.cancel(h) }
+        let at: SimInstant?
+        switch t.phase {
+        case .transferring, .idle: at = t.deadline
+        case .working: at = t.deadline.map { min($0, t.workEnd!) } ?? t.workEnd
+        case .expiring(let until, _): at = until
+        }
+        tasks[id.rawValue].endEvent = at.map { sim.schedule(.taskEnd(id), at: $0, priority: Self.taskEndPriority) }
+    }
+
+    mutating func taskPhaseEnded(_ id: TaskID) {
+        tasks[id.rawValue].endEvent = nil
+        let t = tasks[id.rawValue]
+        switch t.phase {
+        case .working where sim.now >= t.workEnd!:
+            if t.request.forgetsCompletion {
+                setCPU(id, on: false)
+                tasks[id.rawValue].phase = .idle
+                sink.taskEvent(.workDoneNotCompleted(id), at: sim.now)
+                rescheduleEnd(id)
+            } else {
+                finish(id, .completed, at: sim.now)
+            }
+        case .expiring(_, let kill):
+            if kill { terminate(t.request.app, cause: .terminated) } else { finish(id, .expired, at: sim.now) }
+        default:
+            expire(id, .timeUp)
+        }
+    }
+
+    /// The system calls the task's expiration handler: the app stops its transfers and ends
+    /// the task after its response time, unless it never ends it or takes longer than the
+    /// grace the system gives, in which case the app is terminated at the end of the grace.
+    mutating func expire(_ id: TaskID, _ reason: ExpirationReason) {
+        let t = tasks[id.rawValue]
+        sink.taskEvent(.expiration(id, reason), at: sim.now)
+        if t.phase == .transferring { cancelTransfer(of: id) }
+        let grace = setup.system.expirationGrace
+        let response = t.request.expirationResponse
+        if t.request.forgetsCompletion {
+            setCPU(id, on: false)
+            tasks[id.rawValue].phase = .expiring(until: sim.now + grace, kill: true)
+        } else if response > grace {
+            tasks[id.rawValue].phase = .expiring(until: sim.now + grace, kill: true)
+        } else if response == .zero {
+            finish(id, .expired, at: sim.now)
+            return
+        } else {
+            tasks[id.rawValue].phase = .expiring(until: sim.now + response, kill: false)
+        }
+        if tasks[id.rawValue].phase == .expiring(until: sim.now, kill: true) {
+            terminate(t.request.app, cause: .terminated)
+        } else {
+            rescheduleEnd(id)
+        }
+    }
+
+    /// Whether a running task's expiration handler has been called.
+    func isExpiring(_ id: TaskID) -> Bool {
+        if case .expiring = tasks[id.rawValue].phase { true } else { false }
+    }
+
+    /// Ends running tasks the system stops early: processing tasks when the person starts
+    /// using the phone, and those that require external power when the charger goes.
+    mutating func endProcessing(_ reason: ExpirationReason, where condition: (TaskRequest) -> Bool) {
+        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.kind == .processing {
+            let id = TaskID(i)
+            if !isExpiring(id) && condition(tasks[i].request) { expire(id, reason) }
+        }
+    }
+
+    /// The charger came or went: tasks that require power lose it; the CPU monitor watches
+    /// only on battery.
+    mutating func powerChanged() {
+        if !isCharging { endProcessing(.powerLost) { $0.requiresExternalPower } }
+        for i in tasks.indices where tasks[i].status == .running { watchCPU(TaskID(i)) }
+    }
+
+    /// Arms or disarms the CPU monitor for a running task (FACTS.md §2).
+    mutating func watchCPU(_ id: TaskID) {
+        let t = tasks[id.rawValue]
+        guard t.status == .running, let monitor = setup.system.cpuMonitor else { return }
+        let watched = !isCharging && t.request.kind == .processing && !t.request.requiresExternalPower
+            && t.request.cpuShare > monitor.threshold && !isExpiring(id)
+        if watched, t.monitorEvent == nil {
+            tasks[id.rawValue].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: Self.taskEndPriority)
+        } else if !watched, let h = t.monitorEvent {
+            sim.cancel(h)
+            tasks[id.rawValue].monitorEvent = nil
+        }
+    }
+
+    mutating func cpuMonitorFired(_ id: TaskID) {
+        tasks[id.rawValue].monitorEvent = nil
+        guard tasks[id.rawValue].status == .running else { return }
+        terminate(tasks[id.rawValue].request.app, cause: .terminated)
+    }
+
+    /// Moves a task to its final state and reports it. A running task's app is suspended
+    /// when it has no work left in the background, unless `suspendIfIdle` is false (the app
+    /// is being terminated).
+    mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, suspendIfIdle: Bool = true) {
+        var t = tasks[id.rawValue]
+        if case .ended(let earlier) = t.status { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
+        let app = t.request.app
+        var energyJ = 0.0
+        switch t.status {
+        case .running:
+            setCPU(id, on: false)
+            runningCount -= 1
+            apps[app].running -= 1
+            tasks[id.rawValue].status = .ended(outcome)
+            // Ended first, so a transfer that happens to finish at this instant does not
+            // start the work of a task that is over.
+            if tasks[id.rawValue].phase == .transferring { cancelTransfer(of: id) }
+            t = tasks[id.rawValue]
+            if let h = t.endEvent { sim.cancel(h) }
+            if let h = t.monitorEvent { sim.cancel(h) }
+            t.endEvent = nil
+            t.monitorEvent = nil
+            energyJ = t.cpuJ + t.radioJ
+        case .eligible:
+            eligible.removeAll { $0.id == id }
+            apps[app].scheduler.remove(id)
+        case .waiting:
+            if let h = t.eligibleEvent { sim.cancel(h) }
+            t.eligibleEvent = nil
+            apps[app].scheduler.remove(id)
+        case .ended: preconditionFailure("unreachable")
+        }
+        t.status = .ended(outcome)
+        tasks[id.rawValue] = t
+        var record = TaskRecord(request: t.request, started: t.started, ended: time, outcome: outcome,
+                                energyJ: energyJ, radioEnergyJ: t.radioJ)
+        record.success = outcome == .completed && t.request.success
+        record.rejection = t.rejection
+        sink.taskEnded(record)
+        if suspendIfIdle, t.started != nil, apps[app].running == 0, apps[app].life.state == .background {
+            move(app, to: .suspended, cause: .workDone)
+        }
+    }
+
+    // MARK: - Life cycle
+
+    mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause) {
+        let from = apps[app].life.state
+        apps[app].life.move(to: state, cause: cause)
+        sink.lifecycle(LifecycleTransition(app: app, from: from, to: state, cause: cause), at: sim.now)
+    }
+
+    /// Starts the app's process; it registers its task identifiers before launching finishes.
+    mutating func launchProcess(_ app: Int, into state: AppState, cause: LifecycleCause) {
+        move(app, to: state, cause: cause)
+        for task in setup.apps[app].tasks {
+            switch apps[app].scheduler.register(task.identifier) {
+            case .registered: break
+            case .notPermitted: sink.taskEvent(.registrationFailed(app: app, identifier: task.identifier), at: sim.now)
+            case .duplicate: preconditionFailure("identifiers are unique per app")
+            }
+        }
+    }
+
+    /// Ends the app's process: its running work is killed; pending requests stay with the
+    /// system.
+    mutating func terminate(_ app: Int, cause: LifecycleCause) {
+        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app {
+            finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false)
+        }
+        apps[app].scheduler.processEnded()
+        apps[app].enteredBackground = nil
+        if frontApp == app { frontApp = nil }
+        move(app, to: .notRunning, cause: cause)
+    }
+
+    /// Puts the app the person is looking at in the foreground and the one they left in the
+    /// background. A call takes the foreground from an app and gives it back.
+    mutating func updateFront(cause: LifecycleCause) {
+        let wanted = inCall ? nil : foreground.flatMap { world.people.launches[$0].app }
+        guard wanted != frontApp else { return }
+        if let old = frontApp {
+            frontApp = nil
+            enterBackground(old, cause: cause == .open ? .leave : cause)
+        }
+        if let new = wanted {
+            frontApp = new
+            enterForeground(new, cause: cause)
+        }
+    }
+
+    mutating func enterForeground(_ app: Int, cause: LifecycleCause) {
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .inactive, cause: cause)
+        case .background, .suspended: move(app, to: .inactive, cause: cause)
+        case .active, .inactive: preconditionFailure("app \(app) is already in the foreground")
+        }
+        move(app, to: .active, cause: cause)
+        apps[app].enteredBackground = nil
+        // Finite-length work keeps running in the foreground, without a deadline.
+        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app
+            && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
+            tasks[i].deadline = nil
+            rescheduleEnd(TaskID(i))
+        }
+        if cause == .open && setup.apps[app].cancelOnOpen { cancelAll(app: app) }
+    }
+
+    /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length
+    /// work and submit requests; then it is suspended unless it has work running.
+    mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
+        move(app, to: .inactive, cause: cause)
+        move(app, to: .background, cause: cause)
+        apps[app].enteredBackground = sim.now
+        let deadline = sim.now + setup.system.backgroundTime
+        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app
+            && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
+            tasks[i].deadline = deadline
+            rescheduleEnd(TaskID(i))
+        }
+        // After the horizon only the work already running finishes.
+        if draining {
+            if apps[app].running == 0 { move(app, to: .suspended, cause: .workDone) }
+            return
+        }
+        let model = setup.apps[app]
+        let stream = streams.appLeave[app]
+        for (n, work) in model.backgroundWork.enumerated() {
+            // Drawn whether or not the work begins, so later draws stay aligned.
+            let begins = stream.bernoulli(work.probability)
+            let cpu = work.cpu.draw(stream), up = work.upBytes.draw(stream), down = work.downBytes.draw(stream)
+            let forgets = stream.bernoulli(model.forgetsEndBackground)
+            guard begins else { continue }
+            let id = TaskID(tasks.count)
+            var request = TaskRequest(id: id, app: app, kind: .finiteLength, identifier: "background-work.\(n)",
+                                      submitted: sim.now, earliestBegin: sim.now, work: SimDuration(seconds: cpu),
+                                      powerW: model.cpuPowerW ?? setup.power.cpuBackgroundW)
+            request.upBytes = up
+            request.downBytes = down
+            request.forgetsCompletion = forgets
+            request.expirationResponse = model.expirationResponse
+            tasks.append(TaskState(request: request, model: nil))
+            tasks[id.rawValue].deadline = deadline
+            begin(id)
+        }
+        for (k, task) in model.tasks.enumerated() where task.submitOn.contains(.background) {
+            submit(app: app, task: k, earliestBegin: sim.now + task.earliestBegin)
+        }
+        if apps[app].running == 0 && apps[app].life.state == .background { move(app, to: .suspended, cause: .workDone) }
+    }
+
+    /// `UIApplication.backgroundTimeRemaining` for the app now: the rest of the grant while
+    /// it is in the background with finite-length work, unlimited in the foreground (iOS
+    /// returns `greatestFiniteMagnitude`), nothing otherwise.
+    public func backgroundTimeRemaining(app: Int) -> SimDuration? {
+        let life = apps[app].life
+        if life.state.isForeground { return nil }
+        guard life.state == .background, let entered = apps[app].enteredBackground else { return .zero }
+        return max(.zero, entered + setup.system.backgroundTime - sim.now)
+    }
+
+    // MARK: - The person
+
+    mutating func launch(_ i: Int) {
+        let l = world.people.launches[i]
+        if i + 1 < world.people.launches.count { scheduleWorld(.launch(i + 1), at: world.people.launches[i + 1].start) }
+        scheduleWorld(.leave(i), at: l.end)
+        let wasInUse = inUse
+        foreground = i
+        sink.worldEvent(.launch(app: l.app), at: sim.now)
+        guard isOn else { return }
+        // The system ends processing tasks when the person starts using the phone (FACTS.md §2).
+        if !wasInUse { endProcessing(.deviceInUse) { _ in true } }
+        updateFront(cause: .open)
+        if let app = l.app, setup.apps[app].launchDownBytes > 0 {
+            send(Transfer(owner: .foreground, upBytes: 0, downBytes: setup.apps[app].launchDownBytes))
+        }
+    }
+
+    mutating func leave(_ i: Int) {
+        let l = world.people.launches[i]
+        if foreground == i { foreground = nil }
+        sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
+        guard isOn else { return }
+        updateFront(cause: .leave)
+        // A swipe in the app switcher terminates the app, unless the person went straight
+        // back to it.
+        if let app = l.app, l.swipedAway, frontApp != app {
+            if apps[app].life.state.isRunning {
+                terminate(app, cause: .swipe)
+            } else {
+                apps[app].life.markSwipedAway()
+            }
+        }
+    }
+
+    mutating func startCall(_ i: Int) {
+        if i + 1 < world.people.calls.count { scheduleWorld(.call(i + 1), at: world.people.calls[i + 1].start) }
+        scheduleWorld(.callEnd(i), at: world.people.calls[i].end)
+        let wasInUse = inUse
+        inCall = true
+        sink.worldEvent(.callStarted, at: sim.now)
+        guard isOn else { return }
+        if !wasInUse { endProcessing(.deviceInUse) { _ in true } }
+        updateFront(cause: .call)
+    }
+
+    mutating func endCall() {
+        inCall = false
+        sink.worldEvent(.callEnded, at: sim.now)
+        guard isOn else { return }
+        updateFront(cause: .call)
+    }
+
+    /// Memory pressure purges a suspended app, without notice (FACTS.md §1).
+    mutating func purge(_ i: Int) {
+        let p = world.people.purges[i]
+        if i + 1 < world.people.purges.count { scheduleWorld(.purge(i + 1), at: world.people.purges[i + 1].time) }
+        var victim: Int?
+        if let named = p.app {
+            victim = apps[named].life.state == .suspended ? named : nil
+        } else {
+            var suspended = 0
+            for a in apps.indices where apps[a].life.state == .suspended { suspended += 1 }
+            if suspended > 0 {
+                var pick = min(Int(p.pick * Double(suspended)), suspended - 1)
+                for a in apps.indices where apps[a].life.state == .suspended {
+                    if pick == 0 { victim = a; break }
+                    pick -= 1
+                }
+            }
+        }
+        if let victim { terminate(victim, cause: .purge) }
+        sink.worldEvent(.purge(app: victim), at: sim.now)
+    }
+
+    // MARK: - Policy
+
+    mutating func consultPolicy() {
+        guard isOn, !eligible.isEmpty else { return }
+        // Filtering copies; most of the time every request passes, and none needs to.
+        let shown = eligible.allSatisfy(gatesOpen) ? eligible : eligible.filter(gatesOpen)
+        guard !shown.isEmpty else { return }
+        let state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
+                                network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
+        let decision = policy.decide(state, eligible: shown)
+        let ids: [TaskID]
+        switch decision.start {
+        case .none: ids = []
+        case .all: ids = shown.map(\.id)
+        case .some(let chosen):
+            for id in chosen {
+                require(shown.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
+            }
+            ids = chosen
+        }
+        if !ids.isEmpty {
+            eligible.removeAll { ids.contains($0.id) }
+            for id in ids { start(id) }
+            rescheduleBatteryEvent()
+        }
+        if let h = policyWake { sim.cancel(h) }
+        policyWake = nil
+        if let at = decision.reconsiderAt {
+            // Strictly later: a policy woken at the instant it was asked could loop there forever.
+            require(at > sim.now, "policy \(policy.name) asked to be woken at \(at), which is not after now (\(sim.now))")
+            policyWake = sim.schedule(.policyWake, at: at, priority: Self.policyPriority)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import SimEngine
+
+/// The states of an iOS app (FACTS.md §1).
+public enum AppState: String, Sendable, CaseIterable {
+    case notRunning = "not_running"
+    /// In the foreground, not receiving events (launching, resigning, during a call).
+    case inactive
+    /// In the foreground, receiving events.
+    case active
+    /// Executing code off screen.
+    case background
+    /// In memory, executing nothing.
+    case suspended
+
+    /// Whether the app is in memory.
+    public var isRunning: Bool { self != .notRunning }
+    public var isForeground: Bool { self == .active || self == .inactive }
+}
+
+/// The `UIApplicationDelegate` calls that accompany transitions (FACTS.md §1).
+public enum DelegateEvent: String, Sendable, CaseIterable {
+    case willFinishLaunching, didFinishLaunching, didBecomeActive, willResignActive
+    case didEnterBackground, willEnterForeground, willTerminate
+}
+
+/// What moved an app between states.
+public enum LifecycleCause: String, Sendable, CaseIterable {
+    /// The person opened the app.
+    case open
+    /// The person left it (home, app switch).
+    case leave
+    /// The person swiped it away in the app switcher.
+    case swipe
+    /// A call took the foreground, or ended and gave it back.
+    case call
+    /// The system launched or resumed it in the background for background work.
+    case backgroundWork = "background_work"
+    /// Its background work ended, so the system suspended it.
+    case workDone = "work_done"
+    /// Memory pressure purged it while suspended.
+    case purge
+    /// The system terminated it: a task not ended by its expiration, or the CPU monitor.
+    case terminated
+    case shutdown
+}
+
+/// One app's place in the life cycle, with the rules of which moves exist.
+public struct AppLifecycle: Sendable, Equatable {
+    public private(set) var state = AppState.notRunning
+    /// Swiped away in the app switcher and not opened since: no background launches
+    /// (WWDC20 session 10063, FACTS.md §1).
+    public private(set) var swipedAway = false
+
+    public init() {}
+
+    /// The transitions iOS makes (FACTS.md §1). Termination may come from any state.
+    public static func allows(_ from: AppState, _ to: AppState) -> Bool {
+        switch (from, to) {
+        case (.notRunning, .inactive), (.notRunning, .background),
+             (.inactive, .active), (.active, .inactive), (.inactive, .background),
+             (.background, .suspended), (.suspended, .background),
+             (.background, .inactive), (.suspended, .inactive):
+            true
+        case (let f, .notRunning): f != .notRunning
+        default: false
+        }
+    }
+
+    /// The delegate calls that go with a transition. `willTerminate` is not called for a
+    /// suspended app, nor for one the system kills for breaking a rule.
+    public static func delegateEvents(from: AppState, to: AppState, cause: LifecycleCause) -> [DelegateEvent] {
+        switch (from, to) {
+        case (.notRunning, _): [.willFinishLaunching, .didFinishLaunching]
+        case (_, .active): [.didBecomeActive]
+        case (.active, .inactive): [.willResignActive]
+        case (.inactive, .background): [.didEnterBackground]
+        case (.background, .inactive), (.suspended, .inactive): [.willEnterForeground]
+        case (.suspended, .notRunning): []
+        case (_, .notRunning): cause == .terminated || cause == .purge ? [] : [.willTerminate]
+        default: []
+        }
+    }
+
+    /// The person swiped away an app that was not running (its card was still in the switcher).
+    public mutating func markSwipedAway() { swipedAway = true }
+
+    /// Moves to `to`; a move iOS does not make is a programming error.
+    public mutating func move(to new: AppState, cause: LifecycleCause) {
+        precondition(Self.allows(state, new), "no transition from \(state) to \(new) (\(cause))")
+        state = new
+        switch cause {
+        case .open: swipedAway = false
+        case .swipe: swipedAway = true
+        default: break
+        }
+    }
+}
+
+/// A change of an app's state, as sinks see it.
+public struct LifecycleTransition: Sendable, Equatable {
+    public var app: Int
+    public var from: AppState
+    public var to: AppState
+    public var cause: LifecycleCause
+    public var delegateEvents: [DelegateEvent] { AppLifecycle.delegateEvents(from: from, to: to, cause: cause) }
+}
+
+/// How much finite-length background time `beginBackgroundTask` grants (FACTS.md §3).
+public enum BackgroundTimeGrant: String, Sendable, CaseIterable {
+    /// iOS 13 and later: about 30 s.
+    case ios13
+    /// iOS 7 to 12: 180 s.
+    case ios7
+    /// iOS 6 and earlier: 600 s.
+    case ios6
+
+    public var duration: SimDuration {
+        switch self {
+        case .ios13: .seconds(30)
+        case .ios7: .seconds(180)
+        case .ios6: .seconds(600)
+        }
+    }
+}

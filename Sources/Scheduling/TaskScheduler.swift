@@ -1,0 +1,92 @@
+import SimEngine
+
+/// One app's `BGTaskScheduler`: permitted identifiers, registration, and the pending
+/// requests with the rules `submit` enforces (FACTS.md §2).
+///
+/// Pure bookkeeping: it decides what is accepted, replaced, cancelled or pending; the
+/// simulation decides when pending requests run.
+public struct BGTaskScheduler: Sendable {
+    /// At most this many refresh and processing requests pending per app (FACTS.md §2).
+    public static let refreshLimit = 1
+    public static let processingLimit = 10
+
+    /// A request submitted and not yet started.
+    public struct Pending: Sendable, Equatable {
+        public var identifier: String
+        public var kind: TaskKind
+        public var task: TaskID
+        public var earliestBegin: SimInstant
+
+        public init(identifier: String, kind: TaskKind, task: TaskID, earliestBegin: SimInstant) {
+            self.identifier = identifier
+            self.kind = kind
+            self.task = task
+            self.earliestBegin = earliestBegin
+        }
+    }
+
+    public enum Registration: Sendable, Equatable {
+        case registered
+        /// Not in `BGTaskSchedulerPermittedIdentifiers`: registration fails.
+        case notPermitted
+        /// Registered twice in one process: iOS kills the app.
+        case duplicate
+    }
+
+    /// Info.plist `BGTaskSchedulerPermittedIdentifiers`.
+    public let permitted: [String]
+    /// Identifiers registered by the running process, in order.
+    public private(set) var registered: [String] = []
+    /// `getPendingTaskRequests`: pending requests in submission order.
+    public private(set) var pending: [Pending] = []
+
+    public init(permitted: [String]) { self.permitted = permitted }
+
+    /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every
+    /// launch before launching finishes.
+    public mutating func register(_ identifier: String) -> Registration {
+        guard permitted.contains(identifier) else { return .notPermitted }
+        guard !registered.contains(identifier) else { return .duplicate }
+        registered.append(identifier)
+        return .registered
+    }
+
+    /// The process ended: registrations go with it; pending requests stay with the system.
+    public mutating func processEnded() { registered.removeAll() }
+
+    /// `submit(_:)`. On success, returns the request it replaced (same identifier, not yet
+    /// started), if any. `available` is false when Background App Refresh is off for the app
+    /// or the phone.
+    public mutating func submit(_ request: Pending, available: Bool) -> Result<TaskID?, SubmitError> {
+        guard available else { return .failure(.unavailable) }
+        guard permitted.contains(request.identifier) else { return .failure(.notPermitted) }
+        let same = pending.firstIndex { $0.identifier == request.identifier }
+        let others = pending.indices.filter { $0 != same && pending[$0].kind == request.kind }.count
+        let limit = request.kind == .processing ? Self.processingLimit : Self.refreshLimit
+        guard others < limit else { return .failure(.tooManyPendingTaskRequests) }
+        var replaced: TaskID?
+        if let same {
+            replaced = pending[same].task
+            pending.remove(at: same)
+        }
+        pending.append(request)
+        return .success(replaced)
+    }
+
+    /// `cancel(taskRequestWithIdentifier:)`: the cancelled request, if one was pending.
+    public mutating func cancel(identifier: String) -> TaskID? {
+        guard let i = pending.firstIndex(where: { $0.identifier == identifier }) else { return nil }
+        return pending.remove(at: i).task
+    }
+
+    /// `cancelAllTaskRequests()`: the cancelled requests, in submission order.
+    public mutating func cancelAll() -> [TaskID] {
+        defer { pending.removeAll() }
+        return pending.map(\.task)
+    }
+
+    /// The system started (or ended) `task`: it is no longer pending.
+    public mutating func remove(_ task: TaskID) {
+        if let i = pending.firstIndex(where: { $0.task == task }) { pending.remove(at: i) }
+    }
+}

@@ -64,10 +64,11 @@ extension Scenario {
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
             var m = try r.mapping(item, at: p)
-            let id = try m.required("id", "the task's BGTaskScheduler identifier, such as com.example.refresh", r.name)
+            let idNode = try m.required("id", "the task's BGTaskScheduler identifier, such as com.example.refresh") { n, _ in n }
+            let id = try r.name(idNode, p.appending("id"))
             if out.contains(where: { $0.identifier == id }) {
                 // iOS kills an app that registers one identifier twice (FACTS.md §2).
-                throw r.error(item, p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
+                throw r.error(idNode, p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
             }
             let kind = try m.required("kind", "refresh or processing") { n, p throws(ScenarioError) in
                 try r.choice(n, p, AppTask.Kind.self, what: "task kind")
@@ -89,9 +90,11 @@ extension Scenario {
             t.downBytes = try m.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
             t.cpuShare = try m.optional("cpu_share_pct", default: t.cpuShare, percent(r, "a share of one core"))
             t.successProbability = try m.optional("success_pct", default: t.successProbability, percent(r, "a chance"))
-            if kind == .processing {
-                t.requiresExternalPower = try m.optional("requires_external_power", default: false, r.bool)
-                t.requiresNetworkConnectivity = try m.optional("requires_network", default: false, r.bool)
+            t.requiresExternalPower = try m.optional("requires_external_power", default: false, r.bool)
+            t.requiresNetworkConnectivity = try m.optional("requires_network", default: false, r.bool)
+            if kind == .refresh, t.requiresExternalPower || t.requiresNetworkConnectivity {
+                let key = t.requiresExternalPower ? "requires_external_power" : "requires_network"
+                throw r.error(m.node(key), p.appending(key), "only processing tasks have requirements (BGProcessingTaskRequest)")
             }
             try m.finish()
             out.append(t)

@@ -70,6 +70,7 @@ struct ProfileTests {
             .replacingOccurrences(of: "charging: nightly", with: "charging: {}")
             .replacingOccurrences(of: "network: home-office", with: "network: {wifi_radio: {name: w, active_w: 0.4}, cellular_radio: {name: c, active_w: 1}, weekday: [{at: '00:00', network: none}]}")
             .replacingOccurrences(of: "phone: iphone-15", with: "phone: {}")
+            .replacingOccurrences(of: "  - news", with: "  - name: news")
         #expect(parseError(yaml)?.description == "\(dir.path)/people/odd.yaml:2:16: people.calls_per_day: expected a mean number of calls per day from 0 to 1000, got 'lots'")
         #expect(parseError(yaml.replacingOccurrences(of: "people: odd", with: "people: loop"))?.description
                 == "\(dir.path)/people/loop.yaml:1: people.profile: a people profile cannot refer to another people profile")
@@ -89,8 +90,8 @@ struct ProfileTests {
             }
         }
         walk(tree, .root)
-        // Free text: names and descriptions accept any name; `models` is a folder.
-        let freeText: Set<String> = ["name", "description", "models"]
+        // Free text: names, task identifiers and descriptions accept any name; `models` is a folder.
+        let freeText: Set<String> = ["name", "description", "models", "id"]
         var checked = 0
         for leaf in leaves {
             guard case .key(let last) = leaf.components.last ?? .index(0), !freeText.contains(last) else { continue }

@@ -50,3 +50,20 @@ extension Experiment {
         return csv.text
     }
 }
+
+extension Experiment {
+    /// `events.csv` (opt-in): every event of every run, runs in `runs.csv` order, events in
+    /// the order they happened.
+    public static func eventsCSV(_ scenario: Scenario, _ runs: [RunResult]) -> String {
+        var csv = CSVWriter(header: ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"])
+        let names = scenario.setup.apps.map(\.name)
+        for run in runs {
+            for e in run.events ?? [] {
+                csv.row([run.policy.name, String(run.replication), CSVWriter.number(Double(e.time.microseconds) / 1e6),
+                         e.subject.rawValue, e.app.map { names[$0] } ?? "", e.task.map { String($0.rawValue) } ?? "",
+                         e.event, e.detail])
+            }
+        }
+        return csv.text
+    }
+}

@@ -56,7 +56,7 @@ public enum TaskEvent: Sendable {
     /// while the app is in the foreground).
     case started(TaskRequest, timeRemaining: SimDuration?)
     /// The task's transfer went onto the radio of `network`.
-    case transfer(TaskID, NetworkKind)
+    case transfer(TaskID, app: Int, NetworkKind)
     /// Its work is done but the app did not say so: it idles until its time runs out.
     case workDoneNotCompleted(TaskID)
     /// The system called its expiration handler.

@@ -398,7 +398,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         advanceRadio(r)
         links[r.rawValue].enqueue(transfer, at: sim.now)
         syncRadioEvent(r)
-        if case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), networkState.kind), at: sim.now) }
+        if case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now) }
     }
 
     func mayUseCellular(_ owner: TransferOwner) -> Bool {

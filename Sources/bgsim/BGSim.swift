@@ -83,6 +83,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Simulations to run in parallel (default: the number of cores).")
     var jobs: Int?
 
+    @Flag(help: "Also write events.csv: every app transition, task step and world event of every run.")
+    var events = false
+
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
@@ -92,16 +95,19 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let scenario = try options.load()
-        let results = try await Experiment.runAll(scenario, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        let results = try await Experiment.runAll(scenario, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
+                                                  events: events)
         let summaries = PolicySummary.summarise(results, policies: scenario.policies)
         let folder = URL(fileURLWithPath: out ?? "notebooks-data/\(scenario.name)")
-        try OutputFiles.write([
+        var files = [
             ("runs.csv", Experiment.runsCSV(scenario, results)),
             ("summary.csv", Experiment.summaryCSV(scenario, summaries)),
-        ], to: folder)
+        ]
+        if events { files.append(("events.csv", Experiment.eventsCSV(scenario, results))) }
+        try OutputFiles.write(files, to: folder)
         guard !quiet else { return }
         print(ComparisonTable.render(scenario, summaries))
-        print("Wrote runs.csv and summary.csv to \(folder.relativePath)")
+        print("Wrote \(files.map(\.0).joined(separator: ", ")) to \(folder.relativePath)")
     }
 }
 

@@ -63,7 +63,19 @@ struct CLITests {
         #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42"))
         #expect(r.stdout.contains("eager"))
         #expect(r.stdout.contains("charge-only"))
-        #expect(r.stdout.contains("Wrote runs.csv and summary.csv to notebooks-data/default"))
+        #expect(r.stdout.contains("Wrote runs.csv, summary.csv to notebooks-data/default"))
+    }
+
+    @Test func eventsIsOptInAndByteIdenticalAcrossJobCounts() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--events"]
+        let r = try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir)
+        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, events.csv to a"))
+        #expect(try bgsim(common + ["--out", "b", "--jobs", "3", "--quiet"], in: dir).status == 0)
+        let a = try Data(contentsOf: dir.appendingPathComponent("a/events.csv"))
+        #expect(a.count > 1000)
+        #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b/events.csv"))))
     }
 
     @Test func sameSeedTwiceIsByteIdenticalAnotherSeedIsNot() throws {

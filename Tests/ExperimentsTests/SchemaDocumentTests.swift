@@ -41,4 +41,20 @@ struct SchemaDocumentTests {
         let expanded = metrics.flatMap { m in documented.dropFirst(3).map { $0.replacingOccurrences(of: "<metric>", with: m) } }
         #expect(header(csv) == Array(documented.prefix(3)) + expanded)
     }
+
+    @Test func eventsCSVMatchesItsDocumentationAndLogsEveryTaskEndOnce() async throws {
+        let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "replications=1")!, Override(parsing: "duration=1d")!])
+        let runs = try await Experiment.runAll(s, jobs: 2, events: true)
+        let csv = Experiment.eventsCSV(s, runs)
+        #expect(try documentedColumns("events.csv") == header(csv))
+        for run in runs {
+            let events = try #require(run.events)
+            #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time }, "in time order")
+            let ends = events.filter { $0.subject == .task && TaskOutcome(rawValue: $0.event) != nil }
+            #expect(ends.count == run.metrics.submitted)
+            #expect(Set(ends.map(\.task)).count == ends.count, "each task ends once")
+            #expect(events.contains { $0.subject == .app && $0.event == "not_running->background" })
+        }
+        #expect(try await Experiment.runAll(s, jobs: 1).allSatisfy { $0.events == nil }, "opt-in")
+    }
 }

@@ -364,7 +364,7 @@ struct GateTests {
         let run = try simulate(s, EagerPolicy())
         #expect(run.starts.first?.0 == at(12), "waited for Wi-Fi")
         #expect(run.starts.allSatisfy { $0.0 >= at(12) && $0.0 < at(18) })
-        let networks = run.taskEvents.compactMap { if case .transfer(_, let kind) = $0.1 { kind } else { nil } }
+        let networks = run.taskEvents.compactMap { if case .transfer(_, _, let kind) = $0.1 { kind } else { nil } }
         #expect(!networks.isEmpty && networks.allSatisfy { $0 == .wifi })
     }
 

@@ -236,7 +236,7 @@ func auditGates(_ run: RecordingSink, _ s: PhoneSetup) -> [String] {
                     if r.requiresNetworkConnectivity && network == .none { closed.append("no network") }
                 }
                 if !closed.isEmpty { problems.append("\(r.id) (\(r.kind)) started at \(t) with \(closed)") }
-            case .transfer(let id, let kind):
+            case .transfer(let id, _, let kind):
                 if s.settings.backgroundAppRefresh == .wifi, kind == .cellular, running[id.rawValue]?.kind != .finiteLength {
                     problems.append("\(id) transferred on cellular at \(t) with Wi-Fi only")
                 }

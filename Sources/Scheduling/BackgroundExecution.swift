@@ -133,7 +133,7 @@ extension PhoneSimulation {
         tasks[id.rawValue].status = .running
         tasks[id.rawValue].started = sim.now
         apps[r.app].running += 1
-        runningCount += 1
+        runningIDs.append(id.rawValue)
         sink.taskEvent(.started(r, timeRemaining: r.kind == .finiteLength
             ? backgroundTimeRemaining(app: r.app) : tasks[id.rawValue].deadline.map { $0 - sim.now }), at: sim.now)
         setCPU(id, on: true)
@@ -239,7 +239,7 @@ extension PhoneSimulation {
     /// Ends running tasks the system stops early: processing tasks when the person starts
     /// using the phone, and those that require external power when the charger goes.
     mutating func endProcessing(_ reason: ExpirationReason, where condition: (TaskRequest) -> Bool) {
-        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.kind == .processing {
+        for i in runningIDs where tasks[i].status == .running && tasks[i].request.kind == .processing {
             let id = TaskID(i)
             if !isExpiring(id) && condition(tasks[i].request) { expire(id, reason) }
         }
@@ -249,7 +249,7 @@ extension PhoneSimulation {
     /// only on battery.
     mutating func powerChanged() {
         if !isCharging { endProcessing(.powerLost) { $0.requiresExternalPower } }
-        for i in tasks.indices where tasks[i].status == .running { watchCPU(TaskID(i)) }
+        for i in runningIDs { watchCPU(TaskID(i)) }
     }
 
     /// Arms or disarms the CPU monitor for a running task (FACTS.md §2).
@@ -283,7 +283,7 @@ extension PhoneSimulation {
         switch t.status {
         case .running:
             setCPU(id, on: false)
-            runningCount -= 1
+            runningIDs.remove(at: runningIDs.firstIndex(of: id.rawValue)!)
             apps[app].running -= 1
             tasks[id.rawValue].status = .ended(outcome)
             // Ended first, so a transfer that happens to finish at this instant does not
@@ -339,7 +339,7 @@ extension PhoneSimulation {
     /// Ends the app's process: its running work is killed; pending requests stay with the
     /// system.
     mutating func terminate(_ app: Int, cause: LifecycleCause) {
-        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app {
+        for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app {
             finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false)
         }
         apps[app].scheduler.processEnded()
@@ -372,7 +372,7 @@ extension PhoneSimulation {
         move(app, to: .active, cause: cause)
         apps[app].enteredBackground = nil
         // Finite-length work keeps running in the foreground, without a deadline.
-        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app
+        for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
             && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
             tasks[i].deadline = nil
             rescheduleEnd(TaskID(i))
@@ -387,7 +387,7 @@ extension PhoneSimulation {
         move(app, to: .background, cause: cause)
         apps[app].enteredBackground = sim.now
         let deadline = sim.now + setup.system.backgroundTime
-        for i in tasks.indices where tasks[i].status == .running && tasks[i].request.app == app
+        for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
             && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
             tasks[i].deadline = deadline
             rescheduleEnd(TaskID(i))

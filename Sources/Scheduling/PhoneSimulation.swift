@@ -230,7 +230,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// Sum of the CPU power of tasks whose CPU runs, in watts, and how many they are.
     var taskPowerW = 0.0
     var cpuCount = 0
-    var runningCount = 0
+    /// Tasks running now, by id, in start order: loops over running work use this, not all
+    /// tasks, so a long run does not slow down as tasks accumulate.
+    var runningIDs: [Int] = []
 
     // The person and the network.
     var networkState = NetworkState.disconnected
@@ -298,7 +300,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
         while let event = sim.step(before: horizon) { handle(event) }
         draining = true
-        while runningCount > 0, let event = sim.step() { handle(event) }
+        while !runningIDs.isEmpty, let event = sim.step() { handle(event) }
         let end = max(sim.now, horizon)
         account(to: end)
 

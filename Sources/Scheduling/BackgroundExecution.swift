@@ -377,7 +377,8 @@ extension PhoneSimulation {
             tasks[i].deadline = nil
             rescheduleEnd(TaskID(i))
         }
-        if cause == .open && setup.apps[app].cancelOnOpen { cancelAll(app: app) }
+        // After the horizon the app's code no longer changes what is pending.
+        if cause == .open && setup.apps[app].cancelOnOpen && !draining { cancelAll(app: app) }
     }
 
     /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length

@@ -61,7 +61,8 @@ public struct BGTaskScheduler: Sendable {
         guard available else { return .failure(.unavailable) }
         guard permitted.contains(request.identifier) else { return .failure(.notPermitted) }
         let same = pending.firstIndex { $0.identifier == request.identifier }
-        let others = pending.indices.filter { $0 != same && pending[$0].kind == request.kind }.count
+        var others = 0
+        for i in pending.indices where i != same && pending[i].kind == request.kind { others += 1 }
         let limit = request.kind == .processing ? Self.processingLimit : Self.refreshLimit
         guard others < limit else { return .failure(.tooManyPendingTaskRequests) }
         var replaced: TaskID?

@@ -45,6 +45,8 @@ extension RunMetrics {
         Metric("latency_p99_s", .lower),
         Metric("latency_max_s", .lower),
         Metric("background_energy_j", .lower),
+        Metric("background_battery_energy_j", .lower),
+        Metric("scheduled_battery_energy_j", .lower),
         Metric("wasted_energy_j", .lower),
         Metric("phone_energy_j", .lower),
         Metric("battery_energy_j", .lower),
@@ -69,6 +71,10 @@ extension RunMetrics {
         Metric("app_launches", .neither, count: true),
         Metric("low_power_prompts", .neither, count: true),
         Metric("purges", .neither, count: true),
+        Metric("radio_promotions", .lower, count: true),
+        Metric("radio_promotions_background", .lower, count: true),
+        Metric("staleness_mean_s", .lower),
+        Metric("staleness_p90_s", .lower),
     ]
 
     /// The values of `columns`, in order; `nan` where undefined (no task started).
@@ -96,6 +102,8 @@ extension RunMetrics {
             q(0.5), q(0.9), q(0.99),
             sorted.last ?? .nan,
             backgroundEnergyJ,
+            backgroundFromBatteryJ,
+            scheduledFromBatteryJ,
             wastedEnergyJ,
             energy.consumedJ,
             energy.fromBatteryJ,
@@ -119,6 +127,9 @@ extension RunMetrics {
         let total = onNetwork.reduce(SimDuration.zero, +)
         for k in NetworkKind.allCases.indices { v.append(total > .zero ? 100 * onNetwork[k].seconds / total.seconds : .nan) }
         v += [Double(sessions), Double(launches), Double(lowPowerPrompts), Double(purges)]
+        let staleness = stalenessS.sorted()
+        v += [Double(promotions), Double(taskPromotions), Statistics.mean(staleness),
+              Statistics.quantile(sorted: staleness, 0.9)]
         return v
     }
 }

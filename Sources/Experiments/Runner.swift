@@ -25,16 +25,20 @@ public enum Experiment {
                                        replication: UInt64(replication), generator: scenario.generator)
         func simulate<P: SchedulingPolicy>(_ policy: P) -> (RunMetrics, [LoggedEvent]?) {
             if events {
-                var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: SinkPair(RunMetrics(), EventLog()), streams: streams)
+                var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: SinkPair(RunMetrics(apps: scenario.setup.apps), EventLog()), streams: streams)
                 let sink = sim.run()
                 return (sink.first, sink.second.events)
             }
-            var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: RunMetrics(), streams: streams)
+            var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: RunMetrics(apps: scenario.setup.apps), streams: streams)
             return (sim.run(), nil)
         }
-        switch policy.kind {
+        switch policy.rule {
         case .eager: return simulate(EagerPolicy())
         case .chargeOnly: return simulate(ChargeOnlyPolicy())
+        case .coalesce(let p): return simulate(CoalescePolicy(p))
+        case .ios(let p): return simulate(DuetPolicy(p))
+        case .android(let p): return simulate(AndroidPolicy(p))
+        case .oracle(let p): return simulate(OraclePolicy(p))
         }
     }
 

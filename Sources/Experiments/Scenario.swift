@@ -4,18 +4,46 @@ import Scheduling
 import SimEngine
 import SimRandom
 
-/// A policy named in a scenario.
+/// A policy in a scenario: its rule with parameters, and the label that names it in the outputs
+/// (the rule's name unless the scenario gives one; distinct within a scenario).
 public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
-    /// The built-in policies, by the names scenario files use.
-    public enum Kind: String, CaseIterable, Sendable {
+    /// The built-in rules, with their parameters.
+    public enum Rule: Equatable, Sendable {
         case eager
-        case chargeOnly = "charge-only"
+        case chargeOnly
+        case coalesce(CoalescePolicy.Parameters)
+        case ios(DuetPolicy.Parameters)
+        case android(AndroidPolicy.Parameters)
+        case oracle(OraclePolicy.Parameters)
+
+        /// Names scenario files use, in documentation order.
+        public static let names = ["eager", "charge-only", "coalesce", "ios", "android", "oracle"]
+
+        public var name: String {
+            switch self {
+            case .eager: "eager"
+            case .chargeOnly: "charge-only"
+            case .coalesce: "coalesce"
+            case .ios: "ios"
+            case .android: "android"
+            case .oracle: "oracle"
+            }
+        }
     }
 
-    public var kind: Kind
-    public init(_ kind: Kind) { self.kind = kind }
-    public var name: String { kind.rawValue }
-    public var description: String { name }
+    public var rule: Rule
+    public var label: String
+
+    public init(_ rule: Rule, label: String? = nil) {
+        self.rule = rule
+        self.label = label ?? rule.name
+    }
+
+    /// The name in output files: the label.
+    public var name: String { label }
+    public var description: String { label }
+    /// Whether the policy sees the future: a bound, not a deployable policy.
+    public var isBound: Bool { if case .oracle = rule { true } else { false } }
 }
 
 /// A complete, validated description of one study: the phone, its apps, the policies to
@@ -160,32 +188,39 @@ public struct Scenario: Equatable, Sendable {
     }
 
     static func readPolicies(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [PolicySpec] {
-        let known = PolicySpec.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+        let known = PolicySpec.Rule.names.joined(separator: ", ")
         var out: [PolicySpec] = []
         let items = try r.list(node, at: path)
         guard !items.isEmpty else { throw r.error(node, path, "expected at least one policy (\(known))") }
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
-            let nameNode: ConfigNode
-            let namePath: KeyPath
+            let spec: PolicySpec
+            let labelNode: ConfigNode
             if case .mapping = item.value {
-                var m = try r.mapping(item, at: p)
-                nameNode = try m.required("name", "a policy name (\(known))") { n, _ in n }
-                namePath = p.appending("name")
-                try m.finish()
+                spec = try readPolicy(item, p, r)
+                labelNode = item
             } else {
-                nameNode = item
-                namePath = p
+                spec = PolicySpec(try rule(named: try r.string(item, p), item, p, r))
+                labelNode = item
             }
-            let name = try r.string(nameNode, namePath)
-            guard let kind = PolicySpec.Kind(rawValue: name) else {
-                throw r.error(nameNode, namePath, "unknown policy '\(name)'; known policies: \(known)")
+            if out.contains(where: { $0.label == spec.label }) {
+                throw r.error(labelNode, p, "policy label '\(spec.label)' is used twice; give each variant a distinct 'label'")
             }
-            if out.contains(PolicySpec(kind)) {
-                throw r.error(nameNode, namePath, "policy '\(name)' is listed twice")
-            }
-            out.append(PolicySpec(kind))
+            out.append(spec)
         }
         return out
+    }
+
+    static func rule(named name: String, _ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec.Rule {
+        switch name {
+        case "eager": return .eager
+        case "charge-only": return .chargeOnly
+        case "coalesce": return .coalesce(.init())
+        case "ios": return .ios(.init())
+        case "android": return .android(.init())
+        case "oracle": return .oracle(.init())
+        default:
+            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(PolicySpec.Rule.names.joined(separator: ", "))")
+        }
     }
 }

@@ -92,6 +92,9 @@ public struct RadioLink: Sendable {
     public let profile: RadioProfile
     public private(set) var state: State = .idle
     public private(set) var queue: [Transfer] = []
+    /// Promotions from idle so far, and how many of them a background task's transfer caused.
+    public private(set) var promotions = 0
+    public private(set) var taskPromotions = 0
     /// Throughput in Mbit/s; zero in both directions means no connection.
     public private(set) var upMbps: Double = 0
     public private(set) var downMbps: Double = 0
@@ -101,6 +104,10 @@ public struct RadioLink: Sendable {
     public init(profile: RadioProfile) { self.profile = profile }
 
     public var isConnected: Bool { upMbps > 0 && downMbps > 0 }
+
+    /// Whether the radio is out of idle (promoting, active or in its tail): a transfer
+    /// enqueued now needs no promotion of its own.
+    public var isAwake: Bool { state != .idle }
 
     /// Direction the head transfer is moving now.
     var headDirection: TransferDirection { queue[0].upBits > 0 ? .up : .down }
@@ -137,6 +144,8 @@ public struct RadioLink: Sendable {
         queue.append(transfer)
         switch state {
         case .idle:
+            promotions += 1
+            if case .task = transfer.owner { taskPromotions += 1 }
             state = .promoting(until: now + profile.promotion)
             if profile.promotion == .zero { startPhase(at: now) }
         case .tail:

@@ -160,14 +160,19 @@ extension PhoneSimulation {
             guard tasks[id.rawValue].cpuSince == nil else { return }
             tasks[id.rawValue].cpuSince = sim.now
             taskPowerW += w
+            if tasks[id.rawValue].request.kind != .finiteLength { scheduledPowerW += w }
             cpuCount += 1
         } else {
             guard let since = tasks[id.rawValue].cpuSince else { return }
             tasks[id.rawValue].cpuJ += w * (sim.now - since).seconds
             tasks[id.rawValue].cpuSince = nil
             taskPowerW -= w
+            if tasks[id.rawValue].request.kind != .finiteLength { scheduledPowerW -= w }
             cpuCount -= 1
-            if cpuCount == 0 { taskPowerW = 0 }  // no drift from repeated float subtraction
+            if cpuCount == 0 {  // no drift from repeated float subtraction
+                taskPowerW = 0
+                scheduledPowerW = 0
+            }
         }
     }
 
@@ -311,6 +316,7 @@ extension PhoneSimulation {
         record.success = outcome == .completed && t.request.success
         record.rejection = t.rejection
         sink.taskEnded(record)
+        policy.taskEnded(record)
         if suspendIfIdle, t.started != nil, apps[app].running == 0, apps[app].life.state == .background {
             move(app, to: .suspended, cause: .workDone)
         }
@@ -444,6 +450,7 @@ extension PhoneSimulation {
         foreground = i
         sink.worldEvent(.launch(app: l.app), at: sim.now)
         guard isOn else { return }
+        if let app = l.app { usage.opened(app, at: sim.now) }
         // The system ends processing tasks when the person starts using the phone (FACTS.md §2).
         if !wasInUse { endProcessing(.deviceInUse) { _ in true } }
         updateFront(cause: .open)
@@ -455,6 +462,8 @@ extension PhoneSimulation {
     mutating func leave(_ i: Int) {
         let l = world.people.launches[i]
         if foreground == i { foreground = nil }
+        if let app = l.app { usage.left(app, at: sim.now) }
+        if !inUse { lastInUse = sim.now }
         sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
         guard isOn else { return }
         updateFront(cause: .leave)
@@ -482,6 +491,7 @@ extension PhoneSimulation {
 
     mutating func endCall() {
         inCall = false
+        if !inUse { lastInUse = sim.now }
         sink.worldEvent(.callEnded, at: sim.now)
         guard isOn else { return }
         updateFront(cause: .call)
@@ -516,8 +526,13 @@ extension PhoneSimulation {
         // Filtering copies; most of the time every request passes, and none needs to.
         let shown = eligible.allSatisfy(gatesOpen) ? eligible : eligible.filter(gatesOpen)
         guard !shown.isEmpty else { return }
-        let state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
+        var state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
                                 network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
+        state.networkQuality = networkState.quality
+        state.radioAwake = currentRadio.map { links[$0.rawValue].isAwake } ?? false
+        if !inUse { state.lastInUse = lastInUse }
+        state.powerChangedAt = powerChangedAt
+        state.usage = usage
         let decision = policy.decide(state, eligible: shown)
         let ids: [TaskID]
         switch decision.start {

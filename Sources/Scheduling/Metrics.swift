@@ -109,6 +109,16 @@ public struct RunTotals: Sendable {
     public var onNetwork: [SimDuration]
     public var sessions: Int
     public var launches: Int
+    /// Radio promotions from idle, all and those a background task's transfer caused.
+    public var promotions = 0
+    public var taskPromotions = 0
+    /// The part of background work's energy (CPU and radio charged to tasks) the battery
+    /// supplied: in each interval, the task's share of the load times the battery's share of
+    /// the supply.
+    public var backgroundFromBatteryJ = 0.0
+    /// The part of it spent by scheduled work (refresh and processing tasks): what a policy
+    /// controls, unlike finite-length work begun when the person leaves an app.
+    public var scheduledFromBatteryJ = 0.0
 }
 
 /// The summary of one run: counts, latencies, energy, battery extremes.
@@ -145,8 +155,28 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var backgroundLaunches = 0
     /// Times the system terminated an app for breaking a rule (FACTS.md §2-3).
     public private(set) var terminations = 0
+    public private(set) var promotions = 0
+    public private(set) var taskPromotions = 0
+    public private(set) var backgroundFromBatteryJ = 0.0
+    public private(set) var scheduledFromBatteryJ = 0.0
+    /// At each launch, while the phone is on, of an app with a refresh task: seconds since its
+    /// content was last fresh, which is the end of its last successful refresh task or, for
+    /// an app that fetches when opened, the end of its last foreground use (the run's start
+    /// if neither has happened).
+    public private(set) var stalenessS: [Double] = []
+    /// Per app: whether its staleness is measured, whether its foreground use refreshes it,
+    /// and when its content was last fresh.
+    let staleTracked: [Bool]
+    let freshOnLeave: [Bool]
+    var freshAt: [SimInstant]
+    var phoneOn = true
 
-    public init() {}
+    /// `apps`: the scenario's apps, for staleness (none: no staleness is measured).
+    public init(apps: [AppParameters] = []) {
+        staleTracked = apps.map { $0.tasks.contains { $0.kind == .refresh } }
+        freshOnLeave = apps.map { $0.launchDownBytes > 0 }
+        freshAt = Array(repeating: .start, count: apps.count)
+    }
 
     public func count(_ outcome: TaskOutcome) -> Int {
         outcomeCounts[outcome.index]
@@ -161,6 +191,9 @@ public struct RunMetrics: MetricsSink, Sendable {
         if record.outcome == .completed && !record.success { unsuccessful += 1 }
         if let e = record.rejection { rejections[SubmitError.allCases.firstIndex(of: e)!] += 1 }
         if record.started != nil { startedByKind[record.request.kind.index] += 1 }
+        if record.success && record.request.kind == .refresh && record.request.app < freshAt.count {
+            freshAt[record.request.app] = max(freshAt[record.request.app], record.ended)
+        }
     }
 
     public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
@@ -173,14 +206,24 @@ public struct RunMetrics: MetricsSink, Sendable {
         finalCharge = charge
     }
 
-    public mutating func phoneShutDown(at time: SimInstant) { shutdowns += 1 }
+    public mutating func phoneShutDown(at time: SimInstant) {
+        shutdowns += 1
+        phoneOn = false
+    }
 
-    public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) { timeOff += offFor }
+    public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
+        timeOff += offFor
+        phoneOn = true
+    }
 
     public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {
         switch event {
         case .lowPowerPrompt: lowPowerPrompts += 1
         case .purge(let app) where app != nil: purges += 1
+        case .launch(let app?) where phoneOn && app < staleTracked.count && staleTracked[app]:
+            stalenessS.append((time - freshAt[app]).seconds)
+        case .leave(let app?, _) where phoneOn && app < freshOnLeave.count && freshOnLeave[app]:
+            freshAt[app] = max(freshAt[app], time)
         default: break
         }
     }
@@ -195,5 +238,9 @@ public struct RunMetrics: MetricsSink, Sendable {
         onNetwork = t.onNetwork
         sessions = t.sessions
         launches = t.launches
+        promotions = t.promotions
+        taskPromotions = t.taskPromotions
+        backgroundFromBatteryJ = t.backgroundFromBatteryJ
+        scheduledFromBatteryJ = t.scheduledFromBatteryJ
     }
 }

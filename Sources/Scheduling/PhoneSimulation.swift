@@ -230,6 +230,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// Sum of the CPU power of tasks whose CPU runs, in watts, and how many they are.
     var taskPowerW = 0.0
     var cpuCount = 0
+    /// The part of `taskPowerW` of scheduled (refresh and processing) tasks.
+    var scheduledPowerW = 0.0
     /// Tasks running now, by id, in start order: loops over running work use this, not all
     /// tasks, so a long run does not slow down as tasks accumulate.
     var runningIDs: [Int] = []
@@ -251,6 +253,16 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var screenOnTime = SimDuration.zero
     var lowPowerTime = SimDuration.zero
     var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
+    /// What policies observe of the past: each app's use, when the phone was last in use,
+    /// when the charger last came or went.
+    var usage: UsageHistory
+    var lastInUse = SimInstant.start
+    var powerChangedAt = SimInstant.start
+    /// Promotions of radio links replaced at a shutdown, and background energy from the battery.
+    var promotions = 0
+    var taskPromotions = 0
+    var backgroundFromBatteryJ = 0.0
+    var scheduledFromBatteryJ = 0.0
 
     var apps: [AppRuntime]
     var tasks: [TaskState] = []
@@ -273,6 +285,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.apps = setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) }
         self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
         self.lowPower = setup.settings.lowPowerMode == .on
+        self.usage = UsageHistory(apps: setup.apps.count)
     }
 
     /// Runs to the horizon, lets tasks still running finish, and returns the sink.
@@ -282,8 +295,15 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// nested generic types at run time (about 40% of a run's time in a profile).
     @_specialize(exported: true, where Policy == EagerPolicy, Sink == RunMetrics)
     @_specialize(exported: true, where Policy == ChargeOnlyPolicy, Sink == RunMetrics)
+    @_specialize(exported: true, where Policy == CoalescePolicy, Sink == RunMetrics)
+    @_specialize(exported: true, where Policy == DuetPolicy, Sink == RunMetrics)
+    @_specialize(exported: true, where Policy == AndroidPolicy, Sink == RunMetrics)
+    @_specialize(exported: true, where Policy == OraclePolicy, Sink == RunMetrics)
     public mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)
+        if Policy.isClairvoyant {
+            policy.foresee(FutureWorld(timeline: world, horizon: horizon, launchDownBytes: setup.apps.map(\.launchDownBytes)))
+        }
         for session in world.charging {
             if session.start == .start { plugIn() } else { sim.schedule(.plugIn, at: session.start, priority: Self.worldPriority) }
             sim.schedule(.unplug, at: session.end, priority: Self.worldPriority)
@@ -313,10 +333,15 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         assert(tasks.allSatisfy { if case .ended = $0.status { true } else { false } }, "a task has no final state")
         let launchesBefore = world.people.launches.prefix { $0.start < horizon }.count
-        sink.runEnded(RunTotals(
+        var totals = RunTotals(
             end: end, energy: energy, components: components, offSince: isOn ? nil : offSince,
             screenOn: screenOnTime, lowPower: lowPowerTime, onNetwork: onNetwork,
-            sessions: world.people.sessionStarts.prefix { $0 < launchesBefore }.count, launches: launchesBefore))
+            sessions: world.people.sessionStarts.prefix { $0 < launchesBefore }.count, launches: launchesBefore)
+        totals.promotions = promotions + links[0].promotions + links[1].promotions
+        totals.taskPromotions = taskPromotions + links[0].taskPromotions + links[1].taskPromotions
+        totals.backgroundFromBatteryJ = backgroundFromBatteryJ
+        totals.scheduledFromBatteryJ = scheduledFromBatteryJ
+        sink.runEnded(totals)
         return sink
     }
 
@@ -468,6 +493,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     mutating func plugIn() {
         isCharging = true
+        powerChangedAt = sim.now
         prompted.removeAll()
         sink.worldEvent(.plugIn, at: sim.now)
         powerChanged()
@@ -485,6 +511,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     mutating func unplug() {
         isCharging = false
+        powerChangedAt = sim.now
         holding = false
         if let h = optimizedRelease { sim.cancel(h) }
         optimizedRelease = nil
@@ -498,7 +525,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         guard time > accountedUntil else { return }
         let dt = time - accountedUntil
         let s = dt.seconds
+        var backgroundJ = 0.0, scheduledJ = 0.0
         if isOn {
+            backgroundJ = taskPowerW * s
+            scheduledJ = scheduledPowerW * s
             components.baselineJ += setup.battery.idleDrainW * s
             components.cpuBackgroundJ += taskPowerW * s
             if screenOn {
@@ -512,7 +542,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
                 let j = link.powerW * s
                 guard j > 0 else { continue }
                 switch link.chargedTo {
-                case .task(let i): tasks[i].radioJ += j; components.radioActiveJ += j
+                case .task(let i):
+                    tasks[i].radioJ += j
+                    components.radioActiveJ += j
+                    backgroundJ += j
+                    if tasks[i].request.kind != .finiteLength { scheduledJ += j }
                 case .foreground: components.radioActiveJ += j
                 case nil: components.radioTailJ += j
                 }
@@ -522,6 +556,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         onNetwork[networkState.kind.index] += dt
         let flow = battery.advance(by: dt, loadW: loadW, chargerW: chargerW)
         energy += flow
+        if backgroundJ > 0, flow.consumedJ > 0 {
+            let share = flow.fromBatteryJ / flow.consumedJ
+            backgroundFromBatteryJ += backgroundJ * share
+            scheduledFromBatteryJ += scheduledJ * share
+        }
         accountedUntil = time
         assert(abs(flow.imbalanceJ) <= 1e-9 * max(1, flow.consumedJ), "energy books do not balance: \(flow)")
         sink.chargeObserved(battery.charge, at: time)
@@ -565,6 +604,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
             _ = links[r.rawValue].disconnect(at: sim.now)
+            promotions += links[r.rawValue].promotions
+            taskPromotions += links[r.rawValue].taskPromotions
             links[r.rawValue] = RadioLink(profile: links[r.rawValue].profile)
             syncRadioEvent(r)
         }

@@ -39,11 +39,11 @@ struct OutputTests {
         let s = try scenario(replications: 3)
         let csv = Experiment.runsCSV(s, try await Experiment.runAll(s, jobs: 2))
         let lines = csv.split(separator: "\n")
-        #expect(lines.count == 1 + 2 * 3)
+        #expect(lines.count == 1 + s.policies.count * 3)
         #expect(lines[0].hasPrefix("scenario,policy,replication,seed,tasks_submitted,tasks_completed,"))
         #expect(lines[0].split(separator: ",").count == 4 + RunMetrics.columns.count)
         #expect(lines[1...].map { $0.split(separator: ",")[1...2].joined(separator: ",") }
-                == ["eager,0", "eager,1", "eager,2", "charge-only,0", "charge-only,1", "charge-only,2"])
+                == s.policies.flatMap { p in (0..<3).map { "\(p.name),\($0)" } })
     }
 
     @Test func summaryIsTheMeanAndStudentTIntervalOfTheRuns() async throws {

@@ -62,7 +62,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         (minimalWith("  - news", "  - name: a\n  - name: a"),
          "s.yaml:8:5: apps[1].name: another app is already named 'a'"),
         (minimalWith("[eager]", "[eager, lazy]"),
-         "s.yaml:8:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only"),
+         "s.yaml:8:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"),
         (minimalWith("apps:\n  - news", "apps: {name: a}"),
          "s.yaml:6:7: apps: expected a list, got a mapping"),
         (minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
@@ -127,7 +127,7 @@ struct ScenarioTests {
         #expect(s.replications == 10)
         #expect(s.setup.duration == .days(7))
         #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts", "photos"])
-        #expect(s.policies.map(\.name) == ["eager", "charge-only"])
+        #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])
         #expect(s.setup.battery.capacityWh == 12.98)
         #expect(s.setup.battery.model == .linear)
         #expect(try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "phone.battery.model=kibam")!]).setup.battery.model == .kibam)

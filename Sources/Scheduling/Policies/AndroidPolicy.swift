@@ -1,0 +1,176 @@
+import PhoneWorld
+import SimEngine
+
+/// Android's JobScheduler under Doze and App Standby buckets (FACTS.md §9), applied to the
+/// scenario's requests, for comparison with iOS.
+///
+/// - **Doze** (AOSP DeviceIdleController): the phone enters Doze `inactiveAfter` (30 min)
+///   after it was last in use or unplugged, whichever is later, and stays out of it while in
+///   use or charging. In Doze it alternates idle periods (60 min, doubling to 6 h) with
+///   maintenance windows (5 min, doubling to 10 min); jobs start only in a window. (The motion
+///   and location checks before idle, and light Doze, are not modelled.)
+/// - **Standby buckets** by time since the app was last used: active within `activeWithin`,
+///   working set within `workingSetWithin`, frequent within `frequentWithin`, rare beyond
+///   (and never used). Each bucket has a quota of job run time per window (working set 10 min
+///   per 2 h, frequent 10 min per 8 h, rare 10 min per 24 h, active none) and a job-count cap
+///   per window, and every app at most 4 h of jobs per 24 h. No limits while charging.
+/// - **Constraints**: battery not low (at or below 15%, until back above 20%), and when
+///   `requireUnmetered`, Wi-Fi only. Charging and idle constraints of processing requests are
+///   the system's gates already.
+///
+/// Quotas are checked when a job would start; a job that runs past its quota is not stopped
+/// (the QuotaController would stop it): jobs here last seconds.
+public struct AndroidPolicy: SchedulingPolicy {
+    public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare }
+
+    public struct Quota: Equatable, Sendable {
+        /// Job run time allowed per window; `nil`: unlimited.
+        public var time: SimDuration?
+        public var window: SimDuration
+        public var maxJobs: Int
+        public init(time: SimDuration?, window: SimDuration, maxJobs: Int) {
+            self.time = time
+            self.window = window
+            self.maxJobs = maxJobs
+        }
+    }
+
+    public struct Parameters: Equatable, Sendable {
+        // Doze (FACTS.md §9).
+        public var doze = true
+        public var inactiveAfter: SimDuration = .minutes(30)
+        public var firstIdle: SimDuration = .minutes(60)
+        public var maxIdle: SimDuration = .hours(6)
+        public var firstWindow: SimDuration = .minutes(5)
+        public var maxWindow: SimDuration = .minutes(10)
+        // Buckets: recency thresholds are assumptions after AOSP AppStandbyController.
+        public var activeWithin: SimDuration = .hours(1)
+        public var workingSetWithin: SimDuration = .hours(12)
+        public var frequentWithin: SimDuration = .hours(24)
+        /// Per bucket, in `Bucket` order (FACTS.md §9).
+        public var quotas = [
+            Quota(time: nil, window: .minutes(10), maxJobs: 75),
+            Quota(time: .minutes(10), window: .hours(2), maxJobs: 120),
+            Quota(time: .minutes(10), window: .hours(8), maxJobs: 200),
+            Quota(time: .minutes(10), window: .hours(24), maxJobs: 48),
+        ]
+        public var dailyCap: SimDuration = .hours(4)
+        // Constraints.
+        public var batteryNotLow = true
+        public var lowLevel = 0.15
+        public var lowHysteresis = 0.05
+        public var requireUnmetered = false
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    /// Per app, its jobs' (start, end) over the last 24 h, oldest first.
+    var runs: [[(start: SimInstant, end: SimInstant)]] = []
+    /// Jobs started and not yet ended, by task id: their start.
+    var running: [Int: SimInstant] = [:]
+    var batteryLow = false
+
+    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public var name: String { "android" }
+
+    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        let p = parameters
+        if p.batteryNotLow {
+            if batteryLow, state.charge > p.lowLevel + p.lowHysteresis || state.isCharging { batteryLow = false }
+            if !batteryLow, state.charge <= p.lowLevel, !state.isCharging { batteryLow = true }
+            if batteryLow { return .wait }
+        }
+        if p.requireUnmetered && state.network != .wifi { return .wait }
+        switch dozeState(state) {
+        case .awake: break
+        case .dozing(let next): return PolicyDecision(start: .none, reconsiderAt: next)
+        }
+        var chosen: [TaskID] = [], wake: SimInstant?
+        for task in eligible {
+            if let until = quotaExhausted(task.app, state) {
+                wake = min(wake ?? until, until)
+            } else {
+                chosen.append(task.id)
+                running[task.id.rawValue] = state.now
+                while runs.count <= task.app { runs.append([]) }
+                // Counted as running now; its end is filled in when it ends.
+                runs[task.app].append((state.now, state.now))
+            }
+        }
+        if chosen.count == eligible.count { return .startAll }
+        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake)
+    }
+
+    public mutating func taskEnded(_ record: TaskRecord) {
+        guard let start = running.removeValue(forKey: record.request.id.rawValue) else { return }
+        let app = record.request.app
+        if let i = runs[app].lastIndex(where: { $0.start == start && $0.end == start }) {
+            runs[app][i].end = max(start, record.ended)
+        }
+    }
+
+    public enum DozeState: Equatable, Sendable {
+        case awake
+        /// In an idle period, until `next` maintenance window.
+        case dozing(until: SimInstant)
+    }
+
+    /// Where Doze is now: a pure function of when the phone was last in use or unplugged.
+    public func dozeState(_ state: DeviceState) -> DozeState {
+        let p = parameters
+        guard p.doze, !state.inUse, !state.isCharging else { return .awake }
+        var t = max(state.lastInUse, state.powerChangedAt) + p.inactiveAfter
+        if state.now < t { return .awake }
+        var idle = p.firstIdle, window = p.firstWindow
+        while true {
+            let windowStart = t + idle
+            if state.now < windowStart { return .dozing(until: windowStart) }
+            let windowEnd = windowStart + window
+            if state.now < windowEnd { return .awake }
+            t = windowEnd
+            idle = min(idle * 2, p.maxIdle)
+            window = min(window * 2, p.maxWindow)
+        }
+    }
+
+    /// The app's standby bucket now.
+    public func bucket(_ app: Int, _ state: DeviceState) -> Bucket {
+        guard let since = state.usage.sinceLastUse(app, now: state.now) else { return .rare }
+        let p = parameters
+        if since < p.activeWithin { return .active }
+        if since < p.workingSetWithin { return .workingSet }
+        if since < p.frequentWithin { return .frequent }
+        return .rare
+    }
+
+    /// `nil` if the app may start a job now; else when its quota frees up.
+    mutating func quotaExhausted(_ app: Int, _ state: DeviceState) -> SimInstant? {
+        guard !state.isCharging else { return nil }
+        while runs.count <= app { runs.append([]) }
+        let now = state.now
+        // Keep the last 24 h (the longest window). A running job's entry ends at its start
+        // until it ends, and is recent.
+        let keep = now - .hours(24)
+        runs[app].removeAll { $0.end <= keep }
+        let quota = parameters.quotas[bucket(app, state).rawValue]
+        func used(within window: SimDuration) -> (time: SimDuration, jobs: Int) {
+            let from = now - window
+            var time = SimDuration.zero, jobs = 0
+            for r in runs[app] where r.end > from || r.start >= from {
+                time += min(r.end, now) - max(r.start, from)
+                jobs += 1
+            }
+            return (time, jobs)
+        }
+        let inWindow = used(within: quota.window)
+        let day = used(within: .hours(24))
+        let overTime = quota.time.map { inWindow.time >= $0 } ?? false
+        if overTime || inWindow.jobs >= quota.maxJobs || day.time >= parameters.dailyCap {
+            // Retry when the oldest job in the window leaves it.
+            let from = inWindow.jobs >= quota.maxJobs || overTime ? now - quota.window : keep
+            let oldest = runs[app].first { $0.end > from || $0.start >= from }
+            return max(now + .seconds(1), oldest.map { $0.end + (from == keep ? .hours(24) : quota.window) } ?? now + .minutes(1))
+        }
+        return nil
+    }
+}

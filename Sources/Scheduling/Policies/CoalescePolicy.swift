@@ -1,0 +1,46 @@
+import PhoneWorld
+import SimEngine
+
+/// Tail-aware batching (TailEnder, IMC 2009; FACTS.md §6): a cellular fetch costs on the order
+/// of 10 J, almost all of it the radio's promotion and tail, so work waits until a batch is
+/// worth one promotion.
+///
+/// At a decision point it starts every eligible request when any of these holds, and
+/// otherwise waits:
+/// - the radio is already awake (promoting, transferring or in its tail) and `rideAwakeRadio`:
+///   the work rides it without a promotion of its own;
+/// - at least `minBatch` requests are eligible;
+/// - the oldest has waited `maxDelay` since it became eligible;
+/// - the phone is on Wi-Fi and `holdOnWiFi` is false: Wi-Fi's tail is about 0.25 s, so holding
+///   saves almost nothing there.
+///
+/// Everything eligible starts together, so a batch shares one promotion and one tail. The
+/// policy does not know a request's bytes (iOS requests do not declare them): it treats all
+/// work as network work.
+public struct CoalescePolicy: SchedulingPolicy {
+    public struct Parameters: Equatable, Sendable {
+        /// The longest a request waits for a batch, from when it became eligible.
+        public var maxDelay: SimDuration = .minutes(20)
+        /// Requests that make a batch worth a promotion.
+        public var minBatch = 3
+        public var rideAwakeRadio = true
+        public var holdOnWiFi = false
+        public init() {}
+    }
+
+    public var parameters: Parameters
+    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public var name: String { "coalesce" }
+
+    public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        let p = parameters
+        if p.rideAwakeRadio && state.radioAwake { return .startAll }
+        if !p.holdOnWiFi && state.network == .wifi { return .startAll }
+        if eligible.count >= p.minBatch { return .startAll }
+        var oldest = eligible[0].eligibleSince
+        for task in eligible.dropFirst() { oldest = min(oldest, task.eligibleSince) }
+        let due = oldest + p.maxDelay
+        if due <= state.now { return .startAll }
+        return PolicyDecision(start: .none, reconsiderAt: due)
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import PhoneWorld
+import SimEngine
+
+/// A model of iOS's Duet Activity Scheduler (dasd), FACTS.md §4: a set of policies each
+/// answer for a request, and a weighted score decides what the answers leave open.
+///
+/// For each eligible request, every rule gives a verdict:
+/// - **Battery**: with charge level L in percent (rescored only when it moved 5 points or the
+///   charger came or went), `clamp(((L - B) / (100 - B))^k, 0, 1)`, times 1.2 when plugged in,
+///   with B and k of the request's priority class (refresh: utility, B 10, k 0.4; processing:
+///   maintenance, B 20, k 0.5). At or below B - 1 (19% for maintenance, 9% for utility) the
+///   class is constrained: must not. A processing launch while unplugged: must not (iPhone).
+/// - **Low Power Mode**: on, and L < 30 or unplugged: must not.
+/// - **Device activity**: processing while the phone is in use (a foreground app or a call):
+///   must not.
+/// - **Application** (refresh only): `sqrt(1 - prod(1 - p))` over the predicted launch
+///   probabilities of the app in the next 7.5 minutes, each p above 0.25 counting as 1, from
+///   an online predictor learned from the simulated history (`LaunchPredictor`), weight 50.
+/// - **Network quality**: no connection: must not; quality below `minNetworkQuality`: must
+///   not; else quality / 100, weight 8.4.
+/// - **Energy budget**: work done on battery spends a budget refilled evenly over the day; an
+///   empty budget: must not (plugged in, none is needed).
+/// - **Data budget**: the same for bytes over cellular.
+/// - **Rate limit**: a second launch of the same app within `minLaunchSpacing`: must not.
+/// - **Overdue** (off unless `maxWait` is set): waiting longer than that: must proceed.
+///
+/// Combination: any must-not wins; otherwise any must-proceed starts it; otherwise the
+/// weighted mean of the scores (battery weight 1, network 8.4, application 50) must reach
+/// `threshold`. A score of zero or less is a must-not. Thermal and memory pressure are not
+/// modelled, so their rules are left out rather than given a made-up constant score.
+///
+/// Every number is a parameter; defaults come from FACTS.md §4 where it has one and are
+/// marked as assumptions where it does not (threshold, budgets, rate limit: dasd's values are
+/// unknown).
+public struct DuetPolicy: SchedulingPolicy {
+    /// A dasd priority class's battery curve.
+    public struct BatteryCurve: Equatable, Sendable {
+        /// B, in percent: the score is zero here, and at or below B - 1 the class is constrained.
+        public var floor: Double
+        /// k: the curve's exponent.
+        public var exponent: Double
+        public init(floor: Double, exponent: Double) {
+            self.floor = floor
+            self.exponent = exponent
+        }
+        public static let maintenance = BatteryCurve(floor: 20, exponent: 0.5)
+        public static let utility = BatteryCurve(floor: 10, exponent: 0.4)
+        public static let userInitiated = BatteryCurve(floor: 5, exponent: 0.25)
+    }
+
+    public struct Parameters: Equatable, Sendable {
+        // Battery policy (FACTS.md §4).
+        public var refreshBattery = BatteryCurve.utility
+        public var processingBattery = BatteryCurve.maintenance
+        public var pluggedInBonus = 1.2
+        /// Level changes smaller than this (percentage points) do not rescore.
+        public var rescoreStep = 5.0
+        public var processingNeedsPower = true
+        public var batteryWeight = 1.0
+        // Low Power Mode policy.
+        public var lowPowerLevel = 30.0
+        // Application policy.
+        public var launchLookahead: SimDuration = .seconds(450)
+        public var defaultLaunchProbability = 0.0025
+        /// A predicted probability above this counts as 1.
+        public var certainLaunchProbability = 0.25
+        public var applicationWeight = 50.0
+        // Network quality policy.
+        public var networkWeight = 8.4
+        /// Assumption: a Wi-Fi quality of 50 was seen as a requirement in a log (FACTS.md §4);
+        /// applied here to any connection.
+        public var minNetworkQuality = 50.0
+        // Budgets and rate limit: assumptions (dasd's values are not published).
+        /// Energy background work may take from the battery per day, in joules (about 1% of a
+        /// 12.4 Wh battery).
+        public var energyBudgetPerDay = 450.0
+        /// Cellular bytes background work may use per day.
+        public var dataBudgetPerDay = 50e6
+        /// Shortest time between two background launches of one app.
+        public var minLaunchSpacing: SimDuration = .minutes(10)
+        /// A request waiting this long must proceed; `nil`: never.
+        public var maxWait: SimDuration?
+        /// The weighted mean a request's scores must reach. dasd's value is unknown.
+        public var threshold = 0.25
+        public init() {}
+    }
+
+    /// One rule's answer for one request.
+    public enum Verdict: Equatable, Sendable {
+        /// The rule does not apply.
+        case canProceed
+        case mustNot
+        case must
+        case score(Double, weight: Double)
+    }
+
+    public var parameters: Parameters
+    var predictor: LaunchPredictor
+    /// The battery level last scored, and whether plugged in then.
+    var scoredLevel: Double?
+    var scoredPlugged = false
+    var energyLeftJ: Double
+    var dataLeft: Double
+    var budgetsAt = SimInstant.start
+    /// Per app, its last background launch by this policy.
+    var lastLaunch: [SimInstant?] = []
+    /// Requests started on battery, and on cellular, whose cost is charged when they end.
+    var onBattery: Set<Int> = []
+    var onCellular: Set<Int> = []
+
+    public init(_ parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        self.predictor = LaunchPredictor(prior: parameters.defaultLaunchProbability)
+        energyLeftJ = parameters.energyBudgetPerDay
+        dataLeft = parameters.dataBudgetPerDay
+    }
+
+    public var name: String { "ios" }
+
+    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        predictor.learn(state.usage)
+        refill(to: state.now)
+        let level = scoredBatteryLevel(state)
+        var chosen: [TaskID] = []
+        var wake = predictor.nextBoundary(after: state.now)
+        for task in eligible {
+            if lastLaunch.count <= task.app { lastLaunch += Array(repeating: nil, count: task.app + 1 - lastLaunch.count) }
+            // Several requests of one app may start together: one launch.
+            if let last = lastLaunch[task.app], last < state.now, state.now - last < parameters.minLaunchSpacing {
+                wake = min(wake, last + parameters.minLaunchSpacing)
+                continue
+            }
+            if admits(task, state, level: level) {
+                chosen.append(task.id)
+                lastLaunch[task.app] = state.now
+                if !state.isCharging { onBattery.insert(task.id.rawValue) }
+                if state.network == .cellular { onCellular.insert(task.id.rawValue) }
+            }
+        }
+        if energyLeftJ <= 0, parameters.energyBudgetPerDay > 0 {
+            wake = min(wake, state.now + SimDuration(seconds: -energyLeftJ / parameters.energyBudgetPerDay * 86_400 + 1))
+        }
+        if chosen.count == eligible.count { return PolicyDecision(start: .all) }
+        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake)
+    }
+
+    public mutating func taskEnded(_ record: TaskRecord) {
+        let i = record.request.id.rawValue
+        if onBattery.remove(i) != nil { energyLeftJ -= record.energyJ }
+        if onCellular.remove(i) != nil, record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
+    }
+
+    /// Every rule's verdict for `task`, in the order documented above.
+    public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [Verdict] {
+        let p = parameters
+        var out: [Verdict] = []
+        // Battery.
+        let curve = task.kind == .processing ? p.processingBattery : p.refreshBattery
+        if level <= curve.floor - 1 || (task.kind == .processing && p.processingNeedsPower && !state.isCharging) {
+            out.append(.mustNot)
+        } else {
+            let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
+            out.append(.score(pow(base, curve.exponent) * (state.isCharging ? p.pluggedInBonus : 1), weight: p.batteryWeight))
+        }
+        // Low Power Mode.
+        out.append(state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed)
+        // Device activity.
+        out.append(task.kind == .processing && state.inUse ? .mustNot : .canProceed)
+        // Application.
+        if task.kind == .refresh {
+            var none = 1.0
+            predictor.forEachProbability(app: task.app, now: state.now, lookahead: p.launchLookahead) { pr in
+                none *= 1 - (pr > p.certainLaunchProbability ? 1 : pr)
+            }
+            out.append(.score((1 - none).squareRoot(), weight: p.applicationWeight))
+        } else {
+            out.append(.canProceed)
+        }
+        // Network quality.
+        if state.network == .none || state.networkQuality < p.minNetworkQuality {
+            out.append(.mustNot)
+        } else {
+            out.append(.score(state.networkQuality / 100, weight: p.networkWeight))
+        }
+        // Budgets.
+        out.append(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed)
+        out.append(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed)
+        // Overdue.
+        if let maxWait = p.maxWait, state.now - task.eligibleSince >= maxWait { out.append(.must) }
+        return out
+    }
+
+    /// Combines verdicts: must-not first, then must, then the weighted mean against the threshold.
+    public static func combine(_ verdicts: [Verdict], threshold: Double) -> Bool {
+        var must = false, weighted = 0.0, weights = 0.0
+        for v in verdicts {
+            switch v {
+            case .mustNot: return false
+            case .must: must = true
+            case .canProceed: break
+            case .score(let s, let w):
+                if s <= 0 { return false }
+                weighted += s * w
+                weights += w
+            }
+        }
+        if must { return true }
+        return weights == 0 || weighted / weights >= threshold
+    }
+
+    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double) -> Bool {
+        Self.combine(verdicts(task, state, level: level), threshold: parameters.threshold)
+    }
+
+    /// The level the battery policy uses: unchanged until it moves by `rescoreStep` or the
+    /// charger comes or goes.
+    mutating func scoredBatteryLevel(_ state: DeviceState) -> Double {
+        let level = 100 * state.charge
+        if let scored = scoredLevel, abs(level - scored) < parameters.rescoreStep, scoredPlugged == state.isCharging {
+            return scored
+        }
+        scoredLevel = level
+        scoredPlugged = state.isCharging
+        return level
+    }
+
+    /// Budgets refill evenly over the day, up to one day's worth.
+    mutating func refill(to now: SimInstant) {
+        let days = (now - budgetsAt).seconds / 86_400
+        budgetsAt = now
+        energyLeftJ = min(parameters.energyBudgetPerDay, energyLeftJ + days * parameters.energyBudgetPerDay)
+        dataLeft = min(parameters.dataBudgetPerDay, dataLeft + days * parameters.dataBudgetPerDay)
+    }
+}

@@ -1,0 +1,79 @@
+import SimEngine
+
+/// An online per-app launch predictor, learned from the simulated history as it happens.
+///
+/// The day is cut into bins of `binWidth` (7.5 minutes: dasd predicts launches about 7.5 min
+/// ahead, FACTS.md §4). For each app and bin it counts the days on which the person opened the
+/// app in that bin, and estimates the probability of a launch in that bin as
+/// `(days with a launch + prior * priorDays) / (days the bin has elapsed + priorDays)`: the
+/// prior (dasd's default 0.0025) until history outweighs it.
+public struct LaunchPredictor: Sendable {
+    public var binWidth: SimDuration
+    public var prior: Double
+    public var priorDays: Double
+
+    var binsPerDay: Int
+    /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
+    var hits: [[Int32]] = []
+    var lastDay: [[Int32]] = []
+    /// Per app, how many of its launches have been read from the history.
+    var cursor: [Int] = []
+
+    public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
+        precondition(binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
+                     "the bin width must divide a day")
+        self.binWidth = binWidth
+        self.prior = prior
+        self.priorDays = priorDays
+        self.binsPerDay = Int(SimDuration.days(1).microseconds / binWidth.microseconds)
+    }
+
+    func bin(of time: SimInstant) -> Int { Int((time.microseconds % SimDuration.days(1).microseconds) / binWidth.microseconds) }
+
+    /// Reads launches added to `usage` since the last call.
+    public mutating func learn(_ usage: UsageHistory) {
+        while hits.count < usage.apps.count {
+            hits.append(Array(repeating: 0, count: binsPerDay))
+            lastDay.append(Array(repeating: -1, count: binsPerDay))
+            cursor.append(0)
+        }
+        for a in usage.apps.indices {
+            let launches = usage.apps[a].launches
+            while cursor[a] < launches.count {
+                let t = launches[cursor[a]]
+                cursor[a] += 1
+                let b = bin(of: t), day = Int32(t.day)
+                if lastDay[a][b] != day {
+                    lastDay[a][b] = day
+                    hits[a][b] += 1
+                }
+            }
+        }
+    }
+
+    /// Probability that the person opens `app` in the bin that starts at `binStart` (a bin
+    /// boundary), from the days before `binStart`'s day.
+    public func probability(app: Int, binStart: SimInstant) -> Double {
+        let b = bin(of: binStart)
+        // Days on which this bin has already passed, before the current one.
+        let elapsed = Double(max(0, binStart.day))
+        let h = app < hits.count ? Double(hits[app][b]) : 0
+        return min(1, (h + prior * priorDays) / (elapsed + priorDays))
+    }
+
+    /// Calls `body` with the launch probability of `app` for each bin that overlaps
+    /// `[now, now + lookahead)`, in time order (a closure, not an array: this runs per decision).
+    public func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
+        var start = SimInstant(microseconds: now.microseconds - now.microseconds % binWidth.microseconds)
+        let end = now + lookahead
+        repeat {
+            body(probability(app: app, binStart: start))
+            start += binWidth
+        } while start < end
+    }
+
+    /// The next bin boundary after `now`: when predictions change.
+    public func nextBoundary(after now: SimInstant) -> SimInstant {
+        SimInstant(microseconds: now.microseconds - now.microseconds % binWidth.microseconds + binWidth.microseconds)
+    }
+}

@@ -1,0 +1,175 @@
+import PhoneWorld
+import SimEngine
+
+/// A clairvoyant bound, not a deployable policy: it is shown this replication's future
+/// (the person's launches, the charger, the network) and places each request where it costs
+/// least energy while still finishing before the app's next foreground use.
+///
+/// For a request of app A eligible at t, the window is `[t, next launch of A - finishMargin)`
+/// (to the horizon if A is not opened again). Each instant in it has a cost class, lowest
+/// first: Wi-Fi and charging, Wi-Fi, cellular and charging, cellular, no connection. The
+/// request is planned at:
+/// - on Wi-Fi (tail about 0.25 s, FACTS.md §6), the earliest instant of the best class;
+/// - on cellular, where promotion and tail dominate (about 10 J a fetch), the first instant of
+///   the best class at which the person opens an app that fetches (its radio will be awake:
+///   the work rides it), else the window's end, so requests gather into one promotion.
+///
+/// At a decision point it starts every request whose planned instant has come, and with them
+/// every request for which now is of its best class (they share the promotion); it also
+/// starts those whose best class is now's while the radio is already awake.
+///
+/// The plan is a greedy heuristic over known futures, so it bounds what foresight buys
+/// rather than proving an optimum; it cannot see the gates' future either (Low Power Mode, a
+/// Wi-Fi-only setting), and a request that meets a closed gate at its planned instant starts
+/// when the gate opens.
+public struct OraclePolicy: SchedulingPolicy {
+    public struct Parameters: Equatable, Sendable {
+        /// How long before the app's next use a request must start (the refresh budget).
+        public var finishMargin: SimDuration = .seconds(30)
+        /// Whether to plan cellular work at the moments a foreground fetch wakes the radio.
+        public var rideForeground = true
+        public init() {}
+    }
+
+    struct Plan {
+        var at: SimInstant
+        var cost: Int
+    }
+
+    public var parameters: Parameters
+    var future: FutureWorld?
+    /// Per app, the start of each launch, in time order.
+    var launchesByApp: [[SimInstant]] = []
+    /// Launches that fetch in the foreground, in time order.
+    var fetchingLaunches: [SimInstant] = []
+    var plans: [Int: Plan] = [:]
+
+    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public var name: String { "oracle" }
+    public static var isClairvoyant: Bool { true }
+
+    public mutating func foresee(_ future: FutureWorld) {
+        self.future = future
+        launchesByApp = Array(repeating: [], count: future.launchDownBytes.count)
+        fetchingLaunches = []
+        for l in future.timeline.people.launches {
+            guard let app = l.app else { continue }
+            launchesByApp[app].append(l.start)
+            if future.launchDownBytes[app] > 0 { fetchingLaunches.append(l.start) }
+        }
+        plans = [:]
+    }
+
+    public mutating func taskEnded(_ record: TaskRecord) {
+        plans.removeValue(forKey: record.request.id.rawValue)
+    }
+
+    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        guard future != nil else { preconditionFailure("the oracle runs only with foresight") }
+        let nowCost = cost(at: state.now)
+        var due: [TaskID] = [], wake: SimInstant?
+        var batch = state.radioAwake
+        for task in eligible where plan(task, state.now).at <= state.now {
+            due.append(task.id)
+            batch = true
+        }
+        for task in eligible {
+            let plan = plans[task.id.rawValue]!
+            if plan.at <= state.now { continue }
+            if batch && plan.cost == nowCost {
+                due.append(task.id)
+            } else {
+                wake = min(wake ?? plan.at, plan.at)
+            }
+        }
+        if due.count == eligible.count { return .startAll }
+        return PolicyDecision(start: due.isEmpty ? .none : .some(due), reconsiderAt: wake)
+    }
+
+    /// The request's plan, made the first time it is seen.
+    mutating func plan(_ task: EligibleTask, _ now: SimInstant) -> Plan {
+        if let p = plans[task.id.rawValue] { return p }
+        let future = future!
+        let starts = launchesByApp[task.app]
+        let next = starts[firstIndex(in: starts, after: now)...].first ?? future.horizon
+        let end = next - parameters.finishMargin
+        var best = Plan(at: now, cost: cost(at: now))
+        if end > now {
+            // Breakpoints: every change of network or charger in the window.
+            for t in breakpoints(from: now, to: end) {
+                let c = cost(at: t)
+                if c < best.cost { best = Plan(at: t, cost: c) }
+            }
+            if best.cost >= 2 {
+                // Cellular: ride a foreground fetch of that class, else gather at the window's end.
+                var ride: SimInstant?
+                if parameters.rideForeground {
+                    var i = firstIndex(in: fetchingLaunches, after: best.at)
+                    while i < fetchingLaunches.count, fetchingLaunches[i] < end {
+                        if cost(at: fetchingLaunches[i]) == best.cost { ride = fetchingLaunches[i]; break }
+                        i += 1
+                    }
+                }
+                best.at = ride ?? end
+                if cost(at: best.at) != best.cost { best.at = latestOfClass(best.cost, from: now, to: end) ?? best.at }
+            }
+        }
+        plans[task.id.rawValue] = best
+        return best
+    }
+
+    /// The last instant in `[from, to]` whose class is `c`.
+    func latestOfClass(_ c: Int, from: SimInstant, to: SimInstant) -> SimInstant? {
+        var last: SimInstant?
+        var segmentStart: SimInstant?
+        for t in [from] + breakpoints(from: from, to: to) {
+            if cost(at: t) == c { segmentStart = t } else if segmentStart != nil { last = t - .microseconds(1); segmentStart = nil }
+        }
+        if segmentStart != nil { last = to }
+        return last
+    }
+
+    /// Instants in `(from, to)` at which the network or the charger changes, in time order.
+    func breakpoints(from: SimInstant, to: SimInstant) -> [SimInstant] {
+        let world = future!.timeline
+        var out: [SimInstant] = []
+        for c in world.network where c.time > from && c.time < to { out.append(c.time) }
+        for s in world.charging {
+            if s.start > from && s.start < to { out.append(s.start) }
+            if s.end > from && s.end < to { out.append(s.end) }
+        }
+        return out.sorted()
+    }
+
+    /// Cost class at `t`: 0 Wi-Fi and charging, 1 Wi-Fi, 2 cellular and charging, 3 cellular,
+    /// 4 no connection.
+    func cost(at t: SimInstant) -> Int {
+        let world = future!.timeline
+        var kind = NetworkKind.none
+        let i = world.network.partitionIndex { $0.time > t }
+        if i > 0 { kind = world.network[i - 1].state.kind }
+        let charging = world.charging.contains { $0.start <= t && t < $0.end }
+        switch kind {
+        case .wifi: return charging ? 0 : 1
+        case .cellular: return charging ? 2 : 3
+        case .none: return 4
+        }
+    }
+
+    func firstIndex(in sorted: [SimInstant], after t: SimInstant) -> Int {
+        sorted.partitionIndex { $0 > t }
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `isAfter`, for a predicate false then true
+    /// along the array (binary search).
+    func partitionIndex(_ isAfter: (Element) -> Bool) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if isAfter(self[mid]) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+}

@@ -1,0 +1,189 @@
+import PhoneWorld
+import SimEngine
+
+/// What a policy may observe of the phone at a decision point: the present and the past,
+/// never the future.
+public struct DeviceState: Sendable {
+    public var now: SimInstant
+    /// State of charge in [0, 1].
+    public var charge: Double
+    /// Whether a charger is connected.
+    public var isCharging: Bool
+    /// The connection the phone has.
+    public var network: NetworkKind = .wifi
+    /// The connection's quality from 0 to 100 (`NetworkState.quality`).
+    public var networkQuality: Double = 100
+    /// Whether the current connection's radio is out of idle (promoting, transferring or in
+    /// its tail), so work started now rides it without a promotion of its own.
+    public var radioAwake = false
+    /// Whether the person is using the phone (an app in the foreground, or a call).
+    public var inUse = false
+    public var inCall = false
+    public var lowPowerMode = false
+    /// When the phone was last in use (the end of the last foreground use or call); `now`
+    /// while in use, `.start` if never.
+    public var lastInUse: SimInstant = .start
+    /// When the charger was last connected or removed (`.start` if never).
+    public var powerChangedAt: SimInstant = .start
+    /// Each app's use so far.
+    public var usage = UsageHistory(apps: 0)
+
+    public init(now: SimInstant, charge: Double, isCharging: Bool, network: NetworkKind = .wifi,
+                inUse: Bool = false, inCall: Bool = false, lowPowerMode: Bool = false) {
+        self.now = now
+        self.charge = charge
+        self.isCharging = isCharging
+        self.network = network
+        self.inUse = inUse
+        self.inCall = inCall
+        self.lowPowerMode = lowPowerMode
+        if inUse { lastInUse = now }
+    }
+
+    /// Time since the phone was last in use; zero while it is.
+    public var idleFor: SimDuration { inUse ? .zero : now - lastInUse }
+}
+
+/// The person's use of each app so far, as the system records it: what a usage predictor
+/// learns from.
+public struct UsageHistory: Sendable, Equatable {
+    public struct App: Sendable, Equatable {
+        /// Start of every foreground use, in time order.
+        public internal(set) var launches: [SimInstant] = []
+        /// End of the last foreground use; `nil` if never used or in the foreground now.
+        public internal(set) var lastLeft: SimInstant?
+        public internal(set) var inForeground = false
+        public init() {}
+    }
+    public internal(set) var apps: [App]
+
+    public init(apps count: Int) { apps = Array(repeating: App(), count: count) }
+
+    /// Time since the app was last used (zero while in the foreground); `nil` if never used.
+    public func sinceLastUse(_ app: Int, now: SimInstant) -> SimDuration? {
+        let a = apps[app]
+        if a.inForeground { return .zero }
+        return a.lastLeft.map { now - $0 }
+    }
+
+    mutating func opened(_ app: Int, at time: SimInstant) {
+        apps[app].launches.append(time)
+        apps[app].inForeground = true
+    }
+
+    mutating func left(_ app: Int, at time: SimInstant) {
+        guard apps[app].inForeground else { return }
+        apps[app].inForeground = false
+        apps[app].lastLeft = time
+    }
+}
+
+/// What a clairvoyant policy is shown before the run: this replication's exogenous world.
+public struct FutureWorld: Sendable {
+    public var timeline: WorldTimeline
+    public var horizon: SimInstant
+    /// Per app, the bytes it fetches each time the person opens it (the radio will be awake
+    /// then).
+    public var launchDownBytes: [Double]
+}
+
+/// A request that has passed every gate the system enforces and may start now.
+public struct EligibleTask: Sendable {
+    public var id: TaskID
+    public var app: Int
+    public var kind: TaskKind
+    public var submitted: SimInstant
+    public var earliestBegin: SimInstant
+    /// Processing requests' requirements (already met when the policy is shown the request).
+    public var requiresExternalPower = false
+    public var requiresNetworkConnectivity = false
+
+    /// When it became eligible: `max(submitted, earliestBegin)`; latency counts from here.
+    public var eligibleSince: SimInstant { max(submitted, earliestBegin) }
+
+    public init(id: TaskID, app: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant,
+                requiresExternalPower: Bool = false, requiresNetworkConnectivity: Bool = false) {
+        self.id = id
+        self.app = app
+        self.kind = kind
+        self.submitted = submitted
+        self.earliestBegin = earliestBegin
+        self.requiresExternalPower = requiresExternalPower
+        self.requiresNetworkConnectivity = requiresNetworkConnectivity
+    }
+}
+
+/// Which eligible tasks to start.
+public enum TaskSelection: Sendable, Equatable {
+    case none
+    case all
+    /// These, each of which must be among the eligible tasks shown to the policy.
+    case some([TaskID])
+}
+
+/// A policy's answer at a decision point.
+public struct PolicyDecision: Sendable, Equatable {
+    public var start: TaskSelection
+    /// When to ask the policy again even if nothing changes (strictly after now); `nil`: only
+    /// on the next change.
+    public var reconsiderAt: SimInstant?
+
+    public init(start: TaskSelection, reconsiderAt: SimInstant? = nil) {
+        self.start = start
+        self.reconsiderAt = reconsiderAt
+    }
+
+    public static let startAll = PolicyDecision(start: .all)
+    public static let wait = PolicyDecision(start: .none)
+}
+
+/// Chooses when allowed background work runs.
+///
+/// The system decides what is allowed (the gates: phone on, `earliestBeginDate` passed,
+/// Background App Refresh, Low Power Mode, the app switcher, processing requirements); a
+/// policy chooses among what is allowed. It is asked at decision points — a request
+/// became eligible, the charger was connected or removed, a task ended, the phone booted,
+/// or a time the policy asked for came — and sees only the device's observable state and
+/// the eligible requests. It cannot see the future, cannot reach the event queue, and can
+/// start only what it was shown.
+///
+/// A policy may keep state of its own (a predictor, budgets) and learns how each task
+/// ended through `taskEnded`, as iOS learns energy use from its power log. Only a policy
+/// that declares itself clairvoyant is shown the future (`foresee`), and results mark it as
+/// a bound, not a deployable policy.
+public protocol SchedulingPolicy {
+    /// The rule's name (`eager`, `coalesce`, ...).
+    var name: String { get }
+    /// Whether the policy is shown the replication's future before the run. Default: false.
+    static var isClairvoyant: Bool { get }
+    /// Called once before the run, only if `isClairvoyant`.
+    mutating func foresee(_ future: FutureWorld)
+    /// Which of `eligible` to start now, and when to be asked again.
+    mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision
+    /// A task ended (any task, in any final state), with its energy and times.
+    mutating func taskEnded(_ record: TaskRecord)
+}
+
+extension SchedulingPolicy {
+    public static var isClairvoyant: Bool { false }
+    public mutating func foresee(_ future: FutureWorld) {}
+    public mutating func taskEnded(_ record: TaskRecord) {}
+}
+
+/// Starts every request as soon as the gates allow: the lowest latency, and no regard for
+/// energy source or batching. The baseline the other policies are compared with.
+public struct EagerPolicy: SchedulingPolicy {
+    public init() {}
+    public var name: String { "eager" }
+    public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision { .startAll }
+}
+
+/// Starts requests only while the phone is charging, so background work never costs battery
+/// energy, at the price of waiting until the next charge (typically the night).
+public struct ChargeOnlyPolicy: SchedulingPolicy {
+    public init() {}
+    public var name: String { "charge-only" }
+    public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        state.isCharging ? .startAll : .wait
+    }
+}

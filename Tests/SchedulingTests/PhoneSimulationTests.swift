@@ -121,9 +121,14 @@ struct PhoneSimulationTests {
         s.network.jitter = .minutes(Int64(rng.next() % 30))
         s.settings.backgroundAppRefresh = Settings.BackgroundAppRefresh.allCases[Int(rng.next() % 3)]
         s.settings.lowPowerMode = rng.bernoulli(0.8) ? .auto : .off
-        let policies: [any SchedulingPolicy] = [EagerPolicy(), ChargeOnlyPolicy()]
+        let policies: [any SchedulingPolicy] = [EagerPolicy(), ChargeOnlyPolicy(), CoalescePolicy(), DuetPolicy(),
+                                                AndroidPolicy(), OraclePolicy()]
         for policy in policies {
             let run = try simulate(s, policy, seed: seed)
+            let t = run.totals!
+            #expect(t.scheduledFromBatteryJ <= t.backgroundFromBatteryJ + 1e-9)
+            #expect(t.backgroundFromBatteryJ <= run.summary.backgroundEnergyJ + 1e-6, "battery's part of background energy")
+            #expect(t.taskPromotions <= t.promotions)
             let ids = run.records.map(\.request.id.rawValue)
             #expect(ids.sorted() == Array(0..<ids.count), "each task recorded exactly once")
             #expect(run.summary.submitted == ids.count)

@@ -111,7 +111,7 @@ func app(_ name: String, every: SimDuration = .hours(1), earliest: SimDuration =
 
 func simulate<P: SchedulingPolicy>(_ setup: PhoneSetup, _ policy: P, seed: UInt64 = 1, replication: UInt64 = 0) throws -> RecordingSink {
     let streams = try WorldStreams(setup: setup, masterSeed: seed, replication: replication)
-    var sim = PhoneSimulation(setup: setup, policy: policy, sink: RecordingSink(), streams: streams)
+    var sim = PhoneSimulation(setup: setup, policy: policy, sink: RecordingSink(summary: RunMetrics(apps: setup.apps)), streams: streams)
     return sim.run()
 }
 

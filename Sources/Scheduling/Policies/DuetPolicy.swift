@@ -147,6 +147,7 @@ public struct DuetPolicy: SchedulingPolicy {
 
     public mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
+        refill(to: max(budgetsAt, record.ended))
         if onBattery.remove(i) != nil { energyLeftJ -= record.energyJ }
         if onCellular.remove(i) != nil, record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
     }

@@ -57,19 +57,24 @@ public struct LaunchPredictor: Sendable {
         let b = bin(of: binStart)
         // Days on which this bin has already passed, before the current one.
         let elapsed = Double(max(0, binStart.day))
-        let h = app < hits.count ? Double(hits[app][b]) : 0
+        var h = 0.0
+        if app < hits.count {
+            // A launch already seen in this bin on its own day is not history yet.
+            h = Double(hits[app][b]) - (Int64(lastDay[app][b]) == binStart.day ? 1 : 0)
+        }
         return min(1, (h + prior * priorDays) / (elapsed + priorDays))
     }
 
     /// Calls `body` with the launch probability of `app` for each bin that overlaps
-    /// `[now, now + lookahead)`, in time order (a closure, not an array: this runs per decision).
+    /// `[now, now + lookahead]`, in time order (a closure, not an array: this runs per
+    /// decision). At a bin boundary that is the current bin and the next.
     public func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
         var start = SimInstant(microseconds: now.microseconds - now.microseconds % binWidth.microseconds)
         let end = now + lookahead
         repeat {
             body(probability(app: app, binStart: start))
             start += binWidth
-        } while start < end
+        } while start <= end
     }
 
     /// The next bin boundary after `now`: when predictions change.

@@ -98,8 +98,25 @@ public struct Scenario: Equatable, Sendable {
         }
         for o in overrides where choosesProfile(o) { try apply(o) }
         try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file)
+        expandPolicyNames(&tree)
         for o in overrides where !choosesProfile(o) { try apply(o) }
         return tree
+    }
+
+    /// Writes each policy given by name alone (`- coalesce`) as `{name: coalesce}`, so that
+    /// `--set policies[2].max_delay=30m` (and a sweep axis) reaches its parameters.
+    static func expandPolicyNames(_ tree: inout ConfigNode) {
+        guard case .mapping(var pairs) = tree.value,
+              let k = pairs.firstIndex(where: { $0.key == "policies" }),
+              case .sequence(var items) = pairs[k].value.value else { return }
+        for i in items.indices {
+            guard case .scalar = items[i].value else { continue }
+            var wrapper = items[i]
+            wrapper.value = .mapping([(key: "name", keyLine: items[i].line, value: items[i])])
+            items[i] = wrapper
+        }
+        pairs[k].value.value = .sequence(items)
+        tree.value = .mapping(pairs)
     }
 
     /// The folder of profiles: `models:` relative to the scenario file, by default the

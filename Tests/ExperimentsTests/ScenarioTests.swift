@@ -1,5 +1,6 @@
 import Foundation
 @testable import Experiments
+import Scheduling
 import SimEngine
 import Testing
 
@@ -62,7 +63,15 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         (minimalWith("  - news", "  - name: a\n  - name: a"),
          "s.yaml:8:5: apps[1].name: another app is already named 'a'"),
         (minimalWith("[eager]", "[eager, lazy]"),
-         "s.yaml:8:19: policies[1]: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"),
+         "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"),
+        (minimalWith("policies: [eager]", "policies: [eager, {name: coalesce, max_dely: 30m}]"),
+         "s.yaml:8: policies[1].max_dely: unknown key 'max_dely'; did you mean 'max_delay'? Known keys: name, label, max_delay, min_batch, ride_awake_radio, hold_on_wifi"),
+        (minimalWith("policies: [eager]", "policies: [coalesce, {name: coalesce, max_delay: 30m}]"),
+         "s.yaml:8:22: policies[1]: policy label 'coalesce' is used twice; give each variant a distinct 'label'"),
+        (minimalWith("policies: [eager]", "policies: [{name: ios, threshold: -1}]"),
+         "s.yaml:8:35: policies[0].threshold: expected a score threshold from 0 to 2, got -1"),
+        (minimalWith("policies: [eager]", "policies: [{name: android, quota_rare: {max_jobs: 0}}]"),
+         "s.yaml:8:51: policies[0].quota_rare.max_jobs: expected a whole number of jobs from 1 to 1000000, got '0'"),
         (minimalWith("apps:\n  - news", "apps: {name: a}"),
          "s.yaml:6:7: apps: expected a list, got a mapping"),
         (minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
@@ -120,6 +129,45 @@ func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
 
 @Suite("Scenario files")
 struct ScenarioTests {
+    @Test func policiesTakeParametersAndLabelsFromTheFileAndFromSet() throws {
+        let yaml = minimalWith("policies: [eager]", """
+            policies:
+              - eager
+              - {name: coalesce, label: coalesce-30m, max_delay: 30m, min_batch: 2, hold_on_wifi: true}
+              - coalesce
+              - {name: ios, threshold: 0.4, max_wait: 6h, data_budget_mb_per_day: 20, refresh_battery_floor_pct: 15}
+              - {name: android, doze: false, quota_rare: {time: none, max_jobs: 5}, low_level_pct: 10}
+              - {name: oracle, finish_margin: 1m, ride_foreground: false}
+            """)
+        let s = try Scenario.parse(yaml: yaml, file: "s.yaml", overrides: [
+            Override(parsing: "policies[2].max_delay=5m")!, Override(parsing: "policies[0].label=baseline")!])
+        #expect(s.policies.map(\.name) == ["baseline", "coalesce-30m", "coalesce", "ios", "android", "oracle"])
+        var c = CoalescePolicy.Parameters()
+        c.maxDelay = .minutes(30)
+        c.minBatch = 2
+        c.holdOnWiFi = true
+        #expect(s.policies[1].rule == .coalesce(c))
+        var c5 = CoalescePolicy.Parameters()
+        c5.maxDelay = .minutes(5)
+        #expect(s.policies[2].rule == .coalesce(c5), "--set reaches a policy given by name alone")
+        var d = DuetPolicy.Parameters()
+        d.threshold = 0.4
+        d.maxWait = .hours(6)
+        d.dataBudgetPerDay = 20e6
+        d.refreshBattery.floor = 15
+        #expect(s.policies[3].rule == .ios(d))
+        var a = AndroidPolicy.Parameters()
+        a.doze = false
+        a.quotas[3] = AndroidPolicy.Quota(time: nil, window: .hours(24), maxJobs: 5)
+        a.lowLevel = 0.1
+        #expect(s.policies[4].rule == .android(a))
+        var o = OraclePolicy.Parameters()
+        o.finishMargin = .minutes(1)
+        o.rideForeground = false
+        #expect(s.policies[5].rule == .oracle(o))
+        #expect(s.policies[5].isBound && !s.policies[4].isBound)
+    }
+
     @Test func theDefaultScenarioLoads() throws {
         let s = try Scenario.load(file: defaultScenario)
         #expect(s.name == "default")

@@ -67,6 +67,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Examples
+
+        /// A policy written outside bgsim's own targets, as a user would (README, "Writing your
+        /// own policy"); built and run by ExamplePolicyTests.
+        .target(name: "QuietHoursPolicy", dependencies: ["Scheduling", "SimEngine"], path: "Examples/QuietHoursPolicy"),
+
         // MARK: - Tests
 
         .testTarget(name: "SimEngineTests", dependencies: ["SimEngine"]),
@@ -75,5 +81,6 @@ let package = Package(
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"]),
         .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
         .testTarget(name: "BGSimCLITests", dependencies: ["bgsim"]),
+        .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),
     ]
 )

@@ -21,25 +21,30 @@ public enum Experiment {
     /// Simulates one policy in one replication, keeping its event log if `events`.
     public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int,
                            events: Bool) throws(RandomStreamError) -> (metrics: RunMetrics, events: [LoggedEvent]?) {
+        switch policy.rule {
+        case .eager: try run(scenario, custom: EagerPolicy(), replication: replication, events: events)
+        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), replication: replication, events: events)
+        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), replication: replication, events: events)
+        case .ios(let p): try run(scenario, custom: DuetPolicy(p), replication: replication, events: events)
+        case .android(let p): try run(scenario, custom: AndroidPolicy(p), replication: replication, events: events)
+        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), replication: replication, events: events)
+        }
+    }
+
+    /// Simulates any policy, a user's own included, in one replication of the scenario: the
+    /// same world (same streams) the built-in policies see in that replication.
+    public static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, replication: Int,
+                                                events: Bool = false) throws(RandomStreamError) -> (metrics: RunMetrics, events: [LoggedEvent]?) {
         let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
                                        replication: UInt64(replication), generator: scenario.generator)
-        func simulate<P: SchedulingPolicy>(_ policy: P) -> (RunMetrics, [LoggedEvent]?) {
-            if events {
-                var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: SinkPair(RunMetrics(apps: scenario.setup.apps), EventLog()), streams: streams)
-                let sink = sim.run()
-                return (sink.first, sink.second.events)
-            }
-            var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: RunMetrics(apps: scenario.setup.apps), streams: streams)
-            return (sim.run(), nil)
+        let metrics = RunMetrics(apps: scenario.setup.apps)
+        if events {
+            var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: SinkPair(metrics, EventLog()), streams: streams)
+            let sink = sim.run()
+            return (sink.first, sink.second.events)
         }
-        switch policy.rule {
-        case .eager: return simulate(EagerPolicy())
-        case .chargeOnly: return simulate(ChargeOnlyPolicy())
-        case .coalesce(let p): return simulate(CoalescePolicy(p))
-        case .ios(let p): return simulate(DuetPolicy(p))
-        case .android(let p): return simulate(AndroidPolicy(p))
-        case .oracle(let p): return simulate(OraclePolicy(p))
-        }
+        var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: metrics, streams: streams)
+        return (sim.run(), nil)
     }
 
     /// Runs every policy x replication on up to `jobs` threads. Results come back in

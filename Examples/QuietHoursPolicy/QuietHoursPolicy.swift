@@ -1,0 +1,42 @@
+import Scheduling
+import SimEngine
+
+/// An example of a policy written outside bgsim, in its own target (see the README, "Writing
+/// your own policy"): background work waits through the person's quiet hours unless the phone
+/// is charging, and otherwise starts as soon as the gates allow.
+///
+/// A policy is a value type that conforms to `SchedulingPolicy`. It is asked at decision
+/// points with the observable state and the requests the system allows now; it answers which
+/// to start and when to ask it again. It can keep state (here it counts its decisions) and
+/// learns how each task ended through `taskEnded`.
+public struct QuietHoursPolicy: SchedulingPolicy {
+    /// Quiet from `start` to `end`, as times of day; the span may cross midnight.
+    public var start: SimDuration
+    public var end: SimDuration
+    public private(set) var decisions = 0
+    public private(set) var ended = 0
+
+    public init(from start: SimDuration = .hours(22), to end: SimDuration = .hours(7)) {
+        self.start = start
+        self.end = end
+    }
+
+    public var name: String { "quiet-hours" }
+
+    public func isQuiet(_ time: SimInstant) -> Bool {
+        let t = time.timeOfDay
+        return start <= end ? (t >= start && t < end) : (t >= start || t < end)
+    }
+
+    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        decisions += 1
+        if state.isCharging || !isQuiet(state.now) { return .startAll }
+        // Ask again when the quiet hours end (the charger coming is a decision point anyway).
+        let midnight = SimInstant.after(.days(state.now.day))
+        var wake = midnight + end
+        if wake <= state.now { wake = wake + .days(1) }
+        return PolicyDecision(start: .none, reconsiderAt: wake)
+    }
+
+    public mutating func taskEnded(_ record: TaskRecord) { ended += 1 }
+}

@@ -171,8 +171,14 @@ struct DuetTests {
         #expect(starts(run) == [at(24 + 7, 52, 30), at(48 + 7, 52, 30), at(72 + 7, 52, 30)])
         // The refresh computes for 1 s, so each launch sees content 449 s old.
         #expect(run.summary.stalenessS.suffix(3) == [449, 449, 449])
-        // Eager runs it every hour.
-        #expect(try simulate(s, EagerPolicy()).starts.count > 80)
+        // Eager runs it every hour, and buys less freshness per joule: with a daily habit the
+        // predictor pays off (the default people model has none; see the README).
+        let eager = try simulate(s, EagerPolicy())
+        #expect(eager.starts.count > 80)
+        func stalenessTimesEnergy(_ r: RecordingSink) -> Double {
+            r.summary.stalenessS.reduce(0, +) / Double(r.summary.stalenessS.count) * r.summary.backgroundEnergyJ
+        }
+        #expect(stalenessTimesEnergy(run) < stalenessTimesEnergy(eager) / 10)
     }
 
     /// One app's requests are spaced by the rate limit; an energy budget spent on battery
@@ -295,13 +301,13 @@ struct AndroidTests {
 @Suite("oracle: a clairvoyant bound")
 struct OracleTests {
     /// LTE until 2:00, then Wi-Fi; the app is next opened at 5:00. Eager fetches on LTE at
-    /// 0:45; the oracle waits for Wi-Fi at 2:00.
+    /// 0:45; the oracle on Wi-Fi, as late as it can: 30 s before the next use.
     @Test func waitsForTheCheapestNetworkBeforeTheNextUse() throws {
         let s = world(apps: [fetcher("a0")], launches: [use(0, at(0, 29), at(0, 30)), use(0, at(5), at(5, 1))],
                       network: [(.zero, lteState), (.hours(2), wifiState)])
         #expect(starts(try simulate(s, EagerPolicy())) == [at(0, 45), at(5, 16)])
         let oracle = try simulate(s, OraclePolicy())
-        #expect(starts(oracle) == [at(2), at(5, 16)])
+        #expect(starts(oracle) == [at(4, 59, 30), at(23, 59, 30)], "the second request's window runs to the horizon")
         #expect(oracle.summary.backgroundEnergyJ < (try simulate(s, EagerPolicy())).summary.backgroundEnergyJ)
     }
 
@@ -311,7 +317,7 @@ struct OracleTests {
         let launches = [use(0, at(0, 29), at(0, 30)), use(0, at(1, 30), at(1, 31))]
         let s = world(apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches,
                       network: [(.zero, lteState), (.hours(2), wifiState)])
-        #expect(starts(try simulate(s, OraclePolicy())) == [at(1, 29, 30), at(2)])
+        #expect(starts(try simulate(s, OraclePolicy())) == [at(1, 29, 30), at(23, 59, 30)])
         let ride = world(apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches + [use(1, at(1, 10), at(1, 11))],
                          network: [(.zero, lteState), (.hours(2), wifiState)])
         #expect(starts(try simulate(ride, OraclePolicy())).first == at(1, 10))

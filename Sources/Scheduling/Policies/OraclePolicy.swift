@@ -8,11 +8,11 @@ import SimEngine
 /// For a request of app A eligible at t, the window is `[t, next launch of A - finishMargin)`
 /// (to the horizon if A is not opened again). Each instant in it has a cost class, lowest
 /// first: Wi-Fi and charging, Wi-Fi, cellular and charging, cellular, no connection. The
-/// request is planned at:
-/// - on Wi-Fi (tail about 0.25 s, FACTS.md §6), the earliest instant of the best class;
-/// - on cellular, where promotion and tail dominate (about 10 J a fetch), the first instant of
-///   the best class at which the person opens an app that fetches (its radio will be awake:
-///   the work rides it), else the window's end, so requests gather into one promotion.
+/// request is planned at the latest instant of the best class in its window: running late
+/// means the fewest runs (an app's handler resubmits an interval after each run) and the
+/// freshest content at the next use. On cellular, where promotion and tail dominate (about
+/// 10 J a fetch, FACTS.md §6), it is planned instead at the last instant of that class at
+/// which the person opens an app that fetches (the radio will be awake: the work rides it).
 ///
 /// At a decision point it starts every request whose planned instant has come, and with them
 /// every request for which now is of its best class (they share the promotion); it also
@@ -95,23 +95,21 @@ public struct OraclePolicy: SchedulingPolicy {
         let end = next - parameters.finishMargin
         var best = Plan(at: now, cost: cost(at: now))
         if end > now {
-            // Breakpoints: every change of network or charger in the window.
-            for t in breakpoints(from: now, to: end) {
-                let c = cost(at: t)
-                if c < best.cost { best = Plan(at: t, cost: c) }
-            }
-            if best.cost >= 2 {
-                // Cellular: ride a foreground fetch of that class, else gather at the window's end.
+            // The best class among every change of network or charger in the window...
+            for t in breakpoints(from: now, to: end) { best.cost = min(best.cost, cost(at: t)) }
+            // ...at its latest instant: the fewest runs (the handler resubmits an interval
+            // after a run) and the freshest content at the next use.
+            best.at = latestOfClass(best.cost, from: now, to: end) ?? now
+            if best.cost >= 2 && parameters.rideForeground {
+                // Cellular: the last foreground fetch of that class in the window wakes the
+                // radio; riding it saves a promotion and a tail.
+                var i = firstIndex(in: fetchingLaunches, after: now) - 1
                 var ride: SimInstant?
-                if parameters.rideForeground {
-                    var i = firstIndex(in: fetchingLaunches, after: best.at)
-                    while i < fetchingLaunches.count, fetchingLaunches[i] < end {
-                        if cost(at: fetchingLaunches[i]) == best.cost { ride = fetchingLaunches[i]; break }
-                        i += 1
-                    }
+                while i + 1 < fetchingLaunches.count, fetchingLaunches[i + 1] < end {
+                    i += 1
+                    if cost(at: fetchingLaunches[i]) == best.cost { ride = fetchingLaunches[i] }
                 }
-                best.at = ride ?? end
-                if cost(at: best.at) != best.cost { best.at = latestOfClass(best.cost, from: now, to: end) ?? best.at }
+                if let ride { best.at = ride }
             }
         }
         plans[task.id.rawValue] = best

@@ -35,7 +35,7 @@ public struct QuietHoursPolicy: SchedulingPolicy {
         let midnight = SimInstant.after(.days(state.now.day))
         var wake = midnight + end
         if wake <= state.now { wake = wake + .days(1) }
-        return PolicyDecision(start: .none, reconsiderAt: wake)
+        return PolicyDecision(start: .none, reconsiderAt: wake, reason: "quiet_hours")
     }
 
     public mutating func taskEnded(_ record: TaskRecord) { ended += 1 }

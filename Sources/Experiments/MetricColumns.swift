@@ -3,134 +3,131 @@ import Scheduling
 import SimEngine
 import SimRandom
 
-/// One per-run metric: its column name (with its unit as a suffix), and which way is better.
-public struct Metric: Sendable, Equatable {
+/// One per-run metric: its column name (with its unit as a suffix), which way is better, and
+/// how it is computed from a run's metrics. Name and computation stand together so that the
+/// columns cannot drift from their values.
+public struct Metric: Sendable {
     public enum Better: Sendable { case higher, lower, neither }
     public var name: String
     public var better: Better
     /// Whether the value is a count (written without a decimal point).
     public var isCount: Bool
+    let value: @Sendable (RunMetrics.Sorted) -> Double
 
-    init(_ name: String, _ better: Better, count: Bool = false) {
+    init(_ name: String, _ better: Better, count: Bool = false, _ value: @escaping @Sendable (RunMetrics.Sorted) -> Double) {
         self.name = name
         self.better = better
         self.isCount = count
+        self.value = value
     }
 }
 
 extension RunMetrics {
+    /// A run's metrics with their samples sorted once, for quantiles.
+    public struct Sorted: Sendable {
+        public let m: RunMetrics
+        let latency: [Double]
+        let completion: [Double]
+        let staleness: [Double]
+        init(_ m: RunMetrics) {
+            self.m = m
+            latency = m.latenciesS.sorted()
+            completion = m.completionLatenciesS.sorted()
+            staleness = m.stalenessS.sorted()
+        }
+    }
+
+    static func count(_ name: String, _ better: Metric.Better, _ value: @escaping @Sendable (RunMetrics) -> Int) -> Metric {
+        Metric(name, better, count: true) { Double(value($0.m)) }
+    }
+
+    static func share(_ part: Int, of whole: Int) -> Double {
+        whole > 0 ? 100 * Double(part) / Double(whole) : .nan
+    }
+
+    static func networkShare(_ m: RunMetrics, _ kind: NetworkKind) -> Double {
+        let total = m.onNetwork.reduce(SimDuration.zero, +)
+        return total > .zero ? 100 * m.onNetwork[kind.index].seconds / total.seconds : .nan
+    }
+
+    /// Mean, p50, p90, p99 and max of a sorted sample: five metrics named `<stem>_mean_s` ...
+    static func distribution(_ stem: String, _ sample: @escaping @Sendable (Sorted) -> [Double]) -> [Metric] {
+        [Metric("\(stem)_mean_s", .lower) { Statistics.mean(sample($0)) }]
+            + [("p50", 0.5), ("p90", 0.9), ("p99", 0.99)].map { label, p in
+                Metric("\(stem)_\(label)_s", .lower) { Statistics.quantile(sorted: sample($0), p) }
+            }
+            + [Metric("\(stem)_max_s", .lower) { sample($0).last ?? .nan }]
+    }
+
     /// The metrics of `runs.csv`, in column order. Definitions: `notebooks-data/README.md`.
-    public static let columns: [Metric] = [
-        Metric("tasks_submitted", .neither, count: true),
-        Metric("tasks_completed", .higher, count: true),
-        Metric("tasks_expired", .lower, count: true),
-        Metric("tasks_killed", .lower, count: true),
-        Metric("tasks_replaced", .neither, count: true),
-        Metric("tasks_cancelled", .neither, count: true),
-        Metric("tasks_rejected", .lower, count: true),
-        Metric("tasks_never_run", .lower, count: true),
-        Metric("tasks_unsuccessful", .lower, count: true),
-        Metric("rejected_unavailable", .neither, count: true),
-        Metric("rejected_too_many_pending", .neither, count: true),
-        Metric("rejected_not_permitted", .neither, count: true),
-        Metric("runs_refresh", .neither, count: true),
-        Metric("runs_processing", .neither, count: true),
-        Metric("runs_finite_length", .neither, count: true),
-        Metric("background_launches", .neither, count: true),
-        Metric("app_terminations", .lower, count: true),
-        Metric("completed_pct", .higher),
-        Metric("latency_mean_s", .lower),
-        Metric("latency_p50_s", .lower),
-        Metric("latency_p90_s", .lower),
-        Metric("latency_p99_s", .lower),
-        Metric("latency_max_s", .lower),
-        Metric("background_energy_j", .lower),
-        Metric("background_battery_energy_j", .lower),
-        Metric("scheduled_battery_energy_j", .lower),
-        Metric("wasted_energy_j", .lower),
-        Metric("phone_energy_j", .lower),
-        Metric("battery_energy_j", .lower),
-        Metric("charger_energy_j", .neither),
-        Metric("min_charge_pct", .higher),
-        Metric("final_charge_pct", .higher),
-        Metric("shutdowns", .lower, count: true),
-        Metric("time_off_s", .lower),
-        Metric("energy_baseline_j", .lower),
-        Metric("energy_screen_j", .neither),
-        Metric("energy_cpu_foreground_j", .neither),
-        Metric("energy_cpu_background_j", .lower),
-        Metric("energy_call_j", .neither),
-        Metric("energy_radio_active_j", .lower),
-        Metric("energy_radio_tail_j", .lower),
-        Metric("screen_on_s", .neither),
-        Metric("low_power_s", .neither),
-        Metric("wifi_pct", .neither),
-        Metric("cellular_pct", .neither),
-        Metric("no_network_pct", .neither),
-        Metric("sessions", .neither, count: true),
-        Metric("app_launches", .neither, count: true),
-        Metric("low_power_prompts", .neither, count: true),
-        Metric("purges", .neither, count: true),
-        Metric("radio_promotions", .lower, count: true),
-        Metric("radio_promotions_background", .lower, count: true),
-        Metric("staleness_mean_s", .lower),
-        Metric("staleness_p90_s", .lower),
-    ]
+    public static let columns: [Metric] = {
+        var c: [Metric] = [
+            count("tasks_submitted", .neither) { $0.submitted },
+            count("tasks_completed", .higher) { $0.count(.completed) },
+            count("tasks_expired", .lower) { $0.count(.expired) },
+            count("tasks_killed", .lower) { $0.count(.killed) },
+            count("tasks_replaced", .neither) { $0.count(.replaced) },
+            count("tasks_cancelled", .neither) { $0.count(.cancelled) },
+            count("tasks_rejected", .lower) { $0.count(.rejected) },
+            count("tasks_never_run", .lower) { $0.count(.neverRun) },
+            count("tasks_unsuccessful", .lower) { $0.unsuccessful },
+            count("rejected_unavailable", .neither) { $0.rejections[0] },
+            count("rejected_too_many_pending", .neither) { $0.rejections[1] },
+            count("rejected_not_permitted", .neither) { $0.rejections[2] },
+            count("runs_refresh", .neither) { $0.startedByKind[TaskKind.refresh.index] },
+            count("runs_processing", .neither) { $0.startedByKind[TaskKind.processing.index] },
+            count("runs_finite_length", .neither) { $0.startedByKind[TaskKind.finiteLength.index] },
+            count("background_launches", .neither) { $0.backgroundLaunches },
+            count("app_terminations", .lower) { $0.terminations },
+            Metric("completed_pct", .higher) { share($0.m.count(.completed), of: $0.m.submitted) },
+        ]
+        c += distribution("latency") { $0.latency }
+        c += distribution("completion_latency") { $0.completion }
+        c += [
+            Metric("background_energy_j", .lower) { $0.m.backgroundEnergyJ },
+            Metric("background_battery_energy_j", .lower) { $0.m.backgroundFromBatteryJ },
+            Metric("scheduled_battery_energy_j", .lower) { $0.m.scheduledFromBatteryJ },
+            Metric("wasted_energy_j", .lower) { $0.m.wastedEnergyJ },
+            Metric("foreground_energy_j", .neither) { $0.m.foregroundEnergyJ },
+            Metric("phone_energy_j", .lower) { $0.m.energy.consumedJ },
+            Metric("battery_energy_j", .lower) { $0.m.energy.fromBatteryJ },
+            Metric("charger_energy_j", .neither) { $0.m.energy.fromChargerJ },
+            Metric("min_charge_pct", .higher) { 100 * $0.m.minCharge },
+            Metric("final_charge_pct", .higher) { 100 * $0.m.finalCharge },
+            count("shutdowns", .lower) { $0.shutdowns },
+            Metric("time_off_s", .lower) { $0.m.timeOff.seconds },
+            Metric("energy_baseline_j", .lower) { $0.m.components.baselineJ },
+            Metric("energy_screen_j", .neither) { $0.m.components.screenJ },
+            Metric("energy_cpu_foreground_j", .neither) { $0.m.components.cpuForegroundJ },
+            Metric("energy_cpu_background_j", .lower) { $0.m.components.cpuBackgroundJ },
+            Metric("energy_call_j", .neither) { $0.m.components.callJ },
+            Metric("energy_radio_active_j", .lower) { $0.m.components.radioActiveJ },
+            Metric("energy_radio_tail_j", .lower) { $0.m.components.radioTailJ },
+            Metric("screen_on_s", .neither) { $0.m.screenOn.seconds },
+            Metric("low_power_s", .neither) { $0.m.lowPower.seconds },
+            Metric("wifi_pct", .neither) { networkShare($0.m, .wifi) },
+            Metric("cellular_pct", .neither) { networkShare($0.m, .cellular) },
+            Metric("no_network_pct", .neither) { networkShare($0.m, .none) },
+            count("sessions", .neither) { $0.sessions },
+            count("app_launches", .neither) { $0.launches },
+            count("low_power_prompts", .neither) { $0.lowPowerPrompts },
+            count("purges", .neither) { $0.purges },
+            count("radio_promotions", .lower) { $0.promotions },
+            count("radio_promotions_background", .lower) { $0.taskPromotions },
+            Metric("staleness_mean_s", .lower) { Statistics.mean($0.staleness) },
+            Metric("staleness_p90_s", .lower) { Statistics.quantile(sorted: $0.staleness, 0.9) },
+            Metric("fresh_launches_pct", .higher) { share($0.m.freshLaunches, of: $0.m.stalenessS.count) },
+            count("refreshes_succeeded", .neither) { $0.refreshesSucceeded },
+            count("refreshes_seen", .neither) { $0.refreshesSeen },
+            Metric("refreshes_seen_pct", .higher) { share($0.m.refreshesSeen, of: $0.m.refreshesSucceeded) },
+        ]
+        return c
+    }()
 
     /// The values of `columns`, in order; `nan` where undefined (no task started).
     public var columnValues: [Double] {
-        let sorted = latenciesS.sorted()
-        func q(_ p: Double) -> Double { Statistics.quantile(sorted: sorted, p) }
-        let submitted = Double(submitted)
-        var v: [Double] = [
-            submitted,
-            Double(count(.completed)),
-            Double(count(.expired)),
-            Double(count(.killed)),
-            Double(count(.replaced)),
-            Double(count(.cancelled)),
-            Double(count(.rejected)),
-            Double(count(.neverRun)),
-            Double(unsuccessful),
-        ]
-        v += rejections.map(Double.init)
-        v += startedByKind.map(Double.init)
-        v += [Double(backgroundLaunches), Double(terminations)]
-        v += [
-            submitted > 0 ? 100 * Double(count(.completed)) / submitted : .nan,
-            Statistics.mean(sorted),
-            q(0.5), q(0.9), q(0.99),
-            sorted.last ?? .nan,
-            backgroundEnergyJ,
-            backgroundFromBatteryJ,
-            scheduledFromBatteryJ,
-            wastedEnergyJ,
-            energy.consumedJ,
-            energy.fromBatteryJ,
-            energy.fromChargerJ,
-            100 * minCharge,
-            100 * finalCharge,
-            Double(shutdowns),
-            timeOff.seconds,
-        ]
-        v += [
-            components.baselineJ,
-            components.screenJ,
-            components.cpuForegroundJ,
-            components.cpuBackgroundJ,
-            components.callJ,
-            components.radioActiveJ,
-            components.radioTailJ,
-            screenOn.seconds,
-            lowPower.seconds,
-        ]
-        let total = onNetwork.reduce(SimDuration.zero, +)
-        for k in NetworkKind.allCases.indices { v.append(total > .zero ? 100 * onNetwork[k].seconds / total.seconds : .nan) }
-        v += [Double(sessions), Double(launches), Double(lowPowerPrompts), Double(purges)]
-        let staleness = stalenessS.sorted()
-        v += [Double(promotions), Double(taskPromotions), Statistics.mean(staleness),
-              Statistics.quantile(sorted: staleness, 0.9)]
-        return v
+        let sorted = Sorted(self)
+        return Self.columns.map { $0.value(sorted) }
     }
 }
 

@@ -47,7 +47,8 @@ public struct RadioProfile: Equatable, Sendable {
 
 public enum TransferDirection: Sendable { case up, down }
 
-/// Who a transfer is for; the radio's promotion and active energy is charged to its owner.
+/// Who a transfer is for; the radio's promotion and active energy is charged to its owner,
+/// and the tail after it is split among the owners served in that burst.
 public enum TransferOwner: Hashable, Sendable {
     /// A background task, by its index in the run.
     case task(Int)
@@ -100,6 +101,13 @@ public struct RadioLink: Sendable {
     public private(set) var downMbps: Double = 0
     /// When the current active phase started, and the head's bits in that direction then.
     var phaseStart = SimInstant.start
+    /// The distinct owners whose transfers this burst (from leaving idle or the tail, to the
+    /// end of the tail that follows) has served: they share its tail.
+    public private(set) var users: [TransferOwner] = []
+    /// Owners of bursts that are over (their tail ran out or was cut short by a new burst):
+    /// no more radio energy will be charged to them for those bursts. The driver takes them
+    /// with `takeSettled()`.
+    public private(set) var settled: [TransferOwner] = []
 
     public init(profile: RadioProfile) { self.profile = profile }
 
@@ -122,12 +130,24 @@ public struct RadioLink: Sendable {
     }
 
     /// Who the current power is charged to: the head transfer's owner while promoting or
-    /// active; nobody (the shared tail) otherwise.
+    /// active; in the tail, `nil`, and the power is split equally among `users`.
     public var chargedTo: TransferOwner? {
         switch state {
         case .promoting, .active: queue.first?.owner
         case .idle, .tail: nil
         }
+    }
+
+    /// Hands over the owners whose bursts are over, and empties the outbox.
+    public mutating func takeSettled() -> [TransferOwner] {
+        defer { settled.removeAll(keepingCapacity: true) }
+        return settled
+    }
+
+    /// The current burst is over: its users are settled.
+    mutating func endBurst() {
+        settled.append(contentsOf: users)
+        users.removeAll(keepingCapacity: true)
     }
 
     public var nextEvent: SimInstant? {
@@ -149,6 +169,8 @@ public struct RadioLink: Sendable {
             state = .promoting(until: now + profile.promotion)
             if profile.promotion == .zero { startPhase(at: now) }
         case .tail:
+            // A new burst: the tail so far was the last one's.
+            endBurst()
             startPhase(at: now)
         case .promoting, .active:
             break
@@ -169,9 +191,12 @@ public struct RadioLink: Sendable {
                 if queue[0].isEmpty { finished(queue.removeFirst().owner) }
                 startPhase(at: t)
             case .tail(let stage, _):
-                state = stage + 1 < profile.tail.count
-                    ? .tail(stage: stage + 1, until: t + profile.tail[stage + 1].duration)
-                    : .idle
+                if stage + 1 < profile.tail.count {
+                    state = .tail(stage: stage + 1, until: t + profile.tail[stage + 1].duration)
+                } else {
+                    state = .idle
+                    endBurst()
+                }
             }
         }
     }
@@ -180,9 +205,10 @@ public struct RadioLink: Sendable {
     mutating func startPhase(at now: SimInstant) {
         while let head = queue.first, head.isEmpty { queue.removeFirst() }
         guard let head = queue.first else {
-            state = profile.tail.isEmpty ? .idle : .tail(stage: 0, until: now + profile.tail[0].duration)
+            enterTail(at: now)
             return
         }
+        if !users.contains(head.owner) { users.append(head.owner) }
         phaseStart = now
         let (bits, mbps) = head.upBits > 0 ? (head.upBits, upMbps) : (head.downBits, downMbps)
         // Rounded up to the microsecond, so the phase never ends before its last bit.
@@ -223,8 +249,10 @@ public struct RadioLink: Sendable {
         let taken = queue
         queue.removeAll()
         switch state {
-        case .active: state = profile.tail.isEmpty ? .idle : .tail(stage: 0, until: now + profile.tail[0].duration)
-        case .promoting: state = .idle
+        case .active: enterTail(at: now)
+        case .promoting:
+            state = .idle
+            endBurst()
         case .idle, .tail: break
         }
         upMbps = 0
@@ -232,16 +260,45 @@ public struct RadioLink: Sendable {
         return taken
     }
 
-    /// Drops `owner`'s transfer at `now` (its task ended before the data did). Call
-    /// `advance(to: now)` first.
-    public mutating func cancel(_ owner: TransferOwner, at now: SimInstant) {
-        guard let i = queue.firstIndex(where: { $0.owner == owner }) else { return }
-        queue.remove(at: i)
-        guard i == 0 else { return }
+    /// Drops `owner`'s transfer at `now` (its task ended before the data did) and returns
+    /// what was left of it, if it was queued here. Call `advance(to: now)` first.
+    @discardableResult
+    public mutating func cancel(_ owner: TransferOwner, at now: SimInstant) -> Transfer? {
+        guard let i = queue.firstIndex(where: { $0.owner == owner }) else { return nil }
+        if i == 0, case .active = state {
+            let left = remainingHeadBits(at: now)
+            if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
+        }
+        let left = queue.remove(at: i)
+        guard i == 0 else { return left }
         switch state {
         case .active: startPhase(at: now)
-        case .promoting: if queue.isEmpty { state = .idle }
+        case .promoting:
+            if queue.isEmpty {
+                state = .idle
+                endBurst()
+            }
         case .idle, .tail: break
         }
+        return left
+    }
+
+    /// After the last transfer of a burst: the tail, or idle if the radio has none.
+    mutating func enterTail(at now: SimInstant) {
+        if profile.tail.isEmpty {
+            state = .idle
+            endBurst()
+        } else {
+            state = .tail(stage: 0, until: now + profile.tail[0].duration)
+        }
+    }
+
+    /// Shuts the radio off at once (the phone died): the burst, if any, is over.
+    public mutating func powerOff() {
+        queue.removeAll()
+        state = .idle
+        upMbps = 0
+        downMbps = 0
+        endBurst()
     }
 }

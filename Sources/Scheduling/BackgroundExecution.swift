@@ -76,24 +76,47 @@ extension PhoneSimulation {
     /// Whether the person is using the phone: an app in the foreground, or a call.
     var inUse: Bool { foreground != nil || inCall }
 
-    /// Whether the system lets this request start now (FACTS.md §1-5): the phone on,
-    /// Background App Refresh on (for the phone and the app, on Wi-Fi if it says so), Low
-    /// Power Mode off, the app in the switcher and not in the foreground; for processing, the
-    /// phone idle and the request's power and network requirements met.
-    func gatesOpen(_ task: EligibleTask) -> Bool {
-        guard isOn, !lowPower, setup.apps[task.app].backgroundRefresh else { return false }
+    /// The first gate that keeps this request from starting now, or `nil` when the system
+    /// lets it start (FACTS.md §1-5): the phone on, Low Power Mode off, Background App
+    /// Refresh on (for the phone and the app, on Wi-Fi if it says so), the app in the
+    /// switcher and not in the foreground; for processing, the phone idle and the request's
+    /// power and network requirements met.
+    func closedGate(_ task: EligibleTask) -> HoldReason? {
+        guard isOn else { return .phoneOff }
+        guard !lowPower else { return .lowPowerMode }
+        guard setup.apps[task.app].backgroundRefresh else { return .backgroundRefreshOff }
         switch setup.settings.backgroundAppRefresh {
-        case .off: return false
-        case .wifi: guard networkState.kind == .wifi else { return false }
+        case .off: return .backgroundRefreshOff
+        case .wifi: guard networkState.kind == .wifi else { return .wifiOnly }
         case .wifiAndCellular: break
         }
         let life = apps[task.app].life
-        guard !life.swipedAway, !life.state.isForeground else { return false }
-        guard task.kind == .processing else { return true }
-        if inUse { return false }
-        if task.requiresExternalPower && !isCharging { return false }
-        if task.requiresNetworkConnectivity && networkState.kind == .none { return false }
-        return true
+        guard !life.swipedAway else { return .appSwipedAway }
+        guard !life.state.isForeground else { return .appInForeground }
+        guard task.kind == .processing else { return nil }
+        if inUse { return .deviceInUse }
+        if task.requiresExternalPower && !isCharging { return .noExternalPower }
+        if task.requiresNetworkConnectivity && networkState.kind == .none { return .noNetwork }
+        return nil
+    }
+
+    /// From now on, the eligible request `id` is held for `reason` (`nil`: no longer held);
+    /// the time since the last change goes to the previous reason.
+    mutating func hold(_ id: TaskID, _ reason: HoldReason?) {
+        let i = id.rawValue
+        if let previous = tasks[i].heldBy { tasks[i].held[previous] += (sim.now - tasks[i].heldSince).seconds }
+        tasks[i].heldBy = reason
+        tasks[i].heldSince = sim.now
+    }
+
+    /// The bit of a policy's reason token in a task's `policyReasons` mask; tokens are
+    /// numbered in the order the run first hears them (at most 32 distinct ones are kept).
+    mutating func policyReasonBit(_ reason: String?) -> UInt32 {
+        let token = reason ?? policy.name
+        if let k = policyReasonTokens.firstIndex(of: token) { return 1 << UInt32(k) }
+        guard policyReasonTokens.count < 32 else { return 0 }
+        policyReasonTokens.append(token)
+        return 1 << UInt32(policyReasonTokens.count - 1)
     }
 
     // MARK: - Running
@@ -111,6 +134,7 @@ extension PhoneSimulation {
     /// data, then computes, within its budget.
     mutating func start(_ id: TaskID) {
         require(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
+        hold(id, nil)
         let r = tasks[id.rawValue].request
         apps[r.app].scheduler.remove(id)
         switch apps[r.app].life.state {
@@ -165,6 +189,7 @@ extension PhoneSimulation {
         } else {
             guard let since = tasks[id.rawValue].cpuSince else { return }
             tasks[id.rawValue].cpuJ += w * (sim.now - since).seconds
+            tasks[id.rawValue].cpuTime += sim.now - since
             tasks[id.rawValue].cpuSince = nil
             taskPowerW -= w
             if tasks[id.rawValue].request.kind != .finiteLength { scheduledPowerW -= w }
@@ -303,6 +328,8 @@ extension PhoneSimulation {
         case .eligible:
             eligible.removeAll { $0.id == id }
             apps[app].scheduler.remove(id)
+            hold(id, nil)
+            t = tasks[id.rawValue]
         case .waiting:
             if let h = t.eligibleEvent { sim.cancel(h) }
             t.eligibleEvent = nil
@@ -315,10 +342,47 @@ extension PhoneSimulation {
                                 energyJ: energyJ, radioEnergyJ: t.radioJ)
         record.success = outcome == .completed && t.request.success
         record.rejection = t.rejection
-        sink.taskEnded(record)
+        sink.taskEvent(.ended(record), at: time)
         policy.taskEnded(record)
+        // Its share of the radio tail after its transfer is known only when that tail ends.
+        if links[0].users.contains(.task(id.rawValue)) || links[1].users.contains(.task(id.rawValue)) {
+            awaitingTail[id.rawValue] = record
+        } else {
+            report(id, record)
+        }
         if suspendIfIdle, t.started != nil, apps[app].running == 0, apps[app].life.state == .background {
             move(app, to: .suspended, cause: .workDone)
+        }
+    }
+
+    /// Completes a task's record with what it used (energy, CPU time, bytes, holds) and
+    /// reports it.
+    mutating func report(_ id: TaskID, _ ended: TaskRecord) {
+        let t = tasks[id.rawValue]
+        var record = ended
+        record.energyJ = t.cpuJ + t.radioJ
+        record.radioEnergyJ = t.radioJ
+        record.radioTailEnergyJ = t.tailJ
+        record.cpuTime = t.cpuTime
+        if t.started != nil {
+            record.movedUpBytes = max(0, t.request.upBytes - t.leftUpBits / 8)
+            record.movedDownBytes = max(0, t.request.downBytes - t.leftDownBits / 8)
+        }
+        record.held = t.held
+        if t.policyReasons != 0 {
+            record.policyReasons = policyReasonTokens.indices.filter { t.policyReasons & (1 << UInt32($0)) != 0 }
+                .map { policyReasonTokens[$0] }
+        }
+        sink.taskEnded(record)
+    }
+
+    /// Reports the tasks whose radio bursts are over and that were only waiting for that.
+    mutating func settleRadio(_ r: Radio) {
+        guard !links[r.rawValue].settled.isEmpty else { return }
+        for owner in links[r.rawValue].takeSettled() {
+            guard case .task(let i) = owner, !links[0].users.contains(owner), !links[1].users.contains(owner),
+                  let record = awaitingTail.removeValue(forKey: i) else { continue }
+            report(TaskID(i), record)
         }
     }
 
@@ -522,10 +586,17 @@ extension PhoneSimulation {
     // MARK: - Policy
 
     mutating func consultPolicy() {
-        guard isOn, !eligible.isEmpty else { return }
-        // Filtering copies; most of the time every request passes, and none needs to.
-        let shown = eligible.allSatisfy(gatesOpen) ? eligible : eligible.filter(gatesOpen)
-        guard !shown.isEmpty else { return }
+        guard !eligible.isEmpty else { return }
+        // Each request's gates, noted for its hold times. Filtering copies; most of the time
+        // every request passes, and none needs to.
+        var closed = 0
+        for task in eligible {
+            let gate = closedGate(task)
+            if gate != tasks[task.id.rawValue].heldBy { hold(task.id, gate) }
+            if gate != nil { closed += 1 }
+        }
+        guard closed < eligible.count else { return }
+        let shown = closed == 0 ? eligible : eligible.filter { tasks[$0.id.rawValue].heldBy == nil }
         var state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
                                 network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
         state.networkQuality = networkState.quality
@@ -543,6 +614,13 @@ extension PhoneSimulation {
                 require(shown.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
             }
             ids = chosen
+        }
+        if ids.count < shown.count {
+            let bit = policyReasonBit(decision.reason)
+            for task in shown where !ids.contains(task.id) {
+                if tasks[task.id.rawValue].heldBy != .policy { hold(task.id, .policy) }
+                tasks[task.id.rawValue].policyReasons |= bit
+            }
         }
         if !ids.isEmpty {
             eligible.removeAll { ids.contains($0.id) }

@@ -34,13 +34,6 @@ public struct EventLog: MetricsSink, Sendable {
         events.append(LoggedEvent(time: time, subject: subject, app: app, task: task, event: event, detail: detail))
     }
 
-    public mutating func taskEnded(_ r: TaskRecord) {
-        var detail = "kind=\(r.request.kind.rawValue) identifier=\(r.request.identifier) energy_j=\(r.energyJ)"
-        if r.outcome == .completed { detail += " success=\(r.success)" }
-        if let e = r.rejection { detail += " error=\(e.rawValue)" }
-        add(r.ended, .task, app: r.request.app, task: r.request.id, r.outcome.rawValue, detail)
-    }
-
     public mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, "shutdown") }
 
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
@@ -83,6 +76,12 @@ public struct EventLog: MetricsSink, Sendable {
         case .expiration(let id, let reason): add(time, .task, task: id, "expiration_handler", "reason=\(reason.rawValue)")
         case .registrationFailed(let app, let identifier):
             add(time, .app, app: app, "registration_failed", "identifier=\(identifier) error=notPermitted")
+        case .ended(let r):
+            // Energies are in tasks.csv: a task's share of the radio tail comes later.
+            var detail = "kind=\(r.request.kind.rawValue) identifier=\(r.request.identifier)"
+            if r.outcome == .completed { detail += " success=\(r.success)" }
+            if let e = r.rejection { detail += " error=\(e.rawValue)" }
+            add(r.ended, .task, app: r.request.app, task: r.request.id, r.outcome.rawValue, detail)
         }
     }
 }

@@ -63,6 +63,10 @@ public enum TaskEvent: Sendable {
     case expiration(TaskID, ExpirationReason)
     /// An identifier failed to register at the app's launch (not permitted).
     case registrationFailed(app: Int, identifier: String)
+    /// The task reached its final state, at once. Its energy in this record is what it used
+    /// so far: its share of the radio tail after its last transfer is known when that tail
+    /// ends, and `taskEnded` brings the complete record then.
+    case ended(TaskRecord)
 }
 
 /// A change in the world, as a sink sees it.
@@ -119,6 +123,11 @@ public struct RunTotals: Sendable {
     /// The part of it spent by scheduled work (refresh and processing tasks): what a policy
     /// controls, unlike finite-length work begun when the person leaves an app.
     public var scheduledFromBatteryJ = 0.0
+    /// Energy of background work (CPU and the radio charged to tasks, tails included) and
+    /// of the person's use (screen, CPU, calls, radio charged to the foreground), each booked
+    /// as it was spent: with the baseline they make up the phone's energy.
+    public var backgroundJ = 0.0
+    public var foregroundJ = 0.0
 }
 
 /// The summary of one run: counts, latencies, energy, battery extremes.
@@ -127,8 +136,14 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var outcomeCounts = [Int](repeating: 0, count: TaskOutcome.allCases.count)
     /// Start latencies in seconds of every request that started, in end order.
     public private(set) var latenciesS: [Double] = []
-    /// Energy of background work, in joules.
+    /// Completion latencies (end - max(submitted, earliest begin)) of completed tasks.
+    public private(set) var completionLatenciesS: [Double] = []
+    /// Energy of background work, in joules: the sum of the tasks' energies.
     public private(set) var backgroundEnergyJ = 0.0
+    /// The same, as the simulation booked it while it was spent (for reconciliation), and
+    /// the person's use (screen, CPU, calls, the radio for what apps fetch when opened).
+    public private(set) var bookedBackgroundJ = 0.0
+    public private(set) var foregroundEnergyJ = 0.0
     /// Energy of work that expired or was killed.
     public private(set) var wastedEnergyJ = 0.0
     public private(set) var energy = EnergyFlow()
@@ -164,18 +179,30 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// an app that fetches when opened, the end of its last foreground use (the run's start
     /// if neither has happened).
     public private(set) var stalenessS: [Double] = []
+    /// Launches among those whose staleness was at most `freshWithin`.
+    public private(set) var freshLaunches = 0
+    public let freshWithin: SimDuration
+    /// Successful refresh tasks, and those whose content the person saw (a launch of the app
+    /// while the phone was on) before newer content replaced it (the next successful refresh,
+    /// or the app fetching when opened) or the run ended.
+    public private(set) var refreshesSucceeded = 0
+    public private(set) var refreshesSeen = 0
     /// Per app: whether its staleness is measured, whether its foreground use refreshes it,
-    /// and when its content was last fresh.
+    /// when its content was last fresh, and whether its last refresh is still unseen.
     let staleTracked: [Bool]
     let freshOnLeave: [Bool]
     var freshAt: [SimInstant]
+    var unseenRefresh: [Bool]
     var phoneOn = true
 
-    /// `apps`: the scenario's apps, for staleness (none: no staleness is measured).
-    public init(apps: [AppParameters] = []) {
+    /// `apps`: the scenario's apps, for staleness (none: no staleness is measured);
+    /// `freshWithin`: the staleness up to which a launch counts as served fresh.
+    public init(apps: [AppParameters] = [], freshWithin: SimDuration = .hours(1)) {
         staleTracked = apps.map { $0.tasks.contains { $0.kind == .refresh } }
         freshOnLeave = apps.map { $0.launchDownBytes > 0 }
         freshAt = Array(repeating: .start, count: apps.count)
+        unseenRefresh = Array(repeating: false, count: apps.count)
+        self.freshWithin = freshWithin
     }
 
     public func count(_ outcome: TaskOutcome) -> Int {
@@ -186,14 +213,22 @@ public struct RunMetrics: MetricsSink, Sendable {
     public mutating func taskEnded(_ record: TaskRecord) {
         outcomeCounts[record.outcome.index] += 1
         if let latency = record.latency { latenciesS.append(latency.seconds) }
+        if let latency = record.completionLatency { completionLatenciesS.append(latency.seconds) }
         backgroundEnergyJ += record.energyJ
         if record.outcome == .expired || record.outcome == .killed { wastedEnergyJ += record.energyJ }
         if record.outcome == .completed && !record.success { unsuccessful += 1 }
         if let e = record.rejection { rejections[SubmitError.allCases.firstIndex(of: e)!] += 1 }
         if record.started != nil { startedByKind[record.request.kind.index] += 1 }
-        if record.success && record.request.kind == .refresh && record.request.app < freshAt.count {
-            freshAt[record.request.app] = max(freshAt[record.request.app], record.ended)
-        }
+    }
+
+    /// Freshness follows the instant a refresh ends, not its record, which waits for the
+    /// radio tail.
+    public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {
+        guard case .ended(let r) = event, r.success, r.request.kind == .refresh, r.request.app < freshAt.count else { return }
+        let app = r.request.app
+        refreshesSucceeded += 1
+        freshAt[app] = max(freshAt[app], r.ended)
+        unseenRefresh[app] = true
     }
 
     public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
@@ -221,7 +256,13 @@ public struct RunMetrics: MetricsSink, Sendable {
         case .lowPowerPrompt: lowPowerPrompts += 1
         case .purge(let app) where app != nil: purges += 1
         case .launch(let app?) where phoneOn && app < staleTracked.count && staleTracked[app]:
-            stalenessS.append((time - freshAt[app]).seconds)
+            let staleness = time - freshAt[app]
+            stalenessS.append(staleness.seconds)
+            if staleness <= freshWithin { freshLaunches += 1 }
+            if unseenRefresh[app] {
+                refreshesSeen += 1
+                unseenRefresh[app] = false
+            }
         case .leave(let app?, _) where phoneOn && app < freshOnLeave.count && freshOnLeave[app]:
             freshAt[app] = max(freshAt[app], time)
         default: break
@@ -242,5 +283,7 @@ public struct RunMetrics: MetricsSink, Sendable {
         taskPromotions = t.taskPromotions
         backgroundFromBatteryJ = t.backgroundFromBatteryJ
         scheduledFromBatteryJ = t.scheduledFromBatteryJ
+        bookedBackgroundJ = t.backgroundJ
+        foregroundEnergyJ = t.foregroundJ
     }
 }

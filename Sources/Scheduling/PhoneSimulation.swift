@@ -179,7 +179,19 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         /// Since when its CPU draws power, if it does.
         var cpuSince: SimInstant?
         var cpuJ = 0.0
+        var cpuTime = SimDuration.zero
+        /// Radio energy charged to it, and the part that is its share of tails.
         var radioJ = 0.0
+        var tailJ = 0.0
+        /// Bits its transfer had left when the task ended before it did.
+        var leftUpBits = 0.0
+        var leftDownBits = 0.0
+        /// While eligible: what holds it now, since when, and the seconds held so far by
+        /// each reason; the policy's reasons as bits of `policyReasonTokens`.
+        var heldBy: HoldReason?
+        var heldSince = SimInstant.start
+        var held = HoldTimes()
+        var policyReasons: UInt32 = 0
         var eligibleEvent: EventHandle?
         var endEvent: EventHandle?
         var monitorEvent: EventHandle?
@@ -263,6 +275,14 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var taskPromotions = 0
     var backgroundFromBatteryJ = 0.0
     var scheduledFromBatteryJ = 0.0
+    /// Energy of background work (CPU and radio charged to tasks) and of the person's use
+    /// (screen, CPU, calls, radio charged to the foreground), booked as it is spent.
+    var backgroundJ = 0.0
+    var foregroundJ = 0.0
+    /// Records of ended tasks whose radio tail is still running, by task index.
+    var awaitingTail: [Int: TaskRecord] = [:]
+    /// The reasons policies gave for holding requests, numbered in the order first heard.
+    var policyReasonTokens: [String] = []
 
     var apps: [AppRuntime]
     var tasks: [TaskState] = []
@@ -323,6 +343,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         while !runningIDs.isEmpty, let event = sim.step() { handle(event) }
         let end = max(sim.now, horizon)
         account(to: end)
+        // Tails still running at the end: their shares so far are all there is.
+        for i in awaitingTail.keys.sorted() { report(TaskID(i), awaitingTail.removeValue(forKey: i)!) }
 
         for index in tasks.indices {
             switch tasks[index].status {
@@ -341,6 +363,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         totals.taskPromotions = taskPromotions + links[0].taskPromotions + links[1].taskPromotions
         totals.backgroundFromBatteryJ = backgroundFromBatteryJ
         totals.scheduledFromBatteryJ = scheduledFromBatteryJ
+        totals.backgroundJ = backgroundJ
+        totals.foregroundJ = foregroundJ
         sink.runEnded(totals)
         return sink
     }
@@ -409,6 +433,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         if let new {
             links[new.rawValue].setThroughput(upMbps: networkState.upMbps, downMbps: networkState.downMbps, at: sim.now)
+            // A new rate moves the end of the active phase.
+            syncRadioEvent(new)
             let held = heldTransfers
             heldTransfers.removeAll()
             for t in held { send(t) }
@@ -434,13 +460,17 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     }
 
     mutating func cancelTransfer(of id: TaskID) {
-        heldTransfers.removeAll { $0.owner == .task(id.rawValue) }
+        let owner = TransferOwner.task(id.rawValue)
+        var left: Transfer?
+        if let k = heldTransfers.firstIndex(where: { $0.owner == owner }) { left = heldTransfers.remove(at: k) }
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
             advanceRadio(r)
-            links[r.rawValue].cancel(.task(id.rawValue), at: sim.now)
+            if let l = links[r.rawValue].cancel(owner, at: sim.now) { left = l }
             syncRadioEvent(r)
         }
+        tasks[id.rawValue].leftUpBits = left?.upBits ?? 0
+        tasks[id.rawValue].leftDownBits = left?.downBits ?? 0
     }
 
     mutating func radioTransition(_ r: Radio) {
@@ -459,9 +489,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             done = owner
         }
         if case .task(let i) = done, tasks[i].status == .running { transfersDone(TaskID(i)) }
+        settleRadio(r)
     }
 
+    /// Schedules the radio's next transition (after any change to it), and reports the tasks
+    /// whose share of its energy is now known.
     mutating func syncRadioEvent(_ r: Radio) {
+        settleRadio(r)
         let next = links[r.rawValue].nextEvent
         if let scheduled = radioEvents[r.rawValue] {
             if next == scheduled.at { return }
@@ -525,7 +559,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         guard time > accountedUntil else { return }
         let dt = time - accountedUntil
         let s = dt.seconds
-        var backgroundJ = 0.0, scheduledJ = 0.0
+        var backgroundJ = 0.0, scheduledJ = 0.0, foregroundJ = 0.0
         if isOn {
             backgroundJ = taskPowerW * s
             scheduledJ = scheduledPowerW * s
@@ -534,25 +568,32 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             if screenOn {
                 components.screenJ += setup.power.screenW * s
                 components.cpuForegroundJ += setup.power.cpuForegroundW * s
+                foregroundJ += (setup.power.screenW + setup.power.cpuForegroundW) * s
                 screenOnTime += dt
             }
-            if inCall { components.callJ += setup.power.callW * s }
+            if inCall {
+                components.callJ += setup.power.callW * s
+                foregroundJ += setup.power.callW * s
+            }
             for r in 0..<2 {
                 let link = links[r]
                 let j = link.powerW * s
                 guard j > 0 else { continue }
-                switch link.chargedTo {
-                case .task(let i):
-                    tasks[i].radioJ += j
+                if let owner = link.chargedTo {
                     components.radioActiveJ += j
-                    backgroundJ += j
-                    if tasks[i].request.kind != .finiteLength { scheduledJ += j }
-                case .foreground: components.radioActiveJ += j
-                case nil: components.radioTailJ += j
+                    charge(j, to: owner, tail: false, &backgroundJ, &scheduledJ, &foregroundJ)
+                } else {
+                    // The tail, split equally among the burst's owners.
+                    components.radioTailJ += j
+                    assert(!link.users.isEmpty, "a radio tail with no burst before it")
+                    let share = j / Double(link.users.count)
+                    for owner in link.users { charge(share, to: owner, tail: true, &backgroundJ, &scheduledJ, &foregroundJ) }
                 }
             }
             if lowPower { lowPowerTime += dt }
         }
+        self.backgroundJ += backgroundJ
+        self.foregroundJ += foregroundJ
         onNetwork[networkState.kind.index] += dt
         let flow = battery.advance(by: dt, loadW: loadW, chargerW: chargerW)
         energy += flow
@@ -564,6 +605,20 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         accountedUntil = time
         assert(abs(flow.imbalanceJ) <= 1e-9 * max(1, flow.consumedJ), "energy books do not balance: \(flow)")
         sink.chargeObserved(battery.charge, at: time)
+    }
+
+    /// Books radio energy to its owner: a task (background) or the person's use (foreground).
+    mutating func charge(_ j: Double, to owner: TransferOwner, tail: Bool,
+                         _ backgroundJ: inout Double, _ scheduledJ: inout Double, _ foregroundJ: inout Double) {
+        switch owner {
+        case .task(let i):
+            tasks[i].radioJ += j
+            if tail { tasks[i].tailJ += j }
+            backgroundJ += j
+            if tasks[i].request.kind != .finiteLength { scheduledJ += j }
+        case .foreground:
+            foregroundJ += j
+        }
     }
 
     mutating func batteryReachedLevel() {
@@ -603,7 +658,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         heldTransfers.removeAll()
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
-            _ = links[r.rawValue].disconnect(at: sim.now)
+            links[r.rawValue].powerOff()
+            settleRadio(r)
             promotions += links[r.rawValue].promotions
             taskPromotions += links[r.rawValue].taskPromotions
             links[r.rawValue] = RadioLink(profile: links[r.rawValue].profile)
@@ -617,6 +673,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         offSince = nil
         if let r = currentRadio {
             links[r.rawValue].setThroughput(upMbps: networkState.upMbps, downMbps: networkState.downMbps, at: sim.now)
+            syncRadioEvent(r)
         }
     }
 

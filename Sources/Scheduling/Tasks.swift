@@ -113,6 +113,57 @@ public struct TaskRequest: Sendable {
     }
 }
 
+/// Why an eligible request (past its `earliestBeginDate`) was not started at a decision
+/// point: the first gate that was closed, in the order the system checks them (FACTS.md
+/// §1-5), or the policy's choice.
+public enum HoldReason: Int, CaseIterable, Sendable {
+    case phoneOff
+    case lowPowerMode
+    /// Background App Refresh off for the phone or the app.
+    case backgroundRefreshOff
+    /// Background App Refresh on Wi-Fi only, and the phone is not on Wi-Fi.
+    case wifiOnly
+    case appSwipedAway
+    case appInForeground
+    /// A processing task while the person uses the phone.
+    case deviceInUse
+    /// A processing task that requires external power, on battery.
+    case noExternalPower
+    /// A processing task that requires connectivity, with no connection.
+    case noNetwork
+    /// Every gate was open and the policy did not start it.
+    case policy
+
+    /// The token used in files: `phone_off`, `low_power_mode`, ...
+    public var token: String {
+        switch self {
+        case .phoneOff: "phone_off"
+        case .lowPowerMode: "low_power_mode"
+        case .backgroundRefreshOff: "background_refresh_off"
+        case .wifiOnly: "wifi_only"
+        case .appSwipedAway: "app_swiped_away"
+        case .appInForeground: "app_in_foreground"
+        case .deviceInUse: "device_in_use"
+        case .noExternalPower: "no_external_power"
+        case .noNetwork: "no_network"
+        case .policy: "policy"
+        }
+    }
+}
+
+/// Seconds a request spent held for each `HoldReason`. Inline storage (no allocation per
+/// task): this is kept for every request of a run.
+public struct HoldTimes: Sendable, Equatable {
+    var storage = SIMD16<Double>()
+    public init() {}
+    public subscript(_ reason: HoldReason) -> Double {
+        get { storage[reason.rawValue] }
+        set { storage[reason.rawValue] = newValue }
+    }
+    /// All reasons' seconds together.
+    public var totalS: Double { storage.sum() }
+}
+
 /// The life of one task, as the metrics see it when it ends.
 public struct TaskRecord: Sendable {
     public var request: TaskRequest
@@ -123,12 +174,26 @@ public struct TaskRecord: Sendable {
     public var success = false
     /// For `rejected`: the error `submit` returned.
     public var rejection: SubmitError?
-    /// Energy of the work itself, in joules: CPU power times running time, plus the radio's
-    /// promotion and active energy for its transfers. The radio's tail is shared, not charged
-    /// to a task.
+    /// Energy of the task, in joules: `cpuEnergyJ + radioEnergyJ`.
     public var energyJ: Double
-    /// The radio part of `energyJ`.
+    /// Radio energy charged to it: the promotion its transfer caused, the radio's power while
+    /// moving its bytes, and its share of the tail after the burst it was served in (the
+    /// tail's energy split equally among the burst's owners, the person's foreground use
+    /// being one).
     public var radioEnergyJ: Double = 0
+    /// The tail part of `radioEnergyJ`.
+    public var radioTailEnergyJ: Double = 0
+    /// Time its CPU ran, and that time's energy.
+    public var cpuTime = SimDuration.zero
+    public var cpuEnergyJ: Double { energyJ - radioEnergyJ }
+    /// Bytes it actually moved (less than asked for if it ended before its transfer did).
+    public var movedUpBytes: Double = 0
+    public var movedDownBytes: Double = 0
+    /// While eligible and not started: seconds held by each gate or by the policy.
+    public var held = HoldTimes()
+    /// The reasons the policy gave when it held this request, in the order the run first
+    /// heard them (`PolicyDecision.reason`; the policy's name when it gave none).
+    public var policyReasons: [String] = []
 
     public init(request: TaskRequest, started: SimInstant?, ended: SimInstant, outcome: TaskOutcome,
                 energyJ: Double, radioEnergyJ: Double = 0) {
@@ -140,8 +205,17 @@ public struct TaskRecord: Sendable {
         self.radioEnergyJ = radioEnergyJ
     }
 
+    /// When it could first start: max(submitted, earliestBegin).
+    public var eligibleSince: SimInstant { max(request.submitted, request.earliestBegin) }
+
     /// Start delay: start - max(submitted, earliestBegin); `nil` if it never started.
     public var latency: SimDuration? {
-        started.map { $0 - max(request.submitted, request.earliestBegin) }
+        started.map { $0 - eligibleSince }
+    }
+
+    /// Completion delay: end - max(submitted, earliestBegin) for a task that completed (the
+    /// app ended it in time); `nil` otherwise.
+    public var completionLatency: SimDuration? {
+        outcome == .completed ? ended - eligibleSince : nil
     }
 }

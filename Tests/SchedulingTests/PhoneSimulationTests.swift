@@ -157,8 +157,22 @@ struct PhoneSimulationTests {
             #expect(abs(parts.totalJ - e.consumedJ) <= slack, "components sum to the consumption")
             #expect(run.charges.allSatisfy { (0...1).contains($0.1) }, "\(run.charges.filter { !(0...1).contains($0.1) }.prefix(3))")
             #expect(run.summary.backgroundEnergyJ <= e.consumedJ + 1e-6)
-            let cpu = run.records.reduce(0.0) { $0 + $1.energyJ - $1.radioEnergyJ }
+            let cpu = run.records.reduce(0.0) { $0 + $1.cpuEnergyJ }
             #expect(abs(cpu - parts.cpuBackgroundJ) <= 1e-6 * max(1, cpu), "tasks' CPU energy is the background CPU component")
+            // Energy reconciles: the tasks' energies (promotion, transfer and tail shares
+            // included) are the background energy booked as it was spent, and background,
+            // foreground and baseline make up the phone's consumption.
+            let perTask = run.records.reduce(0.0) { $0 + $1.energyJ }
+            #expect(abs(perTask - t.backgroundJ) <= 1e-6 * max(1, perTask), "per-task energies sum to the background energy")
+            #expect(abs(t.backgroundJ + t.foregroundJ + parts.baselineJ - e.consumedJ) <= slack, "background + foreground + baseline")
+            #expect(run.records.allSatisfy { $0.radioTailEnergyJ <= $0.radioEnergyJ + 1e-12 && $0.radioEnergyJ <= $0.energyJ + 1e-12 })
+            // Every moment between eligibility and start is put down to a gate or the policy.
+            for r in run.records {
+                guard let latency = r.latency else { continue }
+                #expect(abs(r.held.totalS - latency.seconds) < 1e-6, "\(r.request.id): held \(r.held.totalS) s, latency \(latency)")
+            }
+            #expect(run.summary.refreshesSeen <= run.summary.refreshesSucceeded)
+            #expect(run.summary.freshLaunches <= run.summary.stalenessS.count)
             let first = run.charges.first!.1, last = run.charges.last!.1
             let capacity = s.battery.capacityJ
             #expect(abs((last - first) * capacity - (e.intoBatteryJ - e.fromBatteryJ)) <= 1e-6 * capacity)

@@ -27,10 +27,11 @@ struct RecordingSink: MetricsSink {
     var world: [(SimInstant, WorldEvent)] = []
     var summary = RunMetrics()
 
+    /// The complete record, which may come after the task ended (it waits for the radio
+    /// tail it shares); the log has the end at its instant, from `TaskEvent.ended`.
     mutating func taskEnded(_ record: TaskRecord) {
         records.append(record)
         summary.taskEnded(record)
-        log.append((record.ended, .ended(record)))
     }
     mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
         transitions.append((time, t))
@@ -39,7 +40,8 @@ struct RecordingSink: MetricsSink {
     }
     mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
         taskEvents.append((time, e))
-        log.append((time, .task(e)))
+        summary.taskEvent(e, at: time)
+        if case .ended(let r) = e { log.append((time, .ended(r))) } else { log.append((time, .task(e))) }
     }
     mutating func chargeObserved(_ charge: Double, at time: SimInstant) { charges.append((time, charge)); summary.chargeObserved(charge, at: time) }
     mutating func phoneShutDown(at time: SimInstant) {

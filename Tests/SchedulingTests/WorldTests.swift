@@ -6,20 +6,81 @@ import Testing
 
 @Suite("World model in the simulation: radios, network, people, settings")
 struct WorldTests {
-    @Test func aTaskFetchOnLTEPaysPromotionAndTransferAndTheTailIsBookedApart() throws {
+    @Test func aTaskFetchOnLTEPaysPromotionTransferAndTheWholeTailItCaused() throws {
         // One app, one fetch of 10 KB a day, nothing else using the radio.
         var s = setup(days: 1, apps: [app("a", every: .days(1), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10)])
         s.network = network([(.zero, lteState)])
         s.charging.nightlyProbability = 0
         let run = try simulate(s, EagerPolicy())
         let r = try #require(run.records.first { $0.outcome == .completed })
-        let radio = 0.26 * 1.21 + 0.004 * (1.2 + 0.05197 * 20)
-        #expect(abs(r.radioEnergyJ - radio) < 1e-9)
+        let active = 0.26 * 1.21 + 0.004 * (1.2 + 0.05197 * 20), tail = 10.1 * 1.06
+        #expect(abs(r.radioTailEnergyJ - tail) < 1e-9, "the tail outlasts the task and is still its own")
+        #expect(abs(r.radioEnergyJ - (active + tail)) < 1e-9)
         #expect(r.ended - r.started! == .microseconds(264_000) + r.request.work, "fetch, then the CPU work")
-        #expect(abs(r.energyJ - (radio + 0.4 * (r.ended - r.started!).seconds)) < 1e-9)
+        #expect(r.cpuTime == r.ended - r.started!, "the CPU runs while the task waits for its data, too")
+        #expect(abs(r.energyJ - (active + tail + 0.4 * r.cpuTime.seconds)) < 1e-9)
+        #expect(r.movedDownBytes == 10_000 && r.movedUpBytes == 0)
         let c = try #require(run.totals?.components)
-        #expect(abs(c.radioTailJ - 10.1 * 1.06) < 1e-9)
+        #expect(abs(c.radioTailJ - tail) < 1e-9)
         #expect(abs(c.totalJ - run.energy.consumedJ) < 1e-9 * run.energy.consumedJ)
+    }
+
+    @Test func tasksServedInOneBurstShareItsTailEqually() throws {
+        // Two apps' 10 KB LTE fetches wait for the charger at 1:00 (charge-only), start
+        // together and queue behind one promotion: the first pays it, each pays its own
+        // transfer, and the tail after the burst is split in two.
+        let a = app("a", every: .minutes(30), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10, fixed: true)
+        let b = app("b", every: .minutes(30), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10, fixed: true)
+        var s = quiet(hours: 2, apps: [a, b], charging: [ChargingSession(start: at(1), end: at(5))])
+        s.network = network([(.zero, lteState)])
+        let run = try simulate(s, ChargeOnlyPolicy())
+        let first = run.records.filter { $0.started == at(1) }.sorted { $0.request.id < $1.request.id }
+        try #require(first.count == 2)
+        let transfer = 0.004 * (1.2 + 0.05197 * 20), tail = 10.1 * 1.06
+        let promoted = first.max { $0.radioEnergyJ < $1.radioEnergyJ }!, rider = first.min { $0.radioEnergyJ < $1.radioEnergyJ }!
+        #expect(abs(promoted.radioEnergyJ - (0.26 * 1.21 + transfer + tail / 2)) < 1e-9)
+        #expect(abs(rider.radioEnergyJ - (transfer + tail / 2)) < 1e-9)
+        #expect(first.allSatisfy { abs($0.radioTailEnergyJ - tail / 2) < 1e-9 })
+        // Both waited from eligibility to 1:00 for the policy (not charging), nothing else.
+        for r in first {
+            #expect(abs(r.held[.policy] - r.latency!.seconds) < 1e-9 && r.latency! > .zero)
+            #expect(r.policyReasons == ["not_charging"])
+        }
+    }
+
+    /// App a is used 0:30-0:59 and on leaving submits a refresh with a 10 KB fetch, eligible
+    /// `delay` later; app b is opened at 0:59 and fetches 10 KB (the foreground's transfer,
+    /// promotion 260 ms, transfer 4 ms). Returns a's record and the foreground's radio energy.
+    func foregroundAndTask(delay: SimDuration) throws -> (task: TaskRecord, foregroundRadioJ: Double) {
+        var a = app("a", every: .hours(24), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10, fixed: true,
+                    submitOn: [.background])
+        a.tasks[0].earliestBegin = delay
+        var b = app("b", every: .hours(24), submitOn: [])
+        b.launchDownBytes = 10_000
+        var s = quiet(hours: 1, apps: [a, b], launches: [use(0, at(0, 30), at(0, 59)), use(1, at(0, 59), at(0, 59, 30))])
+        s.network = network([(.zero, lteState)])
+        let run = try simulate(s, EagerPolicy())
+        let r = try #require(run.records.first { $0.started != nil })
+        #expect(r.started == at(0, 59) + delay)
+        let t = try #require(run.totals)
+        return (r, t.foregroundJ - t.components.screenJ - t.components.cpuForegroundJ - t.components.callJ)
+    }
+
+    @Test func aTaskQueuedBehindAForegroundFetchSplitsTheTailWithIt() throws {
+        // Eligible 100 ms after the launch: it queues during the promotion, one burst.
+        let (r, fg) = try foregroundAndTask(delay: .milliseconds(100))
+        let transfer = 0.004 * (1.2 + 0.05197 * 20), tail = 10.1 * 1.06
+        #expect(abs(r.radioEnergyJ - (transfer + tail / 2)) < 1e-9)
+        #expect(abs(fg - (0.26 * 1.21 + transfer + tail / 2)) < 1e-9)
+    }
+
+    @Test func aTransferInTheTailStartsANewBurstAndTheTailSoFarStaysWithTheOld() throws {
+        // Eligible 1 s after the launch: the foreground's tail has run 0.736 s; the task's
+        // fetch needs no promotion and the tail after it is the task's alone.
+        let (r, fg) = try foregroundAndTask(delay: .seconds(1))
+        let transfer = 0.004 * (1.2 + 0.05197 * 20), tail = 10.1 * 1.06
+        #expect(abs(r.radioEnergyJ - (transfer + tail)) < 1e-9)
+        #expect(abs(fg - (0.26 * 1.21 + transfer + 0.736 * 1.06)) < 1e-9)
     }
 
     @Test func aFetchFinishingExactlyAtTheBudgetStillExpires() throws {
@@ -33,7 +94,8 @@ struct WorldTests {
         for r in started {
             #expect(r.outcome == .expired)
             #expect(r.ended - r.started! == .seconds(30))
-            #expect(abs(r.radioEnergyJ - 30 * 0.403) < 1e-9)
+            #expect(abs(r.radioEnergyJ - r.radioTailEnergyJ - 30 * 0.403) < 1e-9)
+            #expect(abs(r.radioTailEnergyJ - 0.25 * 0.403) < 1e-9, "Wi-Fi's 250 ms tail, after the budget ended the task")
         }
     }
 

@@ -78,12 +78,12 @@ public struct AndroidPolicy: SchedulingPolicy {
         if p.batteryNotLow {
             if batteryLow, state.charge > p.lowLevel + p.lowHysteresis || state.isCharging { batteryLow = false }
             if !batteryLow, state.charge <= p.lowLevel, !state.isCharging { batteryLow = true }
-            if batteryLow { return .wait }
+            if batteryLow { return PolicyDecision(start: .none, reason: "battery_low") }
         }
-        if p.requireUnmetered && state.network != .wifi { return .wait }
+        if p.requireUnmetered && state.network != .wifi { return PolicyDecision(start: .none, reason: "metered") }
         switch dozeState(state) {
         case .awake: break
-        case .dozing(let next): return PolicyDecision(start: .none, reconsiderAt: next)
+        case .dozing(let next): return PolicyDecision(start: .none, reconsiderAt: next, reason: "doze")
         }
         var chosen: [TaskID] = [], wake: SimInstant?
         for task in eligible {
@@ -98,7 +98,7 @@ public struct AndroidPolicy: SchedulingPolicy {
             }
         }
         if chosen.count == eligible.count { return .startAll }
-        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake)
+        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "quota")
     }
 
     public mutating func taskEnded(_ record: TaskRecord) {

@@ -41,6 +41,6 @@ public struct CoalescePolicy: SchedulingPolicy {
         for task in eligible.dropFirst() { oldest = min(oldest, task.eligibleSince) }
         let due = oldest + p.maxDelay
         if due <= state.now { return .startAll }
-        return PolicyDecision(start: .none, reconsiderAt: due)
+        return PolicyDecision(start: .none, reconsiderAt: due, reason: "batching")
     }
 }

@@ -142,7 +142,7 @@ public struct DuetPolicy: SchedulingPolicy {
             wake = min(wake, state.now + SimDuration(seconds: -energyLeftJ / parameters.energyBudgetPerDay * 86_400 + 1))
         }
         if chosen.count == eligible.count { return PolicyDecision(start: .all) }
-        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake)
+        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "score")
     }
 
     public mutating func taskEnded(_ record: TaskRecord) {

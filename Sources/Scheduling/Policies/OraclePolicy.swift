@@ -83,7 +83,7 @@ public struct OraclePolicy: SchedulingPolicy {
             }
         }
         if due.count == eligible.count { return .startAll }
-        return PolicyDecision(start: due.isEmpty ? .none : .some(due), reconsiderAt: wake)
+        return PolicyDecision(start: due.isEmpty ? .none : .some(due), reconsiderAt: wake, reason: "planned")
     }
 
     /// The request's plan, made the first time it is seen.

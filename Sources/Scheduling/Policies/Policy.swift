@@ -128,9 +128,15 @@ public struct PolicyDecision: Sendable, Equatable {
     /// on the next change.
     public var reconsiderAt: SimInstant?
 
-    public init(start: TaskSelection, reconsiderAt: SimInstant? = nil) {
+    /// Why it holds the requests it does not start, as a short token (`doze`,
+    /// `not_charging`, ...): written to `tasks.csv` for each request it held. `nil`: the
+    /// policy's name stands for the reason.
+    public var reason: String?
+
+    public init(start: TaskSelection, reconsiderAt: SimInstant? = nil, reason: String? = nil) {
         self.start = start
         self.reconsiderAt = reconsiderAt
+        self.reason = reason
     }
 
     public static let startAll = PolicyDecision(start: .all)
@@ -184,6 +190,6 @@ public struct ChargeOnlyPolicy: SchedulingPolicy {
     public init() {}
     public var name: String { "charge-only" }
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
-        state.isCharging ? .startAll : .wait
+        state.isCharging ? .startAll : PolicyDecision(start: .none, reason: "not_charging")
     }
 }

@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "bgsim",
             dependencies: [
-                "Experiments",
+                "Experiments", "Scheduling", "SimEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,16 +1,23 @@
+import PhoneWorld
 import Scheduling
+import SimEngine
+import SimRandom
 
 /// Writes RFC 4180 CSV text: fields with a comma, quote or line break are quoted and inner
 /// quotes doubled; numbers use '.' and Swift's shortest round-trip form, whatever the
-/// locale; a missing value is an empty field.
+/// locale; a missing value is an empty field. Lines end in LF.
 public struct CSVWriter {
     public private(set) var text = ""
 
     public init(header: [String]) { row(header) }
 
     public mutating func row(_ fields: [String]) {
-        text += fields.map(Self.escape).joined(separator: ",")
-        text += "\n"
+        text += Self.line(fields)
+    }
+
+    /// One record with its line break.
+    public static func line(_ fields: [String]) -> String {
+        fields.map(escape).joined(separator: ",") + "\n"
     }
 
     public static func escape(_ field: String) -> String {
@@ -23,6 +30,50 @@ public struct CSVWriter {
         guard x.isFinite else { return x.isNaN ? "" : (x > 0 ? "inf" : "-inf") }
         if count, x == x.rounded(), abs(x) < 9e15 { return String(Int64(x)) }
         return x.description
+    }
+
+    /// An instant as seconds since the start, exact to the microsecond.
+    public static func seconds(_ t: SimInstant) -> String { number(Double(t.microseconds) / 1e6) }
+    public static func seconds(_ d: SimDuration) -> String { number(Double(d.microseconds) / 1e6) }
+}
+
+/// `tasks.csv`: one row per task of every run.
+public enum TaskRows {
+    public static let header: [String] = [
+        "policy", "replication", "task", "app", "identifier", "kind", "submitted_s", "earliest_begin_s", "started_s",
+        "ended_s", "outcome", "success", "rejection", "latency_s", "completion_latency_s", "cpu_time_s",
+        "up_bytes", "down_bytes", "energy_j", "cpu_energy_j", "radio_energy_j", "radio_tail_energy_j",
+    ] + HoldReason.allCases.map { "held_\($0.token)_s" } + ["delayed_by", "policy_reasons"]
+
+    /// The fields after `policy` and `replication`, joined, with the line break.
+    static func fields(_ r: TaskRecord, appNames: [String]) -> String {
+        let q = r.request
+        let delayedBy = HoldReason.allCases.filter { r.held[$0] > 0 }.map(\.token).joined(separator: ";")
+        let fields: [String] = [
+            String(q.id.rawValue), appNames[q.app], q.identifier, q.kind.rawValue,
+            CSVWriter.seconds(q.submitted), CSVWriter.seconds(q.earliestBegin), r.started.map(CSVWriter.seconds) ?? "",
+            CSVWriter.seconds(r.ended), r.outcome.rawValue, r.outcome == .completed ? String(r.success) : "",
+            r.rejection?.rawValue ?? "", r.latency.map(CSVWriter.seconds) ?? "", r.completionLatency.map(CSVWriter.seconds) ?? "",
+            CSVWriter.seconds(r.cpuTime), CSVWriter.number(r.movedUpBytes), CSVWriter.number(r.movedDownBytes),
+            CSVWriter.number(r.energyJ), CSVWriter.number(r.cpuEnergyJ), CSVWriter.number(r.radioEnergyJ),
+            CSVWriter.number(r.radioTailEnergyJ),
+        ] + HoldReason.allCases.map { CSVWriter.number(r.held[$0]) } + [delayedBy, r.policyReasons.joined(separator: ";")]
+        return CSVWriter.line(fields)
+    }
+}
+
+/// `timeline.csv`: the phone's state sampled at an interval, in every run.
+public enum TimelineRows {
+    public static let header = ["policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
+                                "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running"]
+
+    static func fields(_ s: TimelineSample, appNames: [String]) -> String {
+        func flag(_ b: Bool) -> String { b ? "1" : "0" }
+        return CSVWriter.line([
+            CSVWriter.seconds(s.time), CSVWriter.number(100 * s.charge), flag(s.isOn), flag(s.isCharging), s.network.rawValue,
+            flag(s.screenOn), s.foregroundApp.map { appNames[$0] } ?? "", flag(s.inCall), flag(s.lowPowerMode),
+            String(s.tasksRunning),
+        ])
     }
 }
 
@@ -37,21 +88,32 @@ extension Experiment {
         return csv.text
     }
 
-    /// `summary.csv`: one row per policy; per metric its mean and 95% t-interval.
+    /// `summary.csv`: one row per policy x metric: n, mean, standard deviation, 95% t-interval.
     public static func summaryCSV(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
-        let metricHeaders = RunMetrics.columns.flatMap { ["\($0.name)_mean", "\($0.name)_ci95_low", "\($0.name)_ci95_high"] }
-        var csv = CSVWriter(header: ["scenario", "policy", "replications"] + metricHeaders)
+        var csv = CSVWriter(header: ["scenario", "policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"])
         for s in summaries {
-            let values = s.intervals.flatMap { ci in
-                [ci.mean, ci.lower, ci.upper].map { CSVWriter.number($0) }
+            for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
+                csv.row([scenario.name, s.policy.name, metric.name, String(ci.count)]
+                        + [ci.mean, ci.standardDeviation, ci.lower, ci.upper, ci.halfWidth].map { CSVWriter.number($0) })
             }
-            csv.row([scenario.name, s.policy.name, String(s.replications)] + values)
         }
         return csv.text
     }
-}
 
-extension Experiment {
+    /// `comparisons.csv`: one row per policy (other than the baseline) x metric: the paired
+    /// difference policy - baseline over replications.
+    public static func comparisonsCSV(_ scenario: Scenario, _ comparisons: [PairedComparison]) -> String {
+        var csv = CSVWriter(header: ["scenario", "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+                                     "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"])
+        for c in comparisons {
+            let d = c.difference
+            csv.row([scenario.name, c.policy.name, c.baseline.name, RunMetrics.columns[c.metric].name, String(d.count)]
+                    + [c.baselineMean, d.mean, d.standardDeviation, d.lower, d.upper, 100 * c.relativeDifference, c.pValue]
+                        .map { CSVWriter.number($0) })
+        }
+        return csv.text
+    }
+
     /// `events.csv` (opt-in): every event of every run, runs in `runs.csv` order, events in
     /// the order they happened.
     public static func eventsCSV(_ scenario: Scenario, _ runs: [RunResult]) -> String {
@@ -59,7 +121,7 @@ extension Experiment {
         let names = scenario.setup.apps.map(\.name)
         for run in runs {
             for e in run.events ?? [] {
-                csv.row([run.policy.name, String(run.replication), CSVWriter.number(Double(e.time.microseconds) / 1e6),
+                csv.row([run.policy.name, String(run.replication), CSVWriter.seconds(e.time),
                          e.subject.rawValue, e.app.map { names[$0] } ?? "", e.task.map { String($0.rawValue) } ?? "",
                          e.event, e.detail])
             }

@@ -17,18 +17,20 @@ public enum ComparisonTable {
         Column(metric: "latency_p50_s", title: "latency p50", format: duration),
         Column(metric: "latency_p90_s", title: "latency p90", format: duration),
         Column(metric: "background_energy_j", title: "background J", format: { fixed($0, 0) }),
-        Column(metric: "battery_energy_j", title: "from battery J", format: { fixed($0, 0) }),
-        Column(metric: "min_charge_pct", title: "min charge %", format: { fixed($0, 1) }),
+        Column(metric: "staleness_mean_s", title: "staleness", format: duration),
+        Column(metric: "fresh_launches_pct", title: "fresh %", format: { fixed($0, 1) }),
     ]
 
-    public static func render(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
+    /// The best mean per column is starred among the deployable policies: a bound (the
+    /// oracle) is shown but not starred.
+    public static func render(_ scenario: Scenario, _ summaries: [PolicySummary], replications: Int? = nil) -> String {
         let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
         var rows: [[String]] = [["policy"] + columns.map(\.title)]
         var best: [Int: Int] = [:]  // column -> summary index with the best mean
         for (c, column) in columns.enumerated() {
             let m = RunMetrics.columns[metricIndex[column.metric]!]
             let means = summaries.map { $0.intervals[metricIndex[column.metric]!].mean }
-            let finite = means.enumerated().filter { $0.element.isFinite }
+            let finite = means.enumerated().filter { $0.element.isFinite && !summaries[$0.offset].policy.isBound }
             guard finite.count > 1, Set(finite.map(\.element)).count > 1 else { continue }
             switch m.better {
             case .higher: best[c] = finite.max { $0.element < $1.element }?.offset
@@ -49,8 +51,10 @@ public enum ComparisonTable {
         }
         let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max()! }
         var out = "\(scenario.name): \(SimDurationText.describe(scenario.setup.duration)) simulated, "
-        out += "\(scenario.replications) replication\(scenario.replications == 1 ? "" : "s"), seed \(scenario.seed); "
-        out += "mean ± 95% CI half-width, * best\n"
+        let n = replications ?? scenario.replications
+        out += "\(n) replication\(n == 1 ? "" : "s"), seed \(scenario.seed); "
+        out += "mean ± 95% CI half-width, * best"
+        out += summaries.contains { $0.policy.isBound } ? " (bounds not starred)\n" : "\n"
         for row in rows {
             out += zip(row, widths).enumerated().map { c, pair in
                 c == 0 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)

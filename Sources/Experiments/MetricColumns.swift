@@ -130,23 +130,3 @@ extension RunMetrics {
         return Self.columns.map { $0.value(sorted) }
     }
 }
-
-/// Per-policy statistics over replications.
-public struct PolicySummary: Sendable {
-    public var policy: PolicySpec
-    public var replications: Int
-    /// One interval per metric of `RunMetrics.columns`, over the replications where the
-    /// metric is defined.
-    public var intervals: [ConfidenceInterval]
-
-    /// Summarises the runs of each policy, in the scenario's policy order.
-    public static func summarise(_ runs: [RunResult], policies: [PolicySpec]) -> [PolicySummary] {
-        policies.map { policy in
-            let values = runs.filter { $0.policy == policy }.map(\.metrics.columnValues)
-            let intervals = RunMetrics.columns.indices.map { c in
-                ConfidenceInterval(values.map { $0[c] }.filter(\.isFinite))
-            }
-            return PolicySummary(policy: policy, replications: values.count, intervals: intervals)
-        }
-    }
-}

@@ -6,14 +6,26 @@ public struct RuntimeFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
-/// Writes a set of files so that each one appears whole or not at all.
+/// One output file's contents: text, or a header followed by part files joined in order.
+public enum OutputContent: Sendable {
+    case text(String)
+    case parts(header: String, [URL])
+}
+
+/// Writes a set of files so that each one appears whole or not at all, and the set is
+/// marked complete only when all of it is in place.
 ///
 /// Every file is first written in full to a hidden temporary file in the same folder
 /// (`.runs.csv.tmp-<pid>`) and flushed to disk; only when all are written are they renamed
 /// into place. `rename(2)` within one file system is atomic, so a run that fails or is killed
 /// leaves either the previous files or the new ones, never a truncated CSV that looks whole.
+/// The set's marker (`manifest.json`, listing every file with its SHA-256) is removed
+/// before the renames and put in place last, so a folder whose manifest is missing or does
+/// not match its files is known to be incomplete.
 public enum OutputFiles {
-    public static func write(_ files: [(name: String, contents: String)], to folder: URL) throws(RuntimeFailure) {
+    public static func write(_ files: [(name: String, content: OutputContent)], to folder: URL,
+                             marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil)
+        throws(RuntimeFailure) {
         let fm = FileManager.default
         do {
             try fm.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -22,28 +34,90 @@ public enum OutputFiles {
         }
         var temporaries: [(URL, URL)] = []
         defer { for (tmp, _) in temporaries { try? fm.removeItem(at: tmp) } }
+        var written: [(name: String, bytes: Int, sha256: String)] = []
         for file in files {
             let final = folder.appendingPathComponent(file.name)
             let tmp = folder.appendingPathComponent(".\(file.name).tmp-\(getpid())")
             temporaries.append((tmp, final))
-            do {
-                try Data(file.contents.utf8).write(to: tmp)
-                let handle = try FileHandle(forWritingTo: tmp)
-                try handle.synchronize()
-                try handle.close()
-            } catch {
-                throw RuntimeFailure("cannot write \(final.path): \(reason(error))")
+            let (bytes, digest) = try writeFile(file.content, to: tmp, final: final)
+            written.append((file.name, bytes, digest))
+        }
+        var markerFile: (tmp: URL, final: URL)?
+        if let marker {
+            let m = marker(written)
+            let final = folder.appendingPathComponent(m.name)
+            let tmp = folder.appendingPathComponent(".\(m.name).tmp-\(getpid())")
+            temporaries.append((tmp, final))
+            _ = try writeFile(.text(m.text), to: tmp, final: final)
+            markerFile = (tmp, final)
+            if fm.fileExists(atPath: final.path) {
+                guard unlink(final.path) == 0 else {
+                    throw RuntimeFailure("cannot remove \(final.path): \(String(cString: strerror(errno)))")
+                }
             }
         }
-        for (tmp, final) in temporaries {
-            guard rename(tmp.path, final.path) == 0 else {
-                throw RuntimeFailure("cannot move \(tmp.path) to \(final.path): \(String(cString: strerror(errno)))")
-            }
+        for (tmp, final) in temporaries where tmp != markerFile?.tmp {
+            try move(tmp, final)
         }
+        if let markerFile { try move(markerFile.tmp, markerFile.final) }
         temporaries.removeAll()
+        for file in files {
+            if case .parts(_, let urls) = file.content { for u in urls { try? fm.removeItem(at: u) } }
+        }
     }
 
-    private static func reason(_ error: Error) -> String {
+    static func move(_ tmp: URL, _ final: URL) throws(RuntimeFailure) {
+        guard rename(tmp.path, final.path) == 0 else {
+            throw RuntimeFailure("cannot move \(tmp.path) to \(final.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Writes and syncs one temporary file; returns its size and SHA-256.
+    static func writeFile(_ content: OutputContent, to tmp: URL, final: URL) throws(RuntimeFailure) -> (Int, String) {
+        var hash = SHA256()
+        var bytes = 0
+        do {
+            guard FileManager.default.createFile(atPath: tmp.path, contents: nil) else {
+                throw RuntimeFailure("cannot write \(final.path): \(String(cString: strerror(errno)))")
+            }
+            let handle = try FileHandle(forWritingTo: tmp)
+            func put(_ data: Data) throws {
+                try handle.write(contentsOf: data)
+                hash.update(data)
+                bytes += data.count
+            }
+            switch content {
+            case .text(let text): try put(Data(text.utf8))
+            case .parts(let header, let urls):
+                try put(Data(header.utf8))
+                for url in urls {
+                    let part = try FileHandle(forReadingFrom: url)
+                    while let chunk = try part.read(upToCount: 1 << 20), !chunk.isEmpty { try put(chunk) }
+                    try part.close()
+                }
+            }
+            try handle.synchronize()
+            try handle.close()
+        } catch let failure as RuntimeFailure {
+            throw failure
+        } catch {
+            throw RuntimeFailure("cannot write \(final.path): \(reason(error))")
+        }
+        return (bytes, hash.hexDigest())
+    }
+
+    /// Removes hidden temporaries and parts left in `folder` by runs that were killed (their
+    /// process no longer exists).
+    public static func removeLeftovers(in folder: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(".") {
+            guard let dash = name.range(of: ".tmp-", options: .backwards) ?? name.range(of: ".part-", options: .backwards),
+                  let pid = Int32(name[dash.upperBound...]), pid != getpid() else { continue }
+            if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        }
+    }
+
+    static func reason(_ error: Error) -> String {
         let ns = error as NSError
         if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(posix.code)))

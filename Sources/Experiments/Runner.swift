@@ -1,4 +1,6 @@
+import Foundation
 import Scheduling
+import SimEngine
 import SimRandom
 
 /// The result of one policy in one replication.
@@ -8,63 +10,111 @@ public struct RunResult: Sendable {
     public var metrics: RunMetrics
     /// The run's event log, when asked for (`--events`).
     public var events: [LoggedEvent]?
+    /// Part files holding this run's `tasks.csv` and `timeline.csv` rows, when written.
+    public var tasksPart: URL?
+    public var timelinePart: URL?
+}
+
+/// What a run records besides its summary.
+public struct RecordOptions: Sendable {
+    /// Keep the event log (`events.csv`). It grows with the run.
+    public var events = false
+    /// Write each task's row (`tasks.csv`) to a part file in the spool.
+    public var tasks = false
+    /// Sample the phone's state this often (`timeline.csv`), to a part file in the spool.
+    public var timelineEvery: SimDuration?
+    /// Where part files go; needed for `tasks` and `timelineEvery`.
+    public var spool: Spool?
+    public init(events: Bool = false, tasks: Bool = false, timelineEvery: SimDuration? = nil, spool: Spool? = nil) {
+        self.events = events
+        self.tasks = tasks
+        self.timelineEvery = timelineEvery
+        self.spool = spool
+    }
 }
 
 /// Runs the units of a scenario: every policy in every replication.
 public enum Experiment {
     /// Simulates one policy in one replication. A pure function of its arguments: the
     /// replication's random streams depend on (seed, replication, stream name) only.
-    public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int) throws(RandomStreamError) -> RunMetrics {
-        try run(scenario, policy: policy, replication: replication, events: false).metrics
+    public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int) throws -> RunMetrics {
+        try run(scenario, policy: policy, replication: replication, unit: 0, record: RecordOptions()).metrics
     }
 
-    /// Simulates one policy in one replication, keeping its event log if `events`.
-    public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int,
-                           events: Bool) throws(RandomStreamError) -> (metrics: RunMetrics, events: [LoggedEvent]?) {
+    /// Simulates one policy in one replication, keeping what `record` asks for. `unit`
+    /// names its part files.
+    public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int, unit: Int,
+                           record: RecordOptions) throws -> RunResult {
         switch policy.rule {
-        case .eager: try run(scenario, custom: EagerPolicy(), replication: replication, events: events)
-        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), replication: replication, events: events)
-        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), replication: replication, events: events)
-        case .ios(let p): try run(scenario, custom: DuetPolicy(p), replication: replication, events: events)
-        case .android(let p): try run(scenario, custom: AndroidPolicy(p), replication: replication, events: events)
-        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), replication: replication, events: events)
+        case .eager: try run(scenario, custom: EagerPolicy(), label: policy, replication: replication, unit: unit, record: record)
+        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), label: policy, replication: replication, unit: unit, record: record)
+        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), label: policy, replication: replication, unit: unit, record: record)
+        case .ios(let p): try run(scenario, custom: DuetPolicy(p), label: policy, replication: replication, unit: unit, record: record)
+        case .android(let p): try run(scenario, custom: AndroidPolicy(p), label: policy, replication: replication, unit: unit, record: record)
+        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), label: policy, replication: replication, unit: unit, record: record)
         }
     }
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
     /// same world (same streams) the built-in policies see in that replication.
     public static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, replication: Int,
-                                                events: Bool = false) throws(RandomStreamError) -> (metrics: RunMetrics, events: [LoggedEvent]?) {
-        let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
-                                       replication: UInt64(replication), generator: scenario.generator)
-        let metrics = RunMetrics(apps: scenario.setup.apps)
-        if events {
-            var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: SinkPair(metrics, EventLog()), streams: streams)
-            let sink = sim.run()
-            return (sink.first, sink.second.events)
-        }
-        var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: metrics, streams: streams)
-        return (sim.run(), nil)
+                                                events: Bool = false) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
+        let r = try run(scenario, custom: policy, label: PolicySpec(.eager, label: policy.name), replication: replication,
+                        unit: 0, record: RecordOptions(events: events))
+        return (r.metrics, r.events)
     }
 
-    /// Runs every policy x replication on up to `jobs` threads. Results come back in
-    /// (policy, replication) order whatever the thread count, so outputs are byte-identical.
-    public static func runAll(_ scenario: Scenario, jobs: Int, events: Bool = false) async throws -> [RunResult] {
-        let units = scenario.policies.flatMap { p in (0..<scenario.replications).map { (p, $0) } }
-        var results = [(metrics: RunMetrics, events: [LoggedEvent]?)?](repeating: nil, count: units.count)
-        try await withThrowingTaskGroup(of: (Int, (metrics: RunMetrics, events: [LoggedEvent]?)).self) { group in
+    static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, label: PolicySpec, replication: Int,
+                                         unit: Int, record: RecordOptions) throws -> RunResult {
+        let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
+                                       replication: UInt64(replication), generator: scenario.generator)
+        var sink = StandardSink(metrics: RunMetrics(apps: scenario.setup.apps, freshWithin: scenario.metrics.freshWithin),
+                                events: record.events ? EventLog() : nil)
+        var tasks: PartWriter?, timeline: PartWriter?
+        let names = scenario.setup.apps.map(\.name)
+        if record.tasks, let spool = record.spool {
+            let writer = try PartWriter(spool.part("tasks.csv", unit: unit))
+            let prefix = CSVWriter.line([label.name, String(replication)]).dropLast()
+            sink.onTask = { writer.append(prefix + "," + TaskRows.fields($0, appNames: names)) }
+            tasks = writer
+        }
+        if let every = record.timelineEvery, let spool = record.spool {
+            let writer = try PartWriter(spool.part("timeline.csv", unit: unit))
+            let prefix = CSVWriter.line([label.name, String(replication)]).dropLast()
+            sink.timeline = TimelineSampler(every: every) { writer.append(prefix + "," + TimelineRows.fields($0, appNames: names)) }
+            timeline = writer
+        }
+        var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
+        let done = sim.run()
+        try tasks?.close()
+        try timeline?.close()
+        return RunResult(policy: label, replication: replication, metrics: done.metrics, events: done.events?.events,
+                         tasksPart: tasks?.url, timelinePart: timeline?.url)
+    }
+
+    /// Runs every policy in replications `replications` on up to `jobs` threads. Results come
+    /// back in (policy, replication) order whatever the thread count, so outputs are
+    /// byte-identical.
+    public static func runAll(_ scenario: Scenario, replications: Range<Int>? = nil, jobs: Int,
+                              record: RecordOptions = RecordOptions()) async throws -> [RunResult] {
+        let reps = replications ?? 0..<scenario.replications
+        let units = scenario.policies.flatMap { p in reps.map { (p, $0) } }
+        var results = [RunResult?](repeating: nil, count: units.count)
+        try await withThrowingTaskGroup(of: (Int, RunResult).self) { group in
             var next = 0
             func launch() {
                 let index = next, (policy, replication) = units[index]
                 next += 1
-                group.addTask { (index, try Experiment.run(scenario, policy: policy, replication: replication, events: events)) }
+                // Part files are named by (policy, replication), unique within a study.
+                let unit = scenario.policies.firstIndex(of: policy)! * 1_000_000 + replication
+                group.addTask { (index, try Experiment.run(scenario, policy: policy, replication: replication, unit: unit, record: record)) }
             }
             while next < min(max(jobs, 1), units.count) { launch() }
-            while let (index, metrics) = try await group.next() {
-                results[index] = metrics
+            while let (index, result) = try await group.next() {
+                results[index] = result
                 if next < units.count { launch() }
             }
         }
-        return zip(units, results).map { RunResult(policy: $0.0, replication: $0.1, metrics: $1!.metrics, events: $1!.events) }
+        return results.map { $0! }
     }
 }

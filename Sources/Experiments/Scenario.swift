@@ -46,6 +46,18 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
     public var isBound: Bool { if case .oracle = rule { true } else { false } }
 }
 
+/// How a scenario's results are measured and compared.
+public struct MetricsSettings: Equatable, Sendable {
+    /// A launch counts as served fresh when the app's content is at most this old
+    /// (`fresh_within`; an assumption: one hour, the scale of the refresh intervals in
+    /// models/apps/).
+    public var freshWithin: SimDuration = .hours(1)
+    /// The label of the policy the others are compared with, pair by pair, in
+    /// `comparisons.csv` (`baseline`; the first policy by default).
+    public var baseline: String = ""
+    public init(baseline: String = "") { self.baseline = baseline }
+}
+
 /// A complete, validated description of one study: the phone, its apps, the policies to
 /// compare, and how many replications to run from which seed.
 public struct Scenario: Equatable, Sendable {
@@ -56,8 +68,13 @@ public struct Scenario: Equatable, Sendable {
     public var generator: GeneratorKind
     public var setup: PhoneSetup
     public var policies: [PolicySpec]
+    /// How results are measured and compared (the `metrics:` section).
+    public var metrics = MetricsSettings()
     /// The file the scenario was read from.
     public var file: String
+    /// The scenario as read, profiles in place and overrides applied, as canonical JSON: its
+    /// SHA-256 in `manifest.json` identifies what was simulated.
+    public var resolvedJSON = ""
 
     /// Reads and validates a scenario file, after applying `overrides` in order.
     /// - Throws: `ScenarioError` naming the file, the key path and the line.
@@ -76,7 +93,10 @@ public struct Scenario: Equatable, Sendable {
 
     /// Reads and validates scenario YAML; `file` is used in messages and for the default name.
     public static func parse(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
-        try read(try tree(yaml: yaml, file: file, overrides: overrides), file: file)
+        let resolved = try tree(yaml: yaml, file: file, overrides: overrides)
+        var scenario = try read(resolved, file: file)
+        scenario.resolvedJSON = resolved.canonicalJSON
+        return scenario
     }
 
     /// The document with every profile reference replaced by the profile, after overrides:
@@ -193,9 +213,28 @@ public struct Scenario: Equatable, Sendable {
         let policies = try top.required("policies", "a list of policies, such as [eager, charge-only]") { n, p throws(ScenarioError) in
             try readPolicies(n, p, r)
         }
+        let metrics = try top.optional("metrics", default: MetricsSettings(baseline: policies[0].label)) { n, p throws(ScenarioError) in
+            try readMetrics(n, p, r, policies: policies)
+        }
         try top.finish()
         return Scenario(name: name, seed: seed, replications: replications, generator: generator,
-                        setup: setup, policies: policies, file: file)
+                        setup: setup, policies: policies, metrics: metrics, file: file)
+    }
+
+    static func readMetrics(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader,
+                            policies: [PolicySpec]) throws(ScenarioError) -> MetricsSettings {
+        var m = try r.mapping(node, at: path)
+        var out = MetricsSettings(baseline: policies[0].label)
+        out.freshWithin = try m.optional("fresh_within", default: out.freshWithin) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        out.baseline = try m.optional("baseline", default: out.baseline) { n, p throws(ScenarioError) in
+            let label = try r.string(n, p)
+            guard policies.contains(where: { $0.label == label }) else {
+                throw r.error(n, p, "expected the label of one of the scenario's policies (\(policies.map(\.label).joined(separator: ", "))), got '\(label)'")
+            }
+            return label
+        }
+        try m.finish()
+        return out
     }
 
     static func percent(_ r: ConfigReader, _ what: String) -> (ConfigNode, KeyPath) throws(ScenarioError) -> Double {
@@ -240,4 +279,9 @@ public struct Scenario: Equatable, Sendable {
             throw r.error(node, path, "unknown policy '\(name)'; known policies: \(PolicySpec.Rule.names.joined(separator: ", "))")
         }
     }
+}
+
+extension Scenario {
+    /// A duration written as scenario files write them (`30s`, `15m`, `1h30m`, `7d`).
+    public static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
 }

@@ -30,8 +30,9 @@ extension PhoneSimulation {
             id: id, app: app, kind: model.kind == .refresh ? .refresh : .processing, identifier: model.identifier,
             submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
             work: SimDuration(seconds: model.cpu.draw(stream)), powerW: appModel.cpuPowerW ?? setup.power.cpuBackgroundW)
-        request.upBytes = model.upBytes.draw(stream)
-        request.downBytes = model.downBytes.draw(stream)
+        // Whole bytes: a size drawn from a continuous distribution, rounded.
+        request.upBytes = model.upBytes.draw(stream).rounded()
+        request.downBytes = model.downBytes.draw(stream).rounded()
         request.success = stream.bernoulli(model.successProbability)
         request.forgetsCompletion = stream.bernoulli(appModel.forgetsCompletion)
         request.expirationResponse = appModel.expirationResponse
@@ -365,8 +366,8 @@ extension PhoneSimulation {
         record.radioTailEnergyJ = t.tailJ
         record.cpuTime = t.cpuTime
         if t.started != nil {
-            record.movedUpBytes = max(0, t.request.upBytes - t.leftUpBits / 8)
-            record.movedDownBytes = max(0, t.request.downBytes - t.leftDownBits / 8)
+            record.movedUpBytes = max(0, (t.request.upBytes - t.leftUpBits / 8).rounded(.down))
+            record.movedDownBytes = max(0, (t.request.downBytes - t.leftDownBits / 8).rounded(.down))
         }
         record.held = t.held
         if t.policyReasons != 0 {
@@ -480,8 +481,8 @@ extension PhoneSimulation {
             var request = TaskRequest(id: id, app: app, kind: .finiteLength, identifier: "background-work.\(n)",
                                       submitted: sim.now, earliestBegin: sim.now, work: SimDuration(seconds: cpu),
                                       powerW: model.cpuPowerW ?? setup.power.cpuBackgroundW)
-            request.upBytes = up
-            request.downBytes = down
+            request.upBytes = up.rounded()
+            request.downBytes = down.rounded()
             request.forgetsCompletion = forgets
             request.expirationResponse = model.expirationResponse
             tasks.append(TaskState(request: request, model: nil))

@@ -39,6 +39,13 @@ public enum Statistics {
         precondition(degreesOfFreedom > 0, "t quantile needs degrees of freedom > 0")
         return gsl_cdf_tdist_Pinv(p, degreesOfFreedom)
     }
+
+    /// P(|T| >= |t|) for Student's t with `degreesOfFreedom`: the two-sided p-value of a t
+    /// statistic. `tTwoSidedP(2.2622, 9)` is 0.05.
+    public static func tTwoSidedP(_ t: Double, degreesOfFreedom: Double) -> Double {
+        precondition(degreesOfFreedom > 0, "t distribution needs degrees of freedom > 0")
+        return 2 * gsl_cdf_tdist_Q(abs(t), degreesOfFreedom)
+    }
 }
 
 /// A mean with its two-sided Student-t confidence interval.

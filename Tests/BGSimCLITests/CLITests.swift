@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Runs the built `bgsim` binary, which SwiftPM places beside the test bundle.
-func bgsim(_ arguments: [String], in folder: URL? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let binary = ProcessInfo.processInfo.environment["BGSIM_BINARY"]
         ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path
@@ -10,6 +10,7 @@ func bgsim(_ arguments: [String], in folder: URL? = nil) throws -> (status: Int3
     p.executableURL = URL(fileURLWithPath: binary)
     p.arguments = arguments
     if let folder { p.currentDirectoryURL = folder }
+    if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
     p.standardOutput = out
     p.standardError = err
@@ -52,30 +53,57 @@ struct CLITests {
         }
     }
 
-    @Test func runWritesBothFilesAndATable() throws {
+    @Test func runWritesEveryFileAndATable() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try bgsim(["run", defaultScenario, "--replications", "3", "--set", "duration=2d"], in: dir)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stderr.isEmpty)
-        #expect(files(in: dir) == ["notebooks-data", "notebooks-data/default", "notebooks-data/default/runs.csv",
-                                   "notebooks-data/default/summary.csv"])
-        #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42"))
-        #expect(r.stdout.contains("eager"))
-        #expect(r.stdout.contains("charge-only"))
-        #expect(r.stdout.contains("Wrote runs.csv, summary.csv to notebooks-data/default"))
+        #expect(files(in: dir) == ["notebooks-data", "notebooks-data/default"]
+                + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "notebooks-data/default/\($0)" })
+        #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42; mean ± 95% CI half-width, * best (bounds not starred)"))
+        let header = try #require(r.stdout.split(separator: "\n").dropFirst().first)
+        for column in ["policy", "completed %", "latency p50", "latency p90", "background J", "staleness", "fresh %"] {
+            #expect(header.contains(column), "the table lacks \(column)")
+        }
+        for policy in ["eager", "charge-only", "coalesce", "ios", "android", "oracle"] {
+            #expect(r.stdout.contains("\n\(policy) "), "the table lacks \(policy)")
+        }
+        let oracle = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("oracle ") })
+        #expect(!oracle.contains("*"), "a bound is never starred")
+        #expect(r.stdout.contains(" * "), "some best value is starred")
+        #expect(r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, manifest.json to notebooks-data/default"))
+    }
+
+    @Test func precisionAddsReplicationsAndSaysWhetherItWasReached() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--set", "policies=[eager, charge-only]",
+                           "--precision", "0.05", "--precision-metric", "phone_energy_j", "--max-replications", "30", "--no-tasks"], in: dir)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("Precision 0.05") })
+        #expect(line.contains("reached with") || line.contains("NOT reached within 30"))
+        let manifest = try String(contentsOf: dir.appendingPathComponent("notebooks-data/default/manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("\"target_relative_half_width\": 0.05"))
+        #expect(manifest.contains("\"metrics\": [\"phone_energy_j\"]"))
+        #expect(!files(in: dir).contains("notebooks-data/default/tasks.csv"))
     }
 
     @Test func eventsIsOptInAndByteIdenticalAcrossJobCounts() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--events"]
+        let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--events", "--timeline", "15m"]
         let r = try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir)
-        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, events.csv to a"))
+        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, timeline.csv, events.csv, manifest.json to a"))
         #expect(try bgsim(common + ["--out", "b", "--jobs", "3", "--quiet"], in: dir).status == 0)
-        let a = try Data(contentsOf: dir.appendingPathComponent("a/events.csv"))
-        #expect(a.count > 1000)
-        #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b/events.csv"))))
+        for name in ["events.csv", "timeline.csv", "tasks.csv"] {
+            let a = try Data(contentsOf: dir.appendingPathComponent("a/\(name)"))
+            #expect(a.count > 1000)
+            #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b/\(name)"))), "\(name) differs between --jobs 1 and 3")
+        }
+        // 1 day at 15 minutes: 97 samples (0 to 24 h) per run, 12 runs.
+        let timeline = try String(contentsOf: dir.appendingPathComponent("a/timeline.csv"), encoding: .utf8)
+        #expect(timeline.split(separator: "\n").count == 1 + 97 * 12)
     }
 
     @Test func sameSeedTwiceIsByteIdenticalAnotherSeedIsNot() throws {
@@ -85,7 +113,7 @@ struct CLITests {
         #expect(try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir).status == 0)
         #expect(try bgsim(common + ["--out", "b", "--jobs", "2"], in: dir).status == 0)
         #expect(try bgsim(common + ["--out", "c", "--seed", "43"], in: dir).status == 0)
-        for name in ["runs.csv", "summary.csv"] {
+        for name in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv"] {
             let a = try Data(contentsOf: dir.appendingPathComponent("a/\(name)"))
             let b = try Data(contentsOf: dir.appendingPathComponent("b/\(name)"))
             let c = try Data(contentsOf: dir.appendingPathComponent("c/\(name)"))
@@ -133,6 +161,10 @@ struct CLITests {
         (["run", "x.yaml", "--jobs", "0"], "Error: --jobs must be at least 1, got 0"),
         (["run", "x.yaml", "--set", "nope"], "Error: --set 'nope': expected key.path=value, such as battery.capacity_wh=17.11"),
         (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
+        (["run", "x.yaml", "--precision", "2"], "Error: --precision must be a fraction between 0 and 1, such as 0.05; got 2.0"),
+        (["run", "x.yaml", "--precision", "0.1", "--precision-metric", "speed"], "Error: --precision-metric 'speed' is not a runs.csv metric"),
+        (["run", "x.yaml", "--precision-metric", "completed_pct"], "Error: --precision-metric needs --precision"),
+        (["run", "x.yaml", "--timeline", "0s"], "Error: --timeline '0s': expected a positive duration such as 5m or 30s"),
     ])
     func usageErrorsExitTwo(arguments: [String], firstLine: String) throws {
         let r = try bgsim(arguments)

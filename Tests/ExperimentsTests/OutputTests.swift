@@ -61,6 +61,58 @@ struct OutputTests {
         #expect(summaries[0].replications == 6)
     }
 
+    @Test func intervalsMatchAHandComputation() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sd = sqrt(32 / 7) = 2.13809, t(0.975, 7) = 2.36462
+        // (tables), half-width 2.36462 * 2.13809 / sqrt(8) = 1.78749.
+        let ci = ConfidenceInterval([2, 4, 4, 4, 5, 5, 7, 9])
+        #expect(ci.mean == 5)
+        #expect(abs(ci.standardDeviation - 2.13809) < 1e-5)
+        #expect(abs(ci.halfWidth - 1.78749) < 1e-5)
+        #expect(abs(Statistics.tTwoSidedP(2.2622, degreesOfFreedom: 9) - 0.05) < 1e-4, "t(0.975, 9) = 2.2622 from tables")
+    }
+
+    @Test func pairedDifferencesMatchAHandComputationOnTheRuns() async throws {
+        let s = try scenario(replications: 6)
+        let runs = try await Experiment.runAll(s, jobs: 2)
+        let comparisons = PairedComparison.compare(runs, policies: s.policies, baseline: s.policies[0])
+        #expect(comparisons.count == (s.policies.count - 1) * RunMetrics.columns.count)
+        let c = RunMetrics.columns.firstIndex { $0.name == "background_energy_j" }!
+        let other = s.policies[1]
+        let x = runs.filter { $0.policy == other }.map { $0.metrics.columnValues[c] }
+        let b = runs.filter { $0.policy == s.policies[0] }.map { $0.metrics.columnValues[c] }
+        let d = zip(x, b).map { $0 - $1 }
+        let mean = d.reduce(0, +) / 6
+        let sd = (d.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 5).squareRoot()
+        let half = 2.5706 * sd / 6.0.squareRoot()  // t(0.975, 5) = 2.5706
+        let row = try #require(comparisons.first { $0.policy == other && $0.metric == c })
+        #expect(abs(row.difference.mean - mean) < 1e-9 * abs(mean))
+        #expect(abs(row.difference.halfWidth - half) < 1e-4 * half)
+        #expect(abs(row.baselineMean - b.reduce(0, +) / 6) < 1e-9 * abs(row.baselineMean))
+        // The p-value of t = mean / (sd / sqrt 6) with 5 degrees of freedom, two-sided.
+        let t = mean / (sd / 6.0.squareRoot())
+        #expect(abs(row.pValue - Statistics.tTwoSidedP(t, degreesOfFreedom: 5)) < 1e-12)
+        #expect((row.pValue < 0.05) == (row.difference.lower > 0 || row.difference.upper < 0), "p < 0.05 iff the interval excludes 0")
+        // Pairing narrows the interval: the policies' own intervals are wider than the difference's.
+        let separate = ConfidenceInterval(x).halfWidth + ConfidenceInterval(b).halfWidth
+        #expect(row.difference.halfWidth < separate)
+    }
+
+    @Test func precisionAddsReplicationsUntilTheGoalAndDependsOnlyOnTheResults() async throws {
+        let s = try scenario(replications: 2)
+        let goal = PrecisionGoal(target: 0.05, metrics: ["background_energy_j"], maxReplications: 40)
+        let one = try await Experiment.study(s, jobs: 1, precision: goal)
+        let four = try await Experiment.study(s, jobs: 4, precision: goal)
+        #expect(one.replications == four.replications && one.replications > 2)
+        #expect(Experiment.runsCSV(s, one.runs) == Experiment.runsCSV(s, four.runs))
+        let p = try #require(one.precision)
+        let c = RunMetrics.columns.firstIndex { $0.name == "background_energy_j" }!
+        let worst = PolicySummary.summarise(one.runs, policies: s.policies).map { $0.intervals[c].halfWidth / abs($0.intervals[c].mean) }.max()!
+        #expect(abs(p.worst - worst) < 1e-12)
+        #expect(p.reached == (worst <= 0.05 / 1.05))
+        #expect(p.reached || one.replications == 40)
+        #expect(one.runs.count == s.policies.count * one.replications)
+    }
+
     @Test(arguments: [("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\"")])
     func csvQuotesPerRFC4180(field: String, written: String) {
         #expect(CSVWriter.escape(field) == written)
@@ -83,7 +135,7 @@ struct OutputFilesTests {
     @Test func writesAllFilesAndLeavesNoTemporaries() throws {
         let dir = tempFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try OutputFiles.write([("a.csv", "x\n1\n"), ("b.csv", "y\n2\n")], to: dir)
+        try OutputFiles.write([("a.csv", .text("x\n1\n")), ("b.csv", .text("y\n2\n"))], to: dir)
         #expect(try String(contentsOf: dir.appendingPathComponent("a.csv"), encoding: .utf8) == "x\n1\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a.csv", "b.csv"])
     }
@@ -91,9 +143,51 @@ struct OutputFilesTests {
     @Test func replacesOldFilesWhole() throws {
         let dir = tempFolder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try OutputFiles.write([("a.csv", String(repeating: "old\n", count: 1000))], to: dir)
-        try OutputFiles.write([("a.csv", "new\n")], to: dir)
+        try OutputFiles.write([("a.csv", .text(String(repeating: "old\n", count: 1000)))], to: dir)
+        try OutputFiles.write([("a.csv", .text("new\n"))], to: dir)
         #expect(try String(contentsOf: dir.appendingPathComponent("a.csv"), encoding: .utf8) == "new\n")
+    }
+
+    @Test func partsAreJoinedInOrderThenRemovedAndTheMarkerComesLastWithEachFilesDigest() throws {
+        let dir = tempFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let parts = (0..<3).map { dir.appendingPathComponent(".t.csv.\($0).part-1") }
+        for (i, url) in parts.enumerated() { try Data("row\(i)\n".utf8).write(to: url) }
+        try OutputFiles.write([("t.csv", .parts(header: "h\n", [parts[2], parts[0], parts[1]])), ("a.csv", .text("abc"))], to: dir) { files in
+            ("marker.json", files.map { "\($0.name) \($0.bytes) \($0.sha256)" }.joined(separator: "\n"))
+        }
+        #expect(try String(contentsOf: dir.appendingPathComponent("t.csv"), encoding: .utf8) == "h\nrow2\nrow0\nrow1\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a.csv", "marker.json", "t.csv"])
+        let marker = try String(contentsOf: dir.appendingPathComponent("marker.json"), encoding: .utf8)
+        #expect(marker == "t.csv 17 \(SHA256.hex("h\nrow2\nrow0\nrow1\n"))\na.csv 3 \(SHA256.hex("abc"))")
+    }
+
+    @Test func leftoversOfDeadProcessesAreRemovedOthersKept() throws {
+        let dir = tempFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // pid 2^22 + 1 is above Linux's pid_max limit, so no such process exists.
+        let names = [".runs.csv.tmp-4194305", ".tasks.csv.3.part-4194305", ".runs.csv.tmp-\(getpid())", ".keep", "runs.csv"]
+        for n in names { try Data().write(to: dir.appendingPathComponent(n)) }
+        OutputFiles.removeLeftovers(in: dir)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".keep", ".runs.csv.tmp-\(getpid())", "runs.csv"])
+    }
+
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func sha256MatchesTheStandardsVectors(text: String, digest: String) {
+        #expect(SHA256.hex(text) == digest)
+    }
+
+    @Test func sha256OfAMillionAInPiecesMatchesTheStandard() {
+        var h = SHA256()
+        let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
+        for _ in 0..<1000 { h.update(chunk) }
+        #expect(h.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
     @Test func aFolderThatCannotBeMadeIsARuntimeFailure() throws {
@@ -101,7 +195,7 @@ struct OutputFilesTests {
         try Data("x".utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         #expect(throws: RuntimeFailure.self) {
-            try OutputFiles.write([("a.csv", "x")], to: file.appendingPathComponent("sub"))
+            try OutputFiles.write([("a.csv", .text("x"))], to: file.appendingPathComponent("sub"))
         }
     }
 }

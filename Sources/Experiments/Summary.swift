@@ -1,0 +1,72 @@
+import Scheduling
+import SimRandom
+
+/// Per-policy statistics over replications.
+public struct PolicySummary: Sendable {
+    public var policy: PolicySpec
+    public var replications: Int
+    /// One interval per metric of `RunMetrics.columns`, over the replications where the
+    /// metric is defined.
+    public var intervals: [ConfidenceInterval]
+
+    /// Summarises the runs of each policy, in the scenario's policy order.
+    public static func summarise(_ runs: [RunResult], policies: [PolicySpec]) -> [PolicySummary] {
+        policies.map { policy in
+            let values = runs.filter { $0.policy == policy }.map(\.metrics.columnValues)
+            let intervals = RunMetrics.columns.indices.map { c in
+                ConfidenceInterval(values.map { $0[c] }.filter(\.isFinite))
+            }
+            return PolicySummary(policy: policy, replications: values.count, intervals: intervals)
+        }
+    }
+}
+
+/// One policy against the baseline on one metric, replication by replication.
+///
+/// Replication r of every policy sees the same world (common random numbers), so the
+/// differences d_r = x_policy,r - x_baseline,r are the observations: their mean, standard
+/// deviation, and the paired-t interval mean(d) +- t(0.975, n - 1) sd(d) / sqrt(n) (Law &
+/// Kelton, "Simulation Modeling and Analysis", §10.2.1), over the replications where both
+/// values are defined. The two-sided p-value is that of the paired t test of mean(d) = 0.
+public struct PairedComparison: Sendable {
+    public var policy: PolicySpec
+    public var baseline: PolicySpec
+    public var metric: Int
+    public var difference: ConfidenceInterval
+    /// Mean of the baseline over the same replications, for the relative difference.
+    public var baselineMean: Double
+    public var pValue: Double
+
+    public var relativeDifference: Double {
+        baselineMean != 0 ? difference.mean / abs(baselineMean) : .nan
+    }
+
+    /// Every policy but the baseline, every metric, in policy then column order.
+    public static func compare(_ runs: [RunResult], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
+        let base = Dictionary(runs.filter { $0.policy == baseline }.map { ($0.replication, $0.metrics.columnValues) },
+                              uniquingKeysWith: { a, _ in a })
+        return policies.filter { $0 != baseline }.flatMap { policy in
+            let mine = runs.filter { $0.policy == policy }.map { ($0.replication, $0.metrics.columnValues) }
+            return RunMetrics.columns.indices.map { c in
+                var d: [Double] = [], b: [Double] = []
+                for (rep, values) in mine {
+                    guard let other = base[rep], values[c].isFinite, other[c].isFinite else { continue }
+                    d.append(values[c] - other[c])
+                    b.append(other[c])
+                }
+                let ci = ConfidenceInterval(d)
+                return PairedComparison(policy: policy, baseline: baseline, metric: c, difference: ci,
+                                        baselineMean: Statistics.mean(b), pValue: pairedPValue(ci))
+            }
+        }
+    }
+
+    /// Two-sided p-value of t = mean / (sd / sqrt(n)) with n - 1 degrees of freedom; 1 when
+    /// every difference is zero, `nan` with fewer than two pairs.
+    static func pairedPValue(_ ci: ConfidenceInterval) -> Double {
+        guard ci.count > 1 else { return .nan }
+        guard ci.standardDeviation > 0 else { return ci.mean == 0 ? 1 : 0 }
+        let t = ci.mean / (ci.standardDeviation / Double(ci.count).squareRoot())
+        return Statistics.tTwoSidedP(t, degreesOfFreedom: Double(ci.count - 1))
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+
+/// Reads a result folder back with Python's csv module, as an analyst would, and checks it:
+/// every digest in the manifest, every row's width, every non-text field a number with '.'
+/// (no locale commas), and the energy books, from the files alone:
+/// - per run, the tasks' `energy_j` sum to `background_energy_j`;
+/// - background + foreground + baseline = `phone_energy_j` = the sum of the components;
+/// - `phone_energy_j` = `charger_energy_j` - the battery's change (linear battery), with the
+///   capacity and initial charge read from the manifest's resolved scenario;
+/// - a started task's `held_*_s` sum to its `latency_s`.
+/// Prints `ok` or the first problems.
+let verifyScript = #"""
+import csv, hashlib, json, math, os, sys
+folder = sys.argv[1]
+errors = []
+def close(a, b, tol):
+    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+man = json.load(open(os.path.join(folder, "manifest.json"), encoding="utf-8"))
+names = sorted(n for n in os.listdir(folder))
+listed = sorted([f["name"] for f in man["files"]] + ["manifest.json"])
+if names != listed:
+    errors.append("folder has %s, manifest lists %s" % (names, listed))
+text = {"scenario", "policy", "metric", "baseline", "app", "identifier", "kind", "outcome", "success", "rejection",
+        "delayed_by", "policy_reasons", "network", "foreground_app", "subject", "event", "detail", "task"}
+tables = {}
+for f in man["files"]:
+    path = os.path.join(folder, f["name"])
+    data = open(path, "rb").read()
+    if len(data) != f["bytes"] or hashlib.sha256(data).hexdigest() != f["sha256"]:
+        errors.append("%s does not match its digest" % f["name"])
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh, strict=True))
+    header, body = rows[0], rows[1:]
+    for i, row in enumerate(body):
+        if len(row) != len(header):
+            errors.append("%s line %d has %d fields, not %d" % (f["name"], i + 2, len(row), len(header)))
+            continue
+        for name, value in zip(header, row):
+            if name in text or value == "":
+                continue
+            try:
+                float(value)
+            except ValueError:
+                errors.append("%s line %d: %s=%r is not a number" % (f["name"], i + 2, name, value))
+    tables[f["name"]] = [dict(zip(header, r)) for r in body]
+scenario = man["resolved_scenario"]
+capacity_j = float(scenario["phone"]["battery"]["capacity_wh"]) * 3600
+initial = float(scenario["phone"]["battery"]["initial_charge_pct"]) / 100
+linear = scenario["phone"]["battery"]["model"] == "linear"
+tasks = tables.get("tasks.csv")
+energy, count = {}, {}
+for t in tasks or []:
+    key = (t["policy"], t["replication"])
+    energy[key] = energy.get(key, 0.0) + float(t["energy_j"])
+    count[key] = count.get(key, 0) + 1
+    if t["latency_s"]:
+        held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
+        if not close(held, float(t["latency_s"]), 1e-6):
+            errors.append("task %s of %s: held %s s but latency %s s" % (t["task"], key, held, t["latency_s"]))
+for r in tables["runs.csv"]:
+    key = (r["policy"], r["replication"])
+    bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])
+    if tasks is not None:
+        if not close(energy.get(key, 0.0), bg, 1e-9):
+            errors.append("%s: tasks sum to %r J, background_energy_j is %r" % (key, energy.get(key, 0.0), bg))
+        if count.get(key, 0) != int(r["tasks_submitted"]):
+            errors.append("%s: %d task rows, %s submitted" % (key, count.get(key, 0), r["tasks_submitted"]))
+    slack = 1e-9 * phone + 1e-5 * (1 + int(r["shutdowns"]))
+    if not close(bg + float(r["foreground_energy_j"]) + float(r["energy_baseline_j"]), phone, slack):
+        errors.append("%s: background + foreground + baseline != phone_energy_j" % (key,))
+    parts = sum(float(r[c]) for c in r if c.startswith("energy_") and c.endswith("_j"))
+    if not close(parts, phone, slack):
+        errors.append("%s: components sum to %r, phone_energy_j is %r" % (key, parts, phone))
+    if linear:
+        change = (float(r["final_charge_pct"]) / 100 - initial) * capacity_j
+        if not close(float(r["charger_energy_j"]) - change, phone, 1e-6 * phone):
+            errors.append("%s: charger - battery change = %r, phone_energy_j is %r" % (key, float(r["charger_energy_j"]) - change, phone))
+print("\n".join(errors[:20]) if errors else "ok")
+"""#
+
+func python(_ script: String, _ arguments: [String]) throws -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", "-c", script] + arguments
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+@Suite("Result files as others read them")
+struct FileIntegrityTests {
+    @Test func pythonsCSVModuleReadsEveryFileAndTheBooksBalanceUnderAGermanLocale() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["run", defaultScenario, "--replications", "3", "--set", "duration=2d", "--events", "--timeline", "30m",
+                           "--out", "out", "--quiet"], in: dir, environment: ["LC_ALL": "de_DE.UTF-8", "LANG": "de_DE.UTF-8"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(try python(verifyScript, [dir.appendingPathComponent("out").path]) == "ok")
+    }
+
+    @Test func theCheckCatchesABrokenFile() throws {
+        // The verifier itself must fail on a file that is wrong: one task's energy changed.
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--out", "out", "--quiet"], in: dir).status == 0)
+        let tasks = dir.appendingPathComponent("out/tasks.csv")
+        var lines = try String(contentsOf: tasks, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var fields = lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let header = lines[0].split(separator: ",").map(String.init)
+        let e = header.firstIndex(of: "energy_j")!
+        fields[e] = String(Double(fields[e])! + 1)
+        lines[1] = fields.joined(separator: ",")
+        try Data(lines.joined(separator: "\n").utf8).write(to: tasks)
+        let verdict = try python(verifyScript, [dir.appendingPathComponent("out").path])
+        #expect(verdict.contains("tasks.csv does not match its digest"))
+        #expect(verdict.contains("tasks sum to"))
+    }
+
+    @Test func aRunKilledMidwayLeavesNoCompleteLookingFileAndARerunWritesTheFullSet() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out")
+        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["BGSIM_BINARY"]
+            ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path)
+        p.arguments = ["run", defaultScenario, "--replications", "40", "--set", "duration=30d", "--jobs", "2", "--timeline", "5m",
+                       "--out", out.path, "--quiet"]
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // Wait until the run is writing (its part files exist), then kill it outright.
+        let deadline = Date().addingTimeInterval(120)
+        func hidden() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).filter { $0.hasPrefix(".") } }
+        while hidden().filter({ $0.contains(".part-") }).count < 2 && p.isRunning && Date() < deadline { usleep(20_000) }
+        try #require(p.isRunning, "the run ended before it could be killed; make it longer")
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .uncaughtSignal)
+        let left = try FileManager.default.contentsOfDirectory(atPath: out.path)
+        #expect(!left.isEmpty && left.allSatisfy { $0.hasPrefix(".") }, "only hidden temporaries may remain: \(left)")
+        // A rerun removes the dead run's leftovers and writes the whole set.
+        let r = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--out", out.path, "--quiet"])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+                == ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"])
+        #expect(try python(verifyScript, [out.path]) == "ok")
+    }
+}

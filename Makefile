@@ -16,14 +16,15 @@ demo: deps
 test: deps
 	$(SWIFT) test
 
-## Swift must already be installed; GSL and pkg-config come from Debian's packages.
+## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
+## python3 (the tests read the result files back with its csv module) too.
 deps:
 	@command -v $(SWIFT) >/dev/null || { echo "error: '$(SWIFT)' not found: install Swift 6.1 or later (swift.org)" >&2; exit 1; }
-	@if ! pkg-config --exists gsl 2>/dev/null; then \
-	  echo "Installing libgsl-dev and pkg-config with apt-get..."; \
+	@if ! pkg-config --exists gsl 2>/dev/null || ! command -v python3 >/dev/null; then \
+	  echo "Installing libgsl-dev, pkg-config and python3 with apt-get..."; \
 	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgsl-dev pkg-config >/dev/null && \
-	  pkg-config --exists gsl || { echo "error: installing libgsl-dev failed" >&2; exit 1; }; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgsl-dev pkg-config python3 >/dev/null && \
+	  pkg-config --exists gsl && command -v python3 >/dev/null || { echo "error: installing libgsl-dev or python3 failed" >&2; exit 1; }; \
 	fi
 
 build: deps

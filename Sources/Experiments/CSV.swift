@@ -82,7 +82,7 @@ extension Experiment {
     public static func runsCSV(_ scenario: Scenario, _ runs: [RunResult]) -> String {
         var csv = CSVWriter(header: ["scenario", "policy", "replication", "seed"] + RunMetrics.columns.map(\.name))
         for run in runs {
-            let values = zip(RunMetrics.columns, run.metrics.columnValues).map { CSVWriter.number($1, count: $0.isCount) }
+            let values = zip(RunMetrics.columns, run.values).map { CSVWriter.number($1, count: $0.isCount) }
             csv.row([scenario.name, run.policy.name, String(run.replication), String(scenario.seed)] + values)
         }
         return csv.text

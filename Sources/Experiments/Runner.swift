@@ -7,7 +7,11 @@ import SimRandom
 public struct RunResult: Sendable {
     public var policy: PolicySpec
     public var replication: Int
+    /// The run's metrics. In a study's results their samples (latencies, staleness) are
+    /// dropped once `values` are computed, so memory does not grow with run length.
     public var metrics: RunMetrics
+    /// The values of `RunMetrics.columns`, in order.
+    public var values: [Double]
     /// The run's event log, when asked for (`--events`).
     public var events: [LoggedEvent]?
     /// Part files holding this run's `tasks.csv` and `timeline.csv` rows, when written.
@@ -88,7 +92,8 @@ public enum Experiment {
         let done = sim.run()
         try tasks?.close()
         try timeline?.close()
-        return RunResult(policy: label, replication: replication, metrics: done.metrics, events: done.events?.events,
+        return RunResult(policy: label, replication: replication, metrics: done.metrics, values: done.metrics.columnValues,
+                         events: done.events?.events,
                          tasksPart: tasks?.url, timelinePart: timeline?.url)
     }
 
@@ -111,7 +116,9 @@ public enum Experiment {
             }
             while next < min(max(jobs, 1), units.count) { launch() }
             while let (index, result) = try await group.next() {
-                results[index] = result
+                var kept = result
+                kept.metrics.dropSamples()
+                results[index] = kept
                 if next < units.count { launch() }
             }
         }

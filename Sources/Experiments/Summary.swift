@@ -12,7 +12,7 @@ public struct PolicySummary: Sendable {
     /// Summarises the runs of each policy, in the scenario's policy order.
     public static func summarise(_ runs: [RunResult], policies: [PolicySpec]) -> [PolicySummary] {
         policies.map { policy in
-            let values = runs.filter { $0.policy == policy }.map(\.metrics.columnValues)
+            let values = runs.filter { $0.policy == policy }.map(\.values)
             let intervals = RunMetrics.columns.indices.map { c in
                 ConfidenceInterval(values.map { $0[c] }.filter(\.isFinite))
             }
@@ -43,10 +43,10 @@ public struct PairedComparison: Sendable {
 
     /// Every policy but the baseline, every metric, in policy then column order.
     public static func compare(_ runs: [RunResult], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
-        let base = Dictionary(runs.filter { $0.policy == baseline }.map { ($0.replication, $0.metrics.columnValues) },
+        let base = Dictionary(runs.filter { $0.policy == baseline }.map { ($0.replication, $0.values) },
                               uniquingKeysWith: { a, _ in a })
         return policies.filter { $0 != baseline }.flatMap { policy in
-            let mine = runs.filter { $0.policy == policy }.map { ($0.replication, $0.metrics.columnValues) }
+            let mine = runs.filter { $0.policy == policy }.map { ($0.replication, $0.values) }
             return RunMetrics.columns.indices.map { c in
                 var d: [Double] = [], b: [Double] = []
                 for (rep, values) in mine {

@@ -339,6 +339,7 @@ extension PhoneSimulation {
         }
         t.status = .ended(outcome)
         tasks[id.rawValue] = t
+        tasks.endedSinceCompaction += 1
         var record = TaskRecord(request: t.request, started: t.started, ended: time, outcome: outcome,
                                 energyJ: energyJ, radioEnergyJ: t.radioJ)
         record.success = outcome == .completed && t.request.success

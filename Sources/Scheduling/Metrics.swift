@@ -205,6 +205,13 @@ public struct RunMetrics: MetricsSink, Sendable {
         self.freshWithin = freshWithin
     }
 
+    /// Frees the per-event samples (latencies, staleness) once the summary values are known.
+    public mutating func dropSamples() {
+        latenciesS = []
+        completionLatenciesS = []
+        stalenessS = []
+    }
+
     public func count(_ outcome: TaskOutcome) -> Int {
         outcomeCounts[outcome.index]
     }

@@ -285,7 +285,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var policyReasonTokens: [String] = []
 
     var apps: [AppRuntime]
-    var tasks: [TaskState] = []
+    var tasks = TaskStore<TaskState>()
     /// Requests past `earliestBeginDate`, in the order they became eligible.
     var eligible: [EligibleTask] = []
     var batteryEvent: EventHandle?
@@ -346,14 +346,14 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         // Tails still running at the end: their shares so far are all there is.
         for i in awaitingTail.keys.sorted() { report(TaskID(i), awaitingTail.removeValue(forKey: i)!) }
 
-        for index in tasks.indices {
+        for index in tasks.keptIDs {
             switch tasks[index].status {
             case .waiting, .eligible: finish(TaskID(index), .neverRun, at: end)
             case .running: preconditionFailure("task \(index) still running after the drain")
             case .ended: break
             }
         }
-        assert(tasks.allSatisfy { if case .ended = $0.status { true } else { false } }, "a task has no final state")
+        assert(tasks.keptIDs.allSatisfy { if case .ended = tasks[$0].status { true } else { false } }, "a task has no final state")
         let launchesBefore = world.people.launches.prefix { $0.start < horizon }.count
         var totals = RunTotals(
             end: end, energy: energy, components: components, offSince: isOn ? nil : offSince,
@@ -403,6 +403,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         switch event {
         case .radio, .purge: break
         default: if !draining { consultPolicy() }
+        }
+        // Between events nothing refers to an ended task but through its parked record.
+        if tasks.wantsCompaction {
+            tasks.compact { id, state in
+                if case .ended = state.status { return awaitingTail[id] != nil }
+                return true
+            }
         }
     }
 

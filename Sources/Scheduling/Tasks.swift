@@ -219,3 +219,50 @@ public struct TaskRecord: Sendable {
         outcome == .completed ? ended - eligibleSince : nil
     }
 }
+
+/// Per-task state by task id, keeping only the states still needed, so a run's memory does
+/// not grow with the number of tasks it has seen: ended tasks are dropped in batches by
+/// `compact`. Ids stay valid for live tasks; the id-to-slot map costs 4 bytes per task.
+struct TaskStore<State> {
+    private var states: [State] = []
+    /// For each id handed out, its index in `states`, or -1 once dropped.
+    private var slot: [Int32] = []
+    /// Ended tasks since the last compaction (the caller counts them).
+    var endedSinceCompaction = 0
+
+    /// Ids handed out so far: the next task's id.
+    var count: Int { slot.count }
+
+    mutating func append(_ state: State) {
+        slot.append(Int32(states.count))
+        states.append(state)
+    }
+
+    subscript(id: Int) -> State {
+        get { states[Int(slot[id])] }
+        _modify { yield &states[Int(slot[id])] }
+    }
+
+    /// The ids whose states are kept, ascending.
+    var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
+
+    /// Whether enough tasks ended since the last compaction to make one worth its copy.
+    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, states.count / 2) }
+
+    /// Drops the states `done` says are no longer needed.
+    mutating func compact(keeping keep: (Int, State) -> Bool) {
+        var kept: [State] = []
+        kept.reserveCapacity(states.count - min(endedSinceCompaction, states.count))
+        for id in slot.indices where slot[id] >= 0 {
+            let s = states[Int(slot[id])]
+            if keep(id, s) {
+                slot[id] = Int32(kept.count)
+                kept.append(s)
+            } else {
+                slot[id] = -1
+            }
+        }
+        states = kept
+        endedSinceCompaction = 0
+    }
+}

@@ -25,14 +25,14 @@ struct OutputTests {
     @Test func anotherSeedGivesOtherNumbers() async throws {
         let a = try await Experiment.runAll(try scenario(seed: 1), jobs: 2)
         let b = try await Experiment.runAll(try scenario(seed: 2), jobs: 2)
-        #expect(a.map(\.metrics.columnValues) != b.map(\.metrics.columnValues))
+        #expect(a.map(\.values) != b.map(\.values))
     }
 
     @Test func aReplicationIsTheSameAloneOrAmongOthers() async throws {
         // Seeds depend on the replication number, not on how many run or in what order.
         let many = try await Experiment.runAll(try scenario(replications: 5), jobs: 2)
         let alone = try Experiment.run(try scenario(replications: 5), policy: PolicySpec(.eager), replication: 3)
-        #expect(many.first { $0.policy == PolicySpec(.eager) && $0.replication == 3 }!.metrics.columnValues == alone.columnValues)
+        #expect(many.first { $0.policy == PolicySpec(.eager) && $0.replication == 3 }!.values == alone.columnValues)
     }
 
     @Test func runsCSVHasOneRowPerPolicyAndReplicationInAStableOrder() async throws {
@@ -51,7 +51,7 @@ struct OutputTests {
         let runs = try await Experiment.runAll(s, jobs: 2)
         let summaries = PolicySummary.summarise(runs, policies: s.policies)
         let c = RunMetrics.columns.firstIndex { $0.name == "battery_energy_j" }!
-        let values = runs.filter { $0.policy == PolicySpec(.eager) }.map { $0.metrics.columnValues[c] }
+        let values = runs.filter { $0.policy == PolicySpec(.eager) }.map { $0.values[c] }
         let mean = values.reduce(0, +) / 6
         let sd = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 5).squareRoot()
         let half = 2.5706 * sd / 6.0.squareRoot()  // t(0.975, 5) = 2.5706
@@ -78,8 +78,8 @@ struct OutputTests {
         #expect(comparisons.count == (s.policies.count - 1) * RunMetrics.columns.count)
         let c = RunMetrics.columns.firstIndex { $0.name == "background_energy_j" }!
         let other = s.policies[1]
-        let x = runs.filter { $0.policy == other }.map { $0.metrics.columnValues[c] }
-        let b = runs.filter { $0.policy == s.policies[0] }.map { $0.metrics.columnValues[c] }
+        let x = runs.filter { $0.policy == other }.map { $0.values[c] }
+        let b = runs.filter { $0.policy == s.policies[0] }.map { $0.values[c] }
         let d = zip(x, b).map { $0 - $1 }
         let mean = d.reduce(0, +) / 6
         let sd = (d.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 5).squareRoot()

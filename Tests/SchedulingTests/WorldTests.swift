@@ -135,12 +135,23 @@ struct WorldTests {
         let starts = run.records.compactMap(\.started)
         #expect(starts.count >= 6)
         for t in starts { #expect((t.microseconds / 3_600_000_000) % 24 == 20, "started at \(t), off Wi-Fi") }
+        // The wait is put down to the Wi-Fi-only setting, to the second: the first request
+        // became eligible on LTE and started when Wi-Fi came at 20:00.
+        let first = try #require(run.records.filter { $0.started != nil }.min { $0.started! < $1.started! })
+        #expect(first.started == .after(.hours(20)))
+        #expect(first.held[.wifiOnly] == first.latency!.seconds && first.held[.wifiOnly] > 0)
+        #expect(first.held.totalS == first.held[.wifiOnly])
     }
 
     @Test func lowPowerModeOnStopsAllRefresh() throws {
         var s = setup(days: 2, apps: [app("a", every: .minutes(30))])
         s.settings.lowPowerMode = .on
-        #expect(try simulate(s, EagerPolicy()).records.allSatisfy { $0.started == nil })
+        let run = try simulate(s, EagerPolicy())
+        #expect(run.records.allSatisfy { $0.started == nil })
+        // Requests that waited are held by Low Power Mode and by nothing else.
+        let waited = run.records.filter { $0.held.totalS > 0 }
+        #expect(!waited.isEmpty)
+        #expect(waited.allSatisfy { $0.held[.lowPowerMode] == $0.held.totalS })
     }
 
     @Test func lowPowerModeIsOfferedAtTwentyAndTenPercentAndTurnsOffAtEightyWhileCharging() throws {

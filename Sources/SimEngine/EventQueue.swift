@@ -51,7 +51,7 @@ public struct ScheduledEvent<Event> {
 ///
 /// Cancellation is lazy. Each pending event owns a slot that records its key while it is
 /// live; cancelling clears the slot in O(1), and the dead entry is dropped when it reaches
-/// the top. The top of the heap is always live, which keeps `first` O(1) and non-mutating.
+/// the top, or all dead entries at once when they come to outnumber the live ones. The top of the heap is always live, which keeps `first` O(1) and non-mutating.
 ///
 /// Storage: the heap, the slot table and the free-slot stack live in raw buffers owned by one
 /// class, so an operation costs one uniqueness check (copy-on-write keeps value semantics),
@@ -190,6 +190,44 @@ public struct EventQueue<Event> {
             siftUp(moving, from: hole)
         }
 
+        /// Removes every cancelled entry and rebuilds the heap (Floyd's bottom-up heapify,
+        /// O(n)). Called when the dead outnumber the live: a model that reschedules one
+        /// far-off event at every step (a battery level, say) otherwise buries the few live
+        /// entries under hundreds of dead ones and every pop pays for their depth. Pop order
+        /// is (time, key), a total order, so rebuilding changes nothing observable.
+        @usableFromInline @inline(never)
+        mutating func purgeDead() {
+            var kept = 0
+            for i in 0..<count {
+                let e = (heap + i).move()
+                if isLive(e) {
+                    (heap + kept).initialize(to: e)
+                    kept += 1
+                } else {
+                    freeSlots[freeCount] = e.slot
+                    freeCount += 1
+                }
+            }
+            count = kept
+            deadCount = 0
+            var i = count / 2 - 1
+            while i >= 0 {
+                let moving = (heap + i).move()
+                var hole = i
+                while true {
+                    let left = 2 * hole + 1
+                    guard left < count else { break }
+                    let right = left + 1
+                    let child = right < count && heap[right].precedes(heap[left]) ? right : left
+                    guard heap[child].precedes(moving) else { break }
+                    (heap + hole).moveInitialize(from: heap + child, count: 1)
+                    hole = child
+                }
+                (heap + hole).initialize(to: moving)
+                i -= 1
+            }
+        }
+
         /// Drops cancelled entries from the top, so the root is live (or the heap empty).
         @inlinable
         mutating func dropDeadTop() {
@@ -277,6 +315,7 @@ public struct EventQueue<Event> {
         s.pointee.slotKeys[Int(handle.slot)] = Buffers.vacant
         s.pointee.deadCount += 1
         s.pointee.dropDeadTop()
+        if s.pointee.deadCount > 64, 2 * s.pointee.deadCount > s.pointee.count { s.pointee.purgeDead() }
         return true
     }
 

@@ -115,6 +115,41 @@ struct EventQueueTests {
         #expect(expected == 10_000)
     }
 
+    /// A model that reschedules one far-off event at every step leaves the heap mostly dead;
+    /// the queue then rebuilds itself without the dead, and pops in the same order.
+    @Test(arguments: 1...5)
+    func purgingTheDeadKeepsThePopOrder(seed: UInt64) {
+        var rng = SplitMixForTests(seed: seed)
+        var q = EventQueue<Int>()
+        var entries: [(time: Int64, id: Int)] = []
+        for id in 0..<100 {
+            let time = Int64(rng.next() % 1_000)
+            q.insert(id, at: SimInstant(microseconds: time))
+            entries.append((time, id))
+        }
+        // The far-off event, moved at every step (as a battery level is).
+        var far = q.insert(-1, at: SimInstant(microseconds: 1_000_000))
+        var largest = 0
+        for step in 1...1_000 {
+            q.cancel(far)
+            far = q.insert(-1 - step, at: SimInstant(microseconds: 1_000_000 + Int64(rng.next() % 1_000)))
+            largest = max(largest, q.storage.b.pointee.count)
+        }
+        q.checkInvariants()
+        #expect(largest <= 2 * 101 + 1, "dead entries are purged once they outnumber the live")
+        let b = q.storage.b.pointee
+        let farTime = (0..<b.count).map { b.heap[$0] }.first { $0.event == -1001 }!.time
+        let expected = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+            .map(\.element.id) + [-1001]
+        var got: [Int] = [], lastTime: Int64 = 0
+        while let (t, e) = q.popFirst() {
+            got.append(e)
+            lastTime = t.microseconds
+        }
+        #expect(got == expected)
+        #expect(lastTime == farTime)
+    }
+
     /// Random interleavings of insert, cancel and pop agree with a sorted reference list.
     @Test(arguments: 1...20)
     func agreesWithAReferenceModel(seed: UInt64) {

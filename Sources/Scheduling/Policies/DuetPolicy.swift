@@ -154,48 +154,54 @@ public struct DuetPolicy: SchedulingPolicy {
 
     /// Every rule's verdict for `task`, in the order documented above.
     public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [Verdict] {
-        let p = parameters
         var out: [Verdict] = []
+        forEachVerdict(task, state, level: level) { out.append($0); return true }
+        return out
+    }
+
+    /// Hands each rule's verdict for `task` to `visit`, in the order documented above, until
+    /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing
+    /// and skips the launch predictor once a rule has refused.
+    func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, _ visit: (Verdict) -> Bool) {
+        let p = parameters
         // Battery.
         let curve = task.kind == .processing ? p.processingBattery : p.refreshBattery
         if level <= curve.floor - 1 || (task.kind == .processing && p.processingNeedsPower && !state.isCharging) {
-            out.append(.mustNot)
+            guard visit(.mustNot) else { return }
         } else {
             let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
-            out.append(.score(pow(base, curve.exponent) * (state.isCharging ? p.pluggedInBonus : 1), weight: p.batteryWeight))
+            guard visit(.score(pow(base, curve.exponent) * (state.isCharging ? p.pluggedInBonus : 1), weight: p.batteryWeight)) else { return }
         }
         // Low Power Mode.
-        out.append(state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed)
+        guard visit(state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed) else { return }
         // Device activity.
-        out.append(task.kind == .processing && state.inUse ? .mustNot : .canProceed)
+        guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
         // Application.
         if task.kind == .refresh {
             var none = 1.0
             predictor.forEachProbability(app: task.app, now: state.now, lookahead: p.launchLookahead) { pr in
                 none *= 1 - (pr > p.certainLaunchProbability ? 1 : pr)
             }
-            out.append(.score((1 - none).squareRoot(), weight: p.applicationWeight))
+            guard visit(.score((1 - none).squareRoot(), weight: p.applicationWeight)) else { return }
         } else {
-            out.append(.canProceed)
+            guard visit(.canProceed) else { return }
         }
         // Network quality.
-        if state.network == .none || state.networkQuality < p.minNetworkQuality {
-            out.append(.mustNot)
-        } else {
-            out.append(.score(state.networkQuality / 100, weight: p.networkWeight))
-        }
+        guard visit(state.network == .none || state.networkQuality < p.minNetworkQuality
+                    ? .mustNot : .score(state.networkQuality / 100, weight: p.networkWeight)) else { return }
         // Budgets.
-        out.append(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed)
-        out.append(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed)
+        guard visit(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed) else { return }
+        guard visit(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed) else { return }
         // Overdue.
-        if let maxWait = p.maxWait, state.now - task.eligibleSince >= maxWait { out.append(.must) }
-        return out
+        if let maxWait = p.maxWait, state.now - task.eligibleSince >= maxWait { _ = visit(.must) }
     }
 
-    /// Combines verdicts: must-not first, then must, then the weighted mean against the threshold.
-    public static func combine(_ verdicts: [Verdict], threshold: Double) -> Bool {
+    /// Verdicts combined so far: must-not first, then must, then the weighted mean against
+    /// the threshold.
+    struct Tally {
         var must = false, weighted = 0.0, weights = 0.0
-        for v in verdicts {
+        /// Adds a verdict; false if it refuses outright (a must-not, or a score of zero).
+        mutating func add(_ v: Verdict) -> Bool {
             switch v {
             case .mustNot: return false
             case .must: must = true
@@ -205,13 +211,25 @@ public struct DuetPolicy: SchedulingPolicy {
                 weighted += s * w
                 weights += w
             }
+            return true
         }
-        if must { return true }
-        return weights == 0 || weighted / weights >= threshold
+        func passes(threshold: Double) -> Bool { must || weights == 0 || weighted / weights >= threshold }
+    }
+
+    /// Combines verdicts: must-not first, then must, then the weighted mean against the threshold.
+    public static func combine(_ verdicts: [Verdict], threshold: Double) -> Bool {
+        var tally = Tally()
+        for v in verdicts where !tally.add(v) { return false }
+        return tally.passes(threshold: threshold)
     }
 
     func admits(_ task: EligibleTask, _ state: DeviceState, level: Double) -> Bool {
-        Self.combine(verdicts(task, state, level: level), threshold: parameters.threshold)
+        var tally = Tally(), refused = false
+        forEachVerdict(task, state, level: level) { v in
+            refused = !tally.add(v)
+            return !refused
+        }
+        return !refused && tally.passes(threshold: parameters.threshold)
     }
 
     /// The level the battery policy uses: unchanged until it moves by `rescoreStep` or the

@@ -78,54 +78,79 @@ public enum TimelineRows {
 }
 
 extension Experiment {
-    /// `runs.csv`: one row per policy x replication.
-    public static func runsCSV(_ scenario: Scenario, _ runs: [RunResult]) -> String {
-        var csv = CSVWriter(header: ["scenario", "policy", "replication", "seed"] + RunMetrics.columns.map(\.name))
-        for run in runs {
-            let values = zip(RunMetrics.columns, run.values).map { CSVWriter.number($1, count: $0.isCount) }
-            csv.row([scenario.name, run.policy.name, String(run.replication), String(scenario.seed)] + values)
+    /// The columns that say which point a row belongs to: none for a run; for a sweep,
+    /// `point` and one column per axis, named by its key path.
+    static func pointHeader(_ plan: StudyPlan) -> [String] { plan.isSweep ? ["point"] + plan.parameters : [] }
+    static func pointFields(_ plan: StudyPlan, _ point: Int) -> [String] {
+        plan.isSweep ? [String(point)] + plan.points[point].values : []
+    }
+
+    /// `runs.csv`: one row per (point x) policy x replication.
+    public static func runsCSV<R: RunValuesProtocol>(_ scenario: Scenario, _ runs: [R]) -> String {
+        runsCSV(StudyPlan(scenario: scenario), [runs])
+    }
+
+    public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String {
+        var csv = CSVWriter(header: ["scenario"] + pointHeader(plan) + ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name))
+        for (point, group) in runs.enumerated() {
+            let head = [plan.name] + pointFields(plan, point)
+            for run in group {
+                let values = zip(RunMetrics.columns, run.values).map { CSVWriter.number($1, count: $0.isCount) }
+                csv.row(head + [run.policy.name, String(run.replication), String(plan.points[point].scenario.seed)] + values)
+            }
         }
         return csv.text
     }
 
-    /// `summary.csv`: one row per policy x metric: n, mean, standard deviation, 95% t-interval.
+    /// `summary.csv`: one row per (point x) policy x metric: n, mean, standard deviation, 95% t-interval.
     public static func summaryCSV(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
-        var csv = CSVWriter(header: ["scenario", "policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"])
-        for s in summaries {
-            for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
-                csv.row([scenario.name, s.policy.name, metric.name, String(ci.count)]
-                        + [ci.mean, ci.standardDeviation, ci.lower, ci.upper, ci.halfWidth].map { CSVWriter.number($0) })
+        summaryCSV(StudyPlan(scenario: scenario), [summaries])
+    }
+
+    public static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
+        var csv = CSVWriter(header: ["scenario"] + pointHeader(plan)
+                            + ["policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"])
+        for (point, group) in summaries.enumerated() {
+            let head = [plan.name] + pointFields(plan, point)
+            for s in group {
+                for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
+                    csv.row(head + [s.policy.name, metric.name, String(ci.count)]
+                            + [ci.mean, ci.standardDeviation, ci.lower, ci.upper, ci.halfWidth].map { CSVWriter.number($0) })
+                }
             }
         }
         return csv.text
     }
 
-    /// `comparisons.csv`: one row per policy (other than the baseline) x metric: the paired
-    /// difference policy - baseline over replications.
+    /// `comparisons.csv`: one row per (point x) policy (other than the baseline) x metric:
+    /// the paired difference policy - baseline over replications.
     public static func comparisonsCSV(_ scenario: Scenario, _ comparisons: [PairedComparison]) -> String {
-        var csv = CSVWriter(header: ["scenario", "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
-                                     "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"])
-        for c in comparisons {
-            let d = c.difference
-            csv.row([scenario.name, c.policy.name, c.baseline.name, RunMetrics.columns[c.metric].name, String(d.count)]
-                    + [c.baselineMean, d.mean, d.standardDeviation, d.lower, d.upper, 100 * c.relativeDifference, c.pValue]
-                        .map { CSVWriter.number($0) })
-        }
-        return csv.text
+        comparisonsCSV(StudyPlan(scenario: scenario), [comparisons])
     }
 
-    /// `events.csv` (opt-in): every event of every run, runs in `runs.csv` order, events in
-    /// the order they happened.
-    public static func eventsCSV(_ scenario: Scenario, _ runs: [RunResult]) -> String {
-        var csv = CSVWriter(header: ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"])
-        let names = scenario.setup.apps.map(\.name)
-        for run in runs {
-            for e in run.events ?? [] {
-                csv.row([run.policy.name, String(run.replication), CSVWriter.seconds(e.time),
-                         e.subject.rawValue, e.app.map { names[$0] } ?? "", e.task.map { String($0.rawValue) } ?? "",
-                         e.event, e.detail])
+    public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
+        var csv = CSVWriter(header: ["scenario"] + pointHeader(plan)
+                            + ["policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+                               "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"])
+        for (point, group) in comparisons.enumerated() {
+            let head = [plan.name] + pointFields(plan, point)
+            for c in group {
+                let d = c.difference
+                csv.row(head + [c.policy.name, c.baseline.name, RunMetrics.columns[c.metric].name, String(d.count)]
+                        + [c.baselineMean, d.mean, d.standardDeviation, d.lower, d.upper, 100 * c.relativeDifference, c.pValue]
+                            .map { CSVWriter.number($0) })
             }
         }
         return csv.text
+    }
+}
+
+/// `events.csv` (opt-in): every event of every run.
+public enum EventRows {
+    public static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
+
+    static func fields(_ e: LoggedEvent, appNames: [String]) -> String {
+        CSVWriter.line([CSVWriter.seconds(e.time), e.subject.rawValue, e.app.map { appNames[$0] } ?? "",
+                        e.task.map { String($0.rawValue) } ?? "", e.event, e.detail])
     }
 }

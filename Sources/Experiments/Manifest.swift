@@ -43,39 +43,61 @@ extension ConfigNode {
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
-    public static let schemaVersion = 5
-    public static let toolVersion = "0.2.0"
+    public static let schemaVersion = 6
+    public static let toolVersion = "0.3.0"
 
-    public var scenario: Scenario
+    public var plan: StudyPlan
     public var commandLine: [String]
     /// Replications per policy actually run (more than the scenario's with `--precision`).
     public var replications: Int
     /// The precision asked for and whether it was reached, if `--precision` was given.
     public var precision: PrecisionOutcome?
 
-    public init(scenario: Scenario, commandLine: [String], replications: Int, precision: PrecisionOutcome?) {
-        self.scenario = scenario
+    public init(plan: StudyPlan, commandLine: [String], replications: Int, precision: PrecisionOutcome?) {
+        self.plan = plan
         self.commandLine = commandLine
         self.replications = replications
         self.precision = precision
     }
 
-    public func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
+    /// The keys every manifest starts with: what was run.
+    func head(kind: String) -> [(String, String)] {
+        let scenario = plan.first
         var pairs: [(String, String)] = [
             ("schema_version", String(Self.schemaVersion)),
             ("tool", JSON.string("bgsim")),
             ("tool_version", JSON.string(Self.toolVersion)),
+            ("kind", JSON.string(kind)),
             ("command_line", JSON.array(commandLine.map(JSON.string))),
-            ("scenario", JSON.string(scenario.name)),
+            ("scenario", JSON.string(plan.name)),
             ("scenario_file", JSON.string(scenario.file)),
             ("scenario_sha256", JSON.string(SHA256.hex(scenario.resolvedJSON))),
+            ("plan_sha256", JSON.string(plan.fingerprint)),
+            ("points", String(plan.points.count)),
+            ("parameters", JSON.array(plan.parameters.map(JSON.string))),
             ("seed", String(scenario.seed)),
             ("generator", JSON.string(scenario.generator.name)),
             ("replications", String(replications)),
             ("replication_numbers", JSON.string("0-\(replications - 1)")),
-            ("policies", JSON.array(scenario.policies.map { JSON.string($0.name) })),
+            ("policies", JSON.array(plan.policies.map { JSON.string($0.name) })),
             ("baseline", JSON.string(scenario.metrics.baseline)),
         ]
+        if plan.isSweep {
+            pairs.insert(contentsOf: [("sweep_file", JSON.string(plan.file)), ("design", JSON.string(plan.design ?? ""))], at: 5)
+        }
+        return pairs
+    }
+
+    /// The resolved inputs every manifest ends with: the scenario (for a sweep, point 0's)
+    /// and the sweep file.
+    var tail: [(String, String)] {
+        var pairs = [("resolved_scenario", plan.first.resolvedJSON)]
+        if let sweep = plan.sweepJSON { pairs.append(("resolved_sweep", sweep)) }
+        return pairs
+    }
+
+    public func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
+        var pairs = head(kind: plan.isSweep ? "sweep" : "run")
         if let p = precision {
             pairs.append(("precision", JSON.object([
                 ("target_relative_half_width", CSVWriter.number(p.target)),
@@ -85,10 +107,14 @@ public struct Manifest: Sendable {
                 ("worst_relative_half_width", CSVWriter.number(p.worst).isEmpty ? "null" : CSVWriter.number(p.worst)),
             ], indent: 1)))
         }
-        pairs.append(("files", "[\n" + files.map { f in
-            "    " + "{\"name\": \(JSON.string(f.name)), \"bytes\": \(f.bytes), \"sha256\": \(JSON.string(f.sha256))}"
-        }.joined(separator: ",\n") + "\n  ]"))
-        pairs.append(("resolved_scenario", scenario.resolvedJSON))
-        return JSON.object(pairs) + "\n"
+        pairs.append(("files", Self.fileList(files, indent: 1)))
+        return JSON.object(pairs + tail) + "\n"
+    }
+
+    static func fileList(_ files: [(name: String, bytes: Int, sha256: String)], indent: Int) -> String {
+        let pad = String(repeating: "  ", count: indent + 1)
+        return "[\n" + files.map { f in
+            pad + "{\"name\": \(JSON.string(f.name)), \"bytes\": \(f.bytes), \"sha256\": \(JSON.string(f.sha256))}"
+        }.joined(separator: ",\n") + "\n" + String(repeating: "  ", count: indent) + "]"
     }
 }

@@ -61,9 +61,6 @@ public enum OutputFiles {
         }
         if let markerFile { try move(markerFile.tmp, markerFile.final) }
         temporaries.removeAll()
-        for file in files {
-            if case .parts(_, let urls) = file.content { for u in urls { try? fm.removeItem(at: u) } }
-        }
     }
 
     static func move(_ tmp: URL, _ final: URL) throws(RuntimeFailure) {
@@ -106,8 +103,8 @@ public enum OutputFiles {
         return (bytes, hash.hexDigest())
     }
 
-    /// Removes hidden temporaries and parts left in `folder` by runs that were killed (their
-    /// process no longer exists).
+    /// Removes hidden temporaries (files, or unit folders being written) left in `folder` by
+    /// runs that were killed (their process no longer exists).
     public static func removeLeftovers(in folder: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(".") {

@@ -12,29 +12,31 @@ public struct RunResult: Sendable {
     public var metrics: RunMetrics
     /// The values of `RunMetrics.columns`, in order.
     public var values: [Double]
-    /// The run's event log, when asked for (`--events`).
+    /// The run's event log, when asked for (`--events`) and not written to a folder.
     public var events: [LoggedEvent]?
-    /// Part files holding this run's `tasks.csv` and `timeline.csv` rows, when written.
-    public var tasksPart: URL?
-    public var timelinePart: URL?
 }
 
 /// What a run records besides its summary.
-public struct RecordOptions: Sendable {
+public struct RecordOptions: Sendable, Equatable {
     /// Keep the event log (`events.csv`). It grows with the run.
     public var events = false
-    /// Write each task's row (`tasks.csv`) to a part file in the spool.
+    /// Write each task's row (`tasks.csv`).
     public var tasks = false
-    /// Sample the phone's state this often (`timeline.csv`), to a part file in the spool.
+    /// Sample the phone's state this often (`timeline.csv`).
     public var timelineEvery: SimDuration?
-    /// Where part files go; needed for `tasks` and `timelineEvery`.
-    public var spool: Spool?
-    public init(events: Bool = false, tasks: Bool = false, timelineEvery: SimDuration? = nil, spool: Spool? = nil) {
+    public init(events: Bool = false, tasks: Bool = false, timelineEvery: SimDuration? = nil) {
         self.events = events
         self.tasks = tasks
         self.timelineEvery = timelineEvery
-        self.spool = spool
     }
+}
+
+/// Where a run writes its rows of `tasks.csv`, `timeline.csv` and `events.csv` (files of
+/// those names in `folder`, without headers), and the fields that start each row.
+struct RowDestination {
+    var folder: URL
+    /// `policy,replication` for a run; `point,policy,replication` for a sweep.
+    var prefix: [String]
 }
 
 /// Runs the units of a scenario: every policy in every replication.
@@ -42,20 +44,21 @@ public enum Experiment {
     /// Simulates one policy in one replication. A pure function of its arguments: the
     /// replication's random streams depend on (seed, replication, stream name) only.
     public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int) throws -> RunMetrics {
-        try run(scenario, policy: policy, replication: replication, unit: 0, record: RecordOptions()).metrics
+        try run(scenario, policy: policy, replication: replication, record: RecordOptions()).metrics
     }
 
-    /// Simulates one policy in one replication, keeping what `record` asks for. `unit`
-    /// names its part files.
-    public static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int, unit: Int,
-                           record: RecordOptions) throws -> RunResult {
+    /// Simulates one policy in one replication, keeping what `record` asks for: task and
+    /// timeline rows go to `rows` as they are produced (nowhere without it); events stay in
+    /// the result without it.
+    static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
+                    rows: RowDestination? = nil) throws -> RunResult {
         switch policy.rule {
-        case .eager: try run(scenario, custom: EagerPolicy(), label: policy, replication: replication, unit: unit, record: record)
-        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), label: policy, replication: replication, unit: unit, record: record)
-        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), label: policy, replication: replication, unit: unit, record: record)
-        case .ios(let p): try run(scenario, custom: DuetPolicy(p), label: policy, replication: replication, unit: unit, record: record)
-        case .android(let p): try run(scenario, custom: AndroidPolicy(p), label: policy, replication: replication, unit: unit, record: record)
-        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), label: policy, replication: replication, unit: unit, record: record)
+        case .eager: try run(scenario, custom: EagerPolicy(), label: policy, replication: replication, record: record, rows: rows)
+        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), label: policy, replication: replication, record: record, rows: rows)
+        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), label: policy, replication: replication, record: record, rows: rows)
+        case .ios(let p): try run(scenario, custom: DuetPolicy(p), label: policy, replication: replication, record: record, rows: rows)
+        case .android(let p): try run(scenario, custom: AndroidPolicy(p), label: policy, replication: replication, record: record, rows: rows)
+        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), label: policy, replication: replication, record: record, rows: rows)
         }
     }
 
@@ -64,42 +67,47 @@ public enum Experiment {
     public static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, replication: Int,
                                                 events: Bool = false) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
         let r = try run(scenario, custom: policy, label: PolicySpec(.eager, label: policy.name), replication: replication,
-                        unit: 0, record: RecordOptions(events: events))
+                        record: RecordOptions(events: events), rows: nil)
         return (r.metrics, r.events)
     }
 
     static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, label: PolicySpec, replication: Int,
-                                         unit: Int, record: RecordOptions) throws -> RunResult {
+                                         record: RecordOptions, rows: RowDestination?) throws -> RunResult {
         let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
                                        replication: UInt64(replication), generator: scenario.generator)
         var sink = StandardSink(metrics: RunMetrics(apps: scenario.setup.apps, freshWithin: scenario.metrics.freshWithin),
                                 events: record.events ? EventLog() : nil)
         var tasks: PartWriter?, timeline: PartWriter?
         let names = scenario.setup.apps.map(\.name)
-        if record.tasks, let spool = record.spool {
-            let writer = try PartWriter(spool.part("tasks.csv", unit: unit))
-            let prefix = CSVWriter.line([label.name, String(replication)]).dropLast()
-            sink.onTask = { writer.append(prefix + "," + TaskRows.fields($0, appNames: names)) }
+        let prefix = rows.map { CSVWriter.line($0.prefix).dropLast() + "," } ?? ""
+        if record.tasks, let rows {
+            let writer = try PartWriter(rows.folder.appendingPathComponent("tasks.csv"))
+            sink.onTask = { writer.append(prefix + TaskRows.fields($0, appNames: names)) }
             tasks = writer
         }
-        if let every = record.timelineEvery, let spool = record.spool {
-            let writer = try PartWriter(spool.part("timeline.csv", unit: unit))
-            let prefix = CSVWriter.line([label.name, String(replication)]).dropLast()
-            sink.timeline = TimelineSampler(every: every) { writer.append(prefix + "," + TimelineRows.fields($0, appNames: names)) }
+        if let every = record.timelineEvery, let rows {
+            let writer = try PartWriter(rows.folder.appendingPathComponent("timeline.csv"))
+            sink.timeline = TimelineSampler(every: every) { writer.append(prefix + TimelineRows.fields($0, appNames: names)) }
             timeline = writer
         }
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
         let done = sim.run()
         try tasks?.close()
         try timeline?.close()
+        var events = done.events?.events
+        if let log = events, let rows {
+            let writer = try PartWriter(rows.folder.appendingPathComponent("events.csv"))
+            for e in log { writer.append(prefix + EventRows.fields(e, appNames: names)) }
+            try writer.close()
+            events = nil
+        }
         return RunResult(policy: label, replication: replication, metrics: done.metrics, values: done.metrics.columnValues,
-                         events: done.events?.events,
-                         tasksPart: tasks?.url, timelinePart: timeline?.url)
+                         events: events)
     }
 
-    /// Runs every policy in replications `replications` on up to `jobs` threads. Results come
-    /// back in (policy, replication) order whatever the thread count, so outputs are
-    /// byte-identical.
+    /// Runs every policy in replications `replications` on up to `jobs` threads, in memory
+    /// (no task or timeline rows). Results come back in (policy, replication) order whatever
+    /// the thread count.
     public static func runAll(_ scenario: Scenario, replications: Range<Int>? = nil, jobs: Int,
                               record: RecordOptions = RecordOptions()) async throws -> [RunResult] {
         let reps = replications ?? 0..<scenario.replications
@@ -110,9 +118,7 @@ public enum Experiment {
             func launch() {
                 let index = next, (policy, replication) = units[index]
                 next += 1
-                // Part files are named by (policy, replication), unique within a study.
-                let unit = scenario.policies.firstIndex(of: policy)! * 1_000_000 + replication
-                group.addTask { (index, try Experiment.run(scenario, policy: policy, replication: replication, unit: unit, record: record)) }
+                group.addTask { (index, try Experiment.run(scenario, policy: policy, replication: replication, record: record)) }
             }
             while next < min(max(jobs, 1), units.count) { launch() }
             while let (index, result) = try await group.next() {

@@ -43,34 +43,43 @@ public struct PrecisionOutcome: Sendable {
     public var worst: Double
 }
 
+extension PrecisionGoal {
+    /// Whether `runs` (every point's) meet the goal; if not, how many replications to run in
+    /// all next. Half-widths shrink as 1/sqrt(n), so the next total is n (worst/bound)^2,
+    /// at least n + 1, at most `maxReplications`. Depends only on the results.
+    func check<R: RunValuesProtocol>(_ runs: [[R]], policies: [PolicySpec], replications n: Int) -> (outcome: PrecisionOutcome, next: Int?) {
+        let columns = metrics.map { name in RunMetrics.columns.firstIndex { $0.name == name }! }
+        var worst = 0.0
+        for group in runs {
+            for s in PolicySummary.summarise(group, policies: policies) {
+                for c in columns { worst = max(worst, Self.relativeHalfWidth(s.intervals[c]) ?? .infinity) }
+            }
+        }
+        let outcome = PrecisionOutcome(target: target, metrics: metrics, maxReplications: maxReplications,
+                                       reached: worst <= bound, worst: worst)
+        if worst <= bound || n >= maxReplications { return (outcome, nil) }
+        let ratio = worst / bound
+        let estimate = ratio.isFinite ? Double(n) * ratio * ratio : Double(maxReplications)
+        return (outcome, min(maxReplications, max(n + 1, Int(estimate.rounded(.up)))))
+    }
+
+    /// Replications to start with: the scenario's, at least 2, at most the maximum.
+    func initial(_ replications: Int) -> Int { min(max(replications, 2), maxReplications) }
+}
+
 extension Experiment {
-    /// Runs the scenario's replications and, with a precision goal, more in rounds until the
-    /// goal is met or `maxReplications` is reached. Each round's size is estimated from the
-    /// current intervals (half-widths shrink as 1/sqrt(n)); every policy gets the same
-    /// replications, so pairs stay paired. The replications run depend only on the results,
-    /// never on the thread count.
-    public static func study(_ scenario: Scenario, jobs: Int, record: RecordOptions = RecordOptions(),
-                             precision: PrecisionGoal? = nil) async throws -> (runs: [RunResult], replications: Int, precision: PrecisionOutcome?) {
-        var n = scenario.replications
-        if let goal = precision { n = min(max(n, 2), goal.maxReplications) }
-        var runs = try await runAll(scenario, replications: 0..<n, jobs: jobs, record: record)
+    /// Runs the scenario in memory and, with a precision goal, more replications in rounds
+    /// until the goal is met (see `PrecisionGoal.check`). Every policy gets the same
+    /// replications, so pairs stay paired.
+    public static func study(_ scenario: Scenario, jobs: Int, precision: PrecisionGoal? = nil) async throws
+        -> (runs: [RunResult], replications: Int, precision: PrecisionOutcome?) {
+        var n = precision?.initial(scenario.replications) ?? scenario.replications
+        var runs = try await runAll(scenario, replications: 0..<n, jobs: jobs)
         guard let goal = precision else { return (runs, n, nil) }
-        let columns = goal.metrics.map { name in RunMetrics.columns.firstIndex { $0.name == name }! }
         while true {
-            let summaries = PolicySummary.summarise(runs, policies: scenario.policies)
-            var worst = 0.0
-            for s in summaries {
-                for c in columns { worst = max(worst, PrecisionGoal.relativeHalfWidth(s.intervals[c]) ?? .infinity) }
-            }
-            if worst <= goal.bound || n >= goal.maxReplications {
-                return (runs, n, PrecisionOutcome(target: goal.target, metrics: goal.metrics, maxReplications: goal.maxReplications,
-                                                  reached: worst <= goal.bound, worst: worst))
-            }
-            let ratio = worst / goal.bound
-            let estimate = ratio.isFinite ? Double(n) * ratio * ratio : Double(goal.maxReplications)
-            let next = min(goal.maxReplications, max(n + 1, Int(estimate.rounded(.up))))
-            let more = try await runAll(scenario, replications: n..<next, jobs: jobs, record: record)
-            runs = order(runs + more, policies: scenario.policies)
+            let (outcome, next) = goal.check([runs], policies: scenario.policies, replications: n)
+            guard let next else { return (runs, n, outcome) }
+            runs = order(runs + (try await runAll(scenario, replications: n..<next, jobs: jobs)), policies: scenario.policies)
             n = next
         }
     }
@@ -81,35 +90,5 @@ extension Experiment {
             let pa = policies.firstIndex(of: a.policy)!, pb = policies.firstIndex(of: b.policy)!
             return pa != pb ? pa < pb : a.replication < b.replication
         }
-    }
-}
-
-extension Experiment {
-    /// Writes a study's files to `folder` (each atomically, `manifest.json` last) and returns
-    /// their names in the order written. Task and timeline rows come from the runs' part
-    /// files, which are removed once joined.
-    @discardableResult
-    public static func write(_ study: (runs: [RunResult], replications: Int, precision: PrecisionOutcome?), of scenario: Scenario,
-                             record: RecordOptions, to folder: URL, commandLine: [String]) throws(RuntimeFailure) -> [String] {
-        let results = study.runs
-        let summaries = PolicySummary.summarise(results, policies: scenario.policies)
-        let baseline = scenario.policies.first { $0.label == scenario.metrics.baseline }!
-        let comparisons = PairedComparison.compare(results, policies: scenario.policies, baseline: baseline)
-        var files: [(name: String, content: OutputContent)] = [
-            ("runs.csv", .text(runsCSV(scenario, results))),
-            ("summary.csv", .text(summaryCSV(scenario, summaries))),
-            ("comparisons.csv", .text(comparisonsCSV(scenario, comparisons))),
-        ]
-        if record.tasks {
-            files.append(("tasks.csv", .parts(header: CSVWriter.line(TaskRows.header), results.compactMap(\.tasksPart))))
-        }
-        if record.timelineEvery != nil {
-            files.append(("timeline.csv", .parts(header: CSVWriter.line(TimelineRows.header), results.compactMap(\.timelinePart))))
-        }
-        if record.events { files.append(("events.csv", .text(eventsCSV(scenario, results)))) }
-        let manifest = Manifest(scenario: scenario, commandLine: commandLine, replications: study.replications,
-                                precision: study.precision)
-        try OutputFiles.write(files, to: folder) { written in ("manifest.json", manifest.json(files: written)) }
-        return files.map(\.name) + ["manifest.json"]
     }
 }

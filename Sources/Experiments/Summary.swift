@@ -1,6 +1,23 @@
 import Scheduling
 import SimRandom
 
+/// One run's column values, with the policy and replication they belong to: what
+/// statistics need of a run, whether it was just simulated or read back from a unit store.
+public protocol RunValuesProtocol {
+    var policy: PolicySpec { get }
+    var replication: Int { get }
+    /// The values of `RunMetrics.columns`, in order.
+    var values: [Double] { get }
+}
+
+public struct RunValues: RunValuesProtocol, Sendable {
+    public var policy: PolicySpec
+    public var replication: Int
+    public var values: [Double]
+}
+
+extension RunResult: RunValuesProtocol {}
+
 /// Per-policy statistics over replications.
 public struct PolicySummary: Sendable {
     public var policy: PolicySpec
@@ -10,7 +27,7 @@ public struct PolicySummary: Sendable {
     public var intervals: [ConfidenceInterval]
 
     /// Summarises the runs of each policy, in the scenario's policy order.
-    public static func summarise(_ runs: [RunResult], policies: [PolicySpec]) -> [PolicySummary] {
+    public static func summarise<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec]) -> [PolicySummary] {
         policies.map { policy in
             let values = runs.filter { $0.policy == policy }.map(\.values)
             let intervals = RunMetrics.columns.indices.map { c in
@@ -42,7 +59,7 @@ public struct PairedComparison: Sendable {
     }
 
     /// Every policy but the baseline, every metric, in policy then column order.
-    public static func compare(_ runs: [RunResult], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
+    public static func compare<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
         let base = Dictionary(runs.filter { $0.policy == baseline }.map { ($0.replication, $0.values) },
                               uniquingKeysWith: { a, _ in a })
         return policies.filter { $0 != baseline }.flatMap { policy in

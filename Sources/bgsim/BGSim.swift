@@ -11,6 +11,9 @@ enum Exit {
     static let runtimeFailure: Int32 = 1
     /// Bad input or usage: a scenario file, a `--set` value, an option.
     static let badInput: Int32 = 2
+    /// `merge`: the shards do not make one complete study (missing or duplicate units,
+    /// shards of different studies, damaged unit files).
+    static let incomplete: Int32 = 3
 }
 
 struct BGSim: AsyncParsableCommand {
@@ -24,11 +27,15 @@ struct BGSim: AsyncParsableCommand {
               bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
               bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11
               bgsim validate models/scenarios/default.yaml --set apps.0.refresh_every=30m
+              bgsim sweep models/sweeps/refresh-setting.yaml --jobs 2
+              bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1   (then merge)
+              bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
+              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep --shards 16
 
-            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage.
+            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage, 3 merge: shards incomplete or inconsistent.
             """,
         version: Manifest.toolVersion,
-        subcommands: [Run.self, Validate.self]
+        subcommands: [Run.self, SweepCommand.self, Merge.self, Validate.self]
     )
 }
 
@@ -56,13 +63,19 @@ struct ScenarioOptions: ParsableArguments {
 
     /// `--seed` and `--replications` are overrides of the scenario's own keys, so they are
     /// checked by the same rules and named the same way in errors.
-    func load() throws(ScenarioError) -> Scenario {
-        var all = overrides.compactMap(Override.init(parsing:))
+    var all: [Override] { Self.overrides(overrides, seed: seed, replications: replications) }
+
+    static func overrides(_ sets: [String], seed: String?, replications: String?) -> [Override] {
+        var all = sets.compactMap(Override.init(parsing:))
         if let seed { all.append(Override(path: KeyPath([.key("seed")]), value: seed, origin: "--seed \(seed)")) }
         if let replications {
             all.append(Override(path: KeyPath([.key("replications")]), value: replications, origin: "--replications \(replications)"))
         }
-        return try Scenario.load(file: scenario, overrides: all)
+        return all
+    }
+
+    func load() throws(ScenarioError) -> Scenario {
+        try Scenario.load(file: scenario, overrides: all)
     }
 }
 
@@ -72,24 +85,9 @@ enum Invocation {
     @TaskLocal static var arguments: [String] = CommandLine.arguments
 }
 
-struct Run: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Run a scenario: every policy in every replication; write the result files.",
-        discussion: """
-            Writes to the output folder, each file atomically: runs.csv (one row per policy and \
-            replication), summary.csv (per policy and metric: n, mean, sd, 95% t-interval), \
-            comparisons.csv (each policy minus the baseline, paired by replication, with paired-t \
-            intervals), tasks.csv (one row per task; --no-tasks leaves it out), timeline.csv and \
-            events.csv when asked for, and manifest.json last (scenario hash, seeds, version, command \
-            line, each file's SHA-256): a folder without a matching manifest is incomplete. Then \
-            prints a comparison table. Same scenario and seed give byte-identical CSV files, \
-            whatever --jobs is. Columns: notebooks-data/README.md.
-            """
-    )
-
-    @OptionGroup var options: ScenarioOptions
-
-    @Option(help: "The output folder (default: notebooks-data/<scenario name>).")
+/// Where results go and how the work is spread: shared by `run` and `sweep`.
+struct OutputOptions: ParsableArguments {
+    @Option(help: "The output folder (default: notebooks-data/<name>).")
     var out: String?
 
     @Option(help: "Simulations to run in parallel (default: the number of cores).")
@@ -102,8 +100,56 @@ struct Run: AsyncParsableCommand {
                                valueName: "interval"))
     var timeline: String?
 
-    @Flag(help: "Do not write tasks.csv (one row per task): only summaries, for long runs.")
+    @Flag(help: "Do not write tasks.csv (one row per task): only summaries, for long runs and big sweeps.")
     var noTasks = false
+
+    @Option(help: ArgumentHelp("Run only slice K of N (units whose index is K-1 modulo N) and write them with a shard manifest; join the shards with 'bgsim merge'.",
+                               valueName: "K/N"))
+    var shard: String?
+
+    @Flag(help: "Print nothing but errors (no progress, no table).")
+    var quiet = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if let timeline, Run.interval(timeline) == nil {
+            throw ValidationError("--timeline '\(timeline)': expected a positive duration such as 5m or 30s")
+        }
+        if let shard, Shard(parsing: shard) == nil {
+            throw ValidationError("--shard '\(shard)': expected K/N with 1 <= K <= N, such as 2/8")
+        }
+    }
+
+    var record: RecordOptions {
+        RecordOptions(events: events, tasks: !noTasks, timelineEvery: timeline.flatMap(Run.interval))
+    }
+
+    func folder(default name: String) -> URL { URL(fileURLWithPath: out ?? "notebooks-data/\(name)") }
+
+    var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
+
+    func progress() -> ProgressReporter? { quiet ? nil : ProgressReporter() }
+}
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a scenario: every policy in every replication; write the result files.",
+        discussion: """
+            Writes to the output folder, each file atomically: runs.csv (one row per policy and \
+            replication), summary.csv (per policy and metric: n, mean, sd, 95% t-interval), \
+            comparisons.csv (each policy minus the baseline, paired by replication, with paired-t \
+            intervals), tasks.csv (one row per task; --no-tasks leaves it out), timeline.csv and \
+            events.csv when asked for, and manifest.json last (scenario hash, seeds, version, the \
+            command that reproduces the files, each file's SHA-256): a folder without a matching \
+            manifest is incomplete. Each finished run is kept under units/ until the files are \
+            written, so a run that was killed resumes where it stopped when started again. Then \
+            prints a comparison table. Same scenario and seed give byte-identical files, whatever \
+            --jobs or --shard. Columns: notebooks-data/README.md.
+            """
+    )
+
+    @OptionGroup var options: ScenarioOptions
+    @OptionGroup var output: OutputOptions
 
     @Option(help: ArgumentHelp("Add replications until every policy's 95% interval of each precision metric is within this relative half-width of its mean, such as 0.05.",
                                valueName: "fraction"))
@@ -117,11 +163,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "The most replications per policy --precision may run.")
     var maxReplications: Int = 1000
 
-    @Flag(help: "Print nothing but errors.")
-    var quiet = false
-
     func validate() throws {
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if let precision, !(precision > 0 && precision < 1) {
             throw ValidationError("--precision must be a fraction between 0 and 1, such as 0.05; got \(precision)")
         }
@@ -130,8 +172,8 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("--precision-metric '\(m)' is not a runs.csv metric; for example background_energy_j, completed_pct, latency_p90_s")
         }
         if maxReplications < 2 { throw ValidationError("--max-replications must be at least 2, got \(maxReplications)") }
-        if let timeline, Self.interval(timeline) == nil {
-            throw ValidationError("--timeline '\(timeline)': expected a positive duration such as 5m or 30s")
+        if precision != nil && output.shard != nil {
+            throw ValidationError("--precision decides the replications from the results, so it cannot be split with --shard")
         }
     }
 
@@ -142,32 +184,142 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let scenario = try options.load()
-        let folder = URL(fileURLWithPath: out ?? "notebooks-data/\(scenario.name)")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw RuntimeFailure("cannot create output folder \(folder.path): \(error.localizedDescription)")
-        }
-        OutputFiles.removeLeftovers(in: folder)
-        let record = RecordOptions(events: events, tasks: !noTasks, timelineEvery: timeline.flatMap(Self.interval),
-                                   spool: Spool(folder: folder))
         let goal = precision.map {
             PrecisionGoal(target: $0, metrics: precisionMetrics.isEmpty ? PrecisionGoal.defaultMetrics : precisionMetrics,
                           maxReplications: maxReplications)
         }
-        let study = try await Experiment.study(scenario, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
-                                               record: record, precision: goal)
-        let written = try Experiment.write(study, of: scenario, record: record, to: folder, commandLine: Invocation.arguments)
-        let summaries = PolicySummary.summarise(study.runs, policies: scenario.policies)
-        guard !quiet else { return }
-        print(ComparisonTable.render(scenario, summaries, replications: study.replications))
-        if let p = study.precision {
+        let plan = StudyPlan(scenario: scenario)
+        let outcome = try await perform(plan, output: output, overrides: options.all, precision: goal)
+        guard !output.quiet, output.shard == nil else { return }
+        print(ComparisonTable.render(scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
+                                     replications: outcome.replications))
+        if let p = outcome.precision {
             let worst = p.worst.isFinite ? String(format: "%.3f", p.worst) : "unbounded"
             print(p.reached
-                  ? "Precision \(p.target) reached with \(study.replications) replications (worst relative half-width \(worst))."
+                  ? "Precision \(p.target) reached with \(outcome.replications) replications (worst relative half-width \(worst))."
                   : "Precision \(p.target) NOT reached within \(p.maxReplications) replications (worst relative half-width \(worst)).")
         }
-        print("Wrote \(written.joined(separator: ", ")) to \(folder.relativePath)")
+        print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
+    }
+}
+
+/// Runs a plan as the output options say, with progress on stderr; shared by `run` and `sweep`.
+func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], precision: PrecisionGoal? = nil) async throws -> StudyOutcome {
+    let folder = output.folder(default: plan.name)
+    let reporter = output.progress()
+    var progress: (@Sendable (Int, Int, Int) -> Void)?
+    if let reporter { progress = { done, total, skipped in reporter.update(done: done, total: total, skipped: skipped) } }
+    let options = StudyOptions(jobs: output.jobCount, record: output.record, precision: precision,
+                               shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress)
+    let outcome = try await Experiment.perform(plan, options: options, to: folder)
+    reporter?.finish()
+    if let shard = options.shard, !output.quiet {
+        print("Shard \(shard) of '\(plan.name)': \(outcome.ran) units run, \(outcome.skipped) already finished; "
+              + "wrote \(folder.relativePath)/manifest.json. Join the shards with: bgsim merge <shard folders> --out <folder>")
+    }
+    return outcome
+}
+
+struct SweepCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Run a sweep: a base scenario at every point of a design over its key paths; write the result files.",
+        discussion: """
+            A sweep file names a base scenario, axes over its key paths (the paths --set takes) \
+            and a design: grid, zip, random, lhs (Latin hypercube) or sobol (GSL's Sobol \
+            sequence); see models/sweeps/. Every point runs every policy in every replication, \
+            from the same seed (common random numbers across points). Writes the same files as \
+            'run', with 'point' and one column per axis before 'policy'. Finished units are kept \
+            under units/ until the files are written, so a sweep that was killed resumes when \
+            started again. --shard K/N runs one slice; 'bgsim merge' joins the slices into files \
+            byte-identical to an unsharded sweep. --emit-slurm writes a Slurm job array that \
+            runs the shards and then the merge.
+            """
+    )
+
+    @Argument(help: "The sweep file (YAML), such as models/sweeps/refresh-setting.yaml.")
+    var sweep: String
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a value of every point's scenario (repeatable).", valueName: "key.path=value"))
+    var overrides: [String] = []
+
+    @Option(help: "The master random seed (overrides the sweep's and the scenario's 'seed').")
+    var seed: String?
+
+    @Option(help: "Replications per point and policy.")
+    var replications: String?
+
+    @OptionGroup var output: OutputOptions
+
+    @Option(name: .customLong("emit-slurm"), help: ArgumentHelp(
+        "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
+        valueName: "folder"))
+    var emitSlurm: String?
+
+    @Option(help: "Shards for --emit-slurm (array tasks).")
+    var shards: Int = 4
+
+    @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
+        "An #SBATCH option for the jobs (repeatable), such as --partition=short or --time=01:00:00.", valueName: "option"))
+    var slurmOptions: [String] = []
+
+    func validate() throws {
+        for text in overrides where Override(parsing: text) == nil {
+            throw ValidationError("--set '\(text)': expected key.path=value, such as battery.capacity_wh=17.11")
+        }
+        if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
+        if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }
+    }
+
+    func run() async throws {
+        let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
+        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all)
+        if let emitSlurm {
+            let folder = URL(fileURLWithPath: emitSlurm)
+            let written = try SlurmScripts.write(plan: plan, sweepFile: sweep, overrides: overrides, seed: seed, replications: replications,
+                                                 output: output, shards: shards, options: slurmOptions, to: folder)
+            if !output.quiet {
+                print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(shards) shards.")
+                print("Submit with: \(folder.appendingPathComponent("submit.sh").path)")
+            }
+            return
+        }
+        let outcome = try await perform(plan, output: output, overrides: all)
+        guard !output.quiet, output.shard == nil else { return }
+        print("Sweep '\(plan.name)': \(plan.points.count) points x \(plan.policies.count) policies x \(plan.replications) replications "
+              + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
+        print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
+    }
+}
+
+struct Merge: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join the shard folders of a run or sweep into its result files.",
+        discussion: """
+            Checks that the folders are shards of one study (same plan), that every unit is \
+            present exactly once (missing or duplicate units are named), and that each unit's \
+            files match its shard's manifest; then writes the result files, byte-identical to \
+            the study run in one piece. Exit code 3 when the shards are incomplete or inconsistent.
+            """
+    )
+
+    @Argument(help: "The shard folders (written with --shard K/N).")
+    var shards: [String]
+
+    @Option(help: "The output folder for the joined results.")
+    var out: String
+
+    @Flag(help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        if shards.isEmpty { throw ValidationError("give at least one shard folder") }
+    }
+
+    func run() async throws {
+        let folder = URL(fileURLWithPath: out)
+        let outcome = try Experiment.merge(shards.map { URL(fileURLWithPath: $0) }, to: folder)
+        if !quiet { print("Merged \(shards.count) shards: wrote \(outcome.written.joined(separator: ", ")) to \(folder.relativePath)") }
     }
 }
 
@@ -212,6 +364,9 @@ enum Main {
         } catch let error as RuntimeFailure {
             printError("error: \(error)")
             return Exit.runtimeFailure
+        } catch let error as MergeError {
+            printError("error: \(error)")
+            return Exit.incomplete
         } catch {
             // Help and version requests arrive as errors that exit successfully.
             let code = BGSim.exitCode(for: error)

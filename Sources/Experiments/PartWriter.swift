@@ -1,9 +1,8 @@
 import Foundation
 
-/// Rows one run writes straight to a part file as they are produced, so that a long run's
-/// per-task rows and timeline never sit in memory. Parts are hidden files next to the
-/// outputs (`.tasks.csv.3.part-<pid>`); `OutputFiles` joins them, in run order, into the
-/// final file and removes them.
+/// Rows one run writes straight to a file as they are produced, so that a long run's
+/// per-task rows and timeline never sit in memory. The files live in the run's unit folder
+/// (`units/p000000-1-r000003/tasks.csv`); the result files join them in unit order.
 final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
@@ -42,15 +41,5 @@ final class PartWriter: @unchecked Sendable {
         try? handle?.close()
         handle = nil
         if let failure { throw RuntimeFailure(failure) }
-    }
-}
-
-/// Where a study's parts go: a folder and this process's id, in every part's name.
-public struct Spool: Sendable {
-    public var folder: URL
-    public init(folder: URL) { self.folder = folder }
-
-    func part(_ file: String, unit: Int) -> URL {
-        folder.appendingPathComponent(".\(file).\(unit).part-\(getpid())")
     }
 }

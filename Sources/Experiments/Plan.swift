@@ -1,0 +1,159 @@
+import Foundation
+import SimEngine
+
+/// What a study runs: one or more points (scenarios), each under every policy in every
+/// replication. `bgsim run` is a plan of one point without parameters; `bgsim sweep` one
+/// point per design point, with the axes' values as parameters.
+public struct StudyPlan: Sendable {
+    public struct Point: Sendable {
+        /// The axes' values at this point, as written to the parameter columns.
+        public var values: [String]
+        public var scenario: Scenario
+    }
+
+    /// Names the rows (`scenario` column) and the default output folder.
+    public var name: String
+    /// The scenario or sweep file.
+    public var file: String
+    /// The swept key paths, in axis order (the parameter columns); empty for a run.
+    public var parameters: [String]
+    public var points: [Point]
+    /// Replications per point and policy.
+    public var replications: Int
+    /// The sweep's definition (canonical JSON), or nil for a run.
+    var sweepJSON: String?
+    public var design: String?
+
+    public var isSweep: Bool { sweepJSON != nil }
+    public var policies: [PolicySpec] { points[0].scenario.policies }
+    public var first: Scenario { points[0].scenario }
+
+    /// A plan of one scenario.
+    public init(scenario: Scenario) {
+        name = scenario.name
+        file = scenario.file
+        parameters = []
+        points = [Point(values: [], scenario: scenario)]
+        replications = scenario.replications
+    }
+
+    /// A sweep's plan: every point's scenario is read and checked before anything runs.
+    /// `overrides` (from the command line) apply to every point after the sweep's own.
+    public init(sweep: Sweep, overrides: [Override] = []) throws(ScenarioError) {
+        let base: String
+        do {
+            base = try String(contentsOfFile: sweep.scenarioFile, encoding: .utf8)
+        } catch {
+            throw ScenarioError(.unreadable, file: sweep.file, keyPath: "scenario", message: "cannot read the base scenario \(sweep.scenarioFile)")
+        }
+        name = sweep.name
+        file = sweep.file
+        parameters = sweep.design.axes.map(\.path.description)
+        design = sweep.design.kind.rawValue
+        let values = sweep.design.pointValues()
+        guard !values.isEmpty else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
+        var points: [Point] = []
+        points.reserveCapacity(values.count)
+        for (i, row) in values.enumerated() {
+            let axes = zip(sweep.design.axes.indices, row).map { a, v in
+                Override(path: sweep.design.axes[a].path, value: v,
+                         origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
+            }
+            var scenario = try Scenario.parse(yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides)
+            scenario.name = sweep.name
+            if let first = points.first?.scenario {
+                if scenario.policies != first.policies || scenario.replications != first.replications || scenario.seed != first.seed {
+                    throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes",
+                                        message: "point \(i) changes the policies, replications or seed; every point must share them")
+                }
+            }
+            points.append(Point(values: row, scenario: scenario))
+        }
+        self.points = points
+        replications = points[0].scenario.replications
+        sweepJSON = sweep.resolvedJSON
+    }
+
+    public var unitCount: Int { points.count * policies.count * replications }
+
+    /// The unit at `index` in canonical order: point, then policy, then replication.
+    public func unit(_ index: Int) -> UnitKey {
+        let r = replications, p = policies.count
+        return UnitKey(point: index / (p * r), policy: index / r % p, replication: index % r)
+    }
+
+    public func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
+
+    /// A readable name for a unit in messages: `point 3 (people.sessions_per_day=50), ios, replication 7`.
+    public func describe(_ u: UnitKey) -> String {
+        var s = isSweep ? "point \(u.point) (" + zip(parameters, points[u.point].values).map { "\($0)=\($1)" }.joined(separator: ", ") + "), " : ""
+        s += "\(policies[u.policy].name), replication \(u.replication)"
+        return s
+    }
+
+    /// What the plan's units compute, as a SHA-256: each point's resolved scenario, the
+    /// policies and replications. Shards of one plan share it; `merge` checks it.
+    public var fingerprint: String {
+        var h = SHA256()
+        h.update(Data("bgsim plan\n\(replications)\n".utf8))
+        for p in points {
+            h.update(Data((p.values.joined(separator: "\u{1f}") + "\n").utf8))
+            h.update(Data((p.scenario.resolvedJSON + "\n").utf8))
+        }
+        return h.hexDigest()
+    }
+
+    /// The fingerprint of one unit: its scenario, policy and replication, and what it records.
+    func fingerprint(of u: UnitKey, record: RecordOptions) -> String {
+        SHA256.hex("\(points[u.point].scenario.resolvedJSON)\n\(policies[u.policy].name)\n\(u.replication)\n"
+                   + "timeline=\(record.timelineEvery.map { String($0.microseconds) } ?? "none")")
+    }
+}
+
+/// One simulation of a plan: a point, a policy (index into the plan's policies), a replication.
+public struct UnitKey: Hashable, Sendable, Comparable {
+    public var point: Int
+    public var policy: Int
+    public var replication: Int
+    public init(point: Int, policy: Int, replication: Int) {
+        self.point = point
+        self.policy = policy
+        self.replication = replication
+    }
+    public static func < (a: UnitKey, b: UnitKey) -> Bool {
+        (a.point, a.policy, a.replication) < (b.point, b.policy, b.replication)
+    }
+    /// The unit's folder name in a unit store: `p000003-1-r000007`.
+    var folderName: String {
+        "p" + Self.pad(point, 6) + "-\(policy)-r" + Self.pad(replication, 6)
+    }
+    init?(folderName name: String) {
+        let parts = name.split(separator: "-")
+        guard parts.count == 3, parts[0].first == "p", parts[2].first == "r",
+              let p = Int(parts[0].dropFirst()), let k = Int(parts[1]), let r = Int(parts[2].dropFirst()) else { return nil }
+        self.init(point: p, policy: k, replication: r)
+    }
+    static func pad(_ x: Int, _ width: Int) -> String {
+        let s = String(x)
+        return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    }
+}
+
+/// `--shard K/N`: the units whose canonical index is K-1 modulo N. Dealing round-robin
+/// spreads every point and policy over the shards, so shards take about equal time.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
+        index = k
+        count = n
+    }
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+    public func contains(_ unitIndex: Int) -> Bool { unitIndex % count == index - 1 }
+    public var description: String { "\(index)/\(count)" }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import SimEngine
+
+/// Shards that do not make one complete, consistent study: missing or duplicate units,
+/// shards of different studies, a unit whose files do not match its shard's manifest.
+public struct MergeError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension Experiment {
+    /// A shard's `manifest.json`: what the study is (enough for `merge` to rebuild its plan),
+    /// which slice this is, and every unit's files with their SHA-256. Written last, so a
+    /// shard folder without one is unfinished (run the same command again to finish it).
+    static func writeShardManifest(_ plan: StudyPlan, shard: Shard, options: StudyOptions, store: UnitStore,
+                                   to folder: URL) throws(RuntimeFailure) -> [String] {
+        var units: [String] = []
+        for u in store.present() where shard.contains(plan.index(of: u)) {
+            var files: [(name: String, bytes: Int, sha256: String)] = []
+            for name in ["unit.txt", "tasks.csv", "timeline.csv", "events.csv"] {
+                let url = store.url(u).appendingPathComponent(name)
+                guard FileManager.default.fileExists(atPath: url.path) else { continue }
+                let (bytes, digest) = try digest(of: url)
+                files.append((name, bytes, digest))
+            }
+            units.append("    {\"unit\": \(JSON.string(u.folderName)), \"files\": \(Manifest.fileList(files, indent: 2))}")
+        }
+        let manifest = Manifest(plan: plan, commandLine: command(plan, options: options), replications: plan.replications, precision: nil)
+        var pairs = manifest.head(kind: "shard")
+        let r = options.record
+        pairs += [
+            ("shard", JSON.string(shard.description)),
+            ("units_total", String(plan.unitCount)),
+            ("plan_kind", JSON.string(plan.isSweep ? "sweep" : "run")),
+            ("plan_file", JSON.string(plan.file)),
+            ("overrides", JSON.array(options.overrides.map { JSON.string("\($0.path)=\($0.value)") })),
+            ("record", JSON.object([("tasks", String(r.tasks)), ("events", String(r.events)),
+                                    ("timeline_us", r.timelineEvery.map { String($0.microseconds) } ?? "null")], indent: 1)),
+            ("units", "[\n" + units.joined(separator: ",\n") + "\n  ]"),
+        ]
+        try OutputFiles.write([], to: folder) { _ in ("manifest.json", JSON.object(pairs + manifest.tail) + "\n") }
+        return ["manifest.json"]
+    }
+
+    static func digest(of url: URL) throws(RuntimeFailure) -> (Int, String) {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw RuntimeFailure("cannot read \(url.path)") }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        var bytes = 0
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hash.update(chunk)
+            bytes += chunk.count
+        }
+        return (bytes, hash.hexDigest())
+    }
+
+    /// One shard folder as `merge` reads it.
+    struct ShardFolder {
+        var folder: URL
+        var manifest: [String: Any]
+        var store: UnitStore { UnitStore(folder: folder.appendingPathComponent("units")) }
+        func string(_ key: String) throws(MergeError) -> String {
+            guard let s = manifest[key] as? String else {
+                throw MergeError("\(folder.path)/manifest.json: '\(key)' is missing or not text")
+            }
+            return s
+        }
+    }
+
+    /// Joins shard folders into the result files of the whole study, in `folder`. Checks
+    /// that the shards are of one study and that every unit is present exactly once, and
+    /// that each unit's files match its shard's manifest; the result is byte-identical to
+    /// the study run in one piece.
+    public static func merge(_ folders: [URL], to folder: URL) throws -> StudyOutcome {
+        var shards: [ShardFolder] = []
+        for f in folders {
+            let url = f.appendingPathComponent("manifest.json")
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw MergeError("\(f.path): no manifest.json; not a finished shard (rerun its command to finish it)")
+            }
+            guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], json["kind"] as? String == "shard" else {
+                throw MergeError("\(url.path): not a shard's manifest (kind must be \"shard\"; run with --shard K/N)")
+            }
+            shards.append(ShardFolder(folder: f, manifest: json))
+        }
+        guard let first = shards.first else { throw MergeError("no shard folders given") }
+        for key in ["plan_sha256", "plan_kind", "plan_file"] {
+            let value = try first.string(key)
+            for s in shards.dropFirst() where try s.string(key) != value {
+                throw MergeError("\(s.folder.path) is a shard of another study than \(first.folder.path): '\(key)' differs")
+            }
+        }
+        let overrideTexts = first.manifest["overrides"] as? [String] ?? []
+        let overrides = overrideTexts.compactMap(Override.init(parsing:))
+        let file = try first.string("plan_file")
+        let plan = try first.string("plan_kind") == "sweep"
+            ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides)
+            : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
+        guard plan.fingerprint == (try first.string("plan_sha256")) else {
+            throw MergeError("\(file) (with \(overrideTexts)) no longer describes the study the shards ran: its plan_sha256 differs")
+        }
+        let recordJSON = first.manifest["record"] as? [String: Any] ?? [:]
+        let timeline = (recordJSON["timeline_us"] as? NSNumber).map { SimDuration(microseconds: $0.int64Value) }
+        let record = RecordOptions(events: recordJSON["events"] as? Bool ?? false, tasks: recordJSON["tasks"] as? Bool ?? false,
+                                   timelineEvery: timeline)
+
+        // Which shard holds each unit; every unit's files checked against its manifest.
+        var holder: [UnitKey: [Int]] = [:]
+        for (i, s) in shards.enumerated() {
+            let listed = s.manifest["units"] as? [[String: Any]] ?? []
+            for entry in listed {
+                guard let name = entry["unit"] as? String, let u = UnitKey(folderName: name),
+                      u.point < plan.points.count, u.policy < plan.policies.count, u.replication < plan.replications else {
+                    throw MergeError("\(s.folder.path)/manifest.json: a unit that is not part of the study: \(entry["unit"] ?? "?")")
+                }
+                guard s.store.isDone(u, fingerprint: plan.fingerprint(of: u, record: record), record: record) else {
+                    throw MergeError("\(s.folder.path): unit \(plan.describe(u)) (\(name)) is missing or not of this study")
+                }
+                for f in entry["files"] as? [[String: Any]] ?? [] {
+                    guard let fname = f["name"] as? String, let sha = f["sha256"] as? String else { continue }
+                    let (_, digest) = try digest(of: s.store.url(u).appendingPathComponent(fname))
+                    guard digest == sha else {
+                        throw MergeError("\(s.store.url(u).path)/\(fname) does not match its SHA-256 in \(s.folder.path)/manifest.json")
+                    }
+                }
+                holder[u, default: []].append(i)
+            }
+        }
+        var missing: [UnitKey] = [], duplicate: [(UnitKey, [Int])] = []
+        for index in 0..<plan.unitCount {
+            let u = plan.unit(index)
+            switch holder[u]?.count ?? 0 {
+            case 0: missing.append(u)
+            case 1: break
+            default: duplicate.append((u, holder[u]!))
+            }
+        }
+        if !missing.isEmpty || !duplicate.isEmpty {
+            var lines: [String] = []
+            if !missing.isEmpty {
+                lines.append("\(missing.count) of \(plan.unitCount) units missing:")
+                lines += missing.prefix(20).map { "  missing: \(plan.describe($0))" }
+                if missing.count > 20 { lines.append("  ... and \(missing.count - 20) more") }
+            }
+            if !duplicate.isEmpty {
+                lines.append("\(duplicate.count) units in more than one shard:")
+                lines += duplicate.prefix(20).map { u, where_ in
+                    "  duplicate: \(plan.describe(u)) in " + where_.map { shards[$0].folder.path }.joined(separator: " and ")
+                }
+                if duplicate.count > 20 { lines.append("  ... and \(duplicate.count - 20) more") }
+            }
+            throw MergeError("the shards do not make one complete study:\n" + lines.joined(separator: "\n"))
+        }
+        let storeOf = { (u: UnitKey) in shards[holder[u]![0]].store }
+        let runs = try readRuns(plan, replications: plan.replications, storeOf: storeOf)
+        let options = StudyOptions(jobs: 1, record: record, overrides: overrides)
+        let written = try writeResults(plan, runs: runs, replications: plan.replications, precision: nil, options: options,
+                                       storeOf: storeOf, to: folder)
+        return StudyOutcome(runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount)
+    }
+}

@@ -1,0 +1,261 @@
+import CGSL
+import Foundation
+import SimEngine
+import SimRandom
+
+/// A sweep file: a base scenario and axes over its key paths (the paths `--set` takes),
+/// combined by a design into points. Every point runs every policy in every replication.
+///
+/// ```yaml
+/// scenario: ../scenarios/default.yaml   # relative to the sweep file
+/// set: {duration: 7d}                   # applied to every point (optional)
+/// replications: 5                       # optional: replaces the scenario's
+/// design: grid                          # grid, zip, random, lhs or sobol
+/// axes:
+///   - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
+///   - {path: people.sessions_per_day, from: 20, to: 100, steps: 5, integer: true}
+/// ```
+public struct SweepDesign: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Every combination of the axes' values; the first axis varies slowest.
+        case grid
+        /// The axes' value lists side by side: point i takes each axis's i-th value.
+        case zip
+        /// Independent uniform draws per axis (`points` of them, from `design_seed`).
+        case random
+        /// Latin hypercube: each axis's range cut into `points` equal strata, each stratum
+        /// used exactly once, strata paired at random (McKay, Beckman & Conover, 1979).
+        case lhs
+        /// GSL's Sobol sequence (`gsl_qrng_sobol`, at most 40 axes): low discrepancy, no seed.
+        case sobol
+    }
+
+    /// One axis: a key path and either values or a range.
+    public struct Axis: Sendable, Equatable {
+        public var path: KeyPath
+        /// Listed values, as YAML text. A random design picks among them uniformly.
+        public var values: [String]?
+        /// A range, for `steps` (grid, zip) or for random designs.
+        public var from: Double = 0, to: Double = 0
+        /// Whether the range's ends are durations (`15m`), so values are written as durations
+        /// in whole seconds (`2436s`).
+        public var isDuration = false
+        public var steps: Int?
+        public var integer = false
+        /// Spread values evenly in log scale (both ends positive).
+        public var log = false
+
+        /// The value at fraction `u` of the range (0 ... 1), or of the value list.
+        func value(at u: Double) -> String {
+            if let values { return values[min(values.count - 1, Int(u * Double(values.count)))] }
+            var x = log ? from * Foundation.pow(to / from, u) : from + (to - from) * u
+            if isDuration { return "\(Int64((x / 1e6).rounded()))s" }  // whole seconds
+            if integer { x = x.rounded() }
+            return CSVWriter.number(x, count: integer)
+        }
+
+        /// The listed values, or `steps` evenly spread over the range, ends included.
+        var listed: [String] {
+            if let values { return values }
+            let n = steps ?? 0
+            return (0..<n).map { n == 1 ? value(at: 0) : value(at: Double($0) / Double(n - 1)) }
+        }
+    }
+
+    public var kind: Kind
+    public var axes: [Axis]
+    /// Points of a random, lhs or sobol design.
+    public var points: Int
+    public var seed: UInt64
+
+    /// Each point's value per axis, in point order: a pure function of the design.
+    public func pointValues() -> [[String]] {
+        switch kind {
+        case .grid:
+            var out: [[String]] = [[]]
+            for axis in axes { out = out.flatMap { prefix in axis.listed.map { prefix + [$0] } } }
+            return out
+        case .zip:
+            let n = axes.map(\.listed.count).min() ?? 0
+            return (0..<n).map { i in axes.map { $0.listed[i] } }
+        case .random:
+            let stream = Self.stream(seed, "sweep.random")
+            return (0..<points).map { _ in axes.map { $0.value(at: stream.uniform()) } }
+        case .lhs:
+            let stream = Self.stream(seed, "sweep.lhs")
+            let n = points
+            // Per axis, a random stratum for each point (a shuffle), and a place within it.
+            var columns: [[String]] = []
+            for axis in axes {
+                var strata = Array(0..<n)
+                for i in stride(from: n - 1, to: 0, by: -1) {
+                    strata.swapAt(i, min(i, Int(stream.uniform() * Double(i + 1))))
+                }
+                columns.append(strata.map { axis.value(at: (Double($0) + stream.uniform()) / Double(n)) })
+            }
+            return (0..<n).map { i in columns.map { $0[i] } }
+        case .sobol:
+            guard let q = gsl_qrng_alloc(bgsim_qrng_sobol(), UInt32(axes.count)) else { return [] }
+            defer { gsl_qrng_free(q) }
+            var u = [Double](repeating: 0, count: axes.count)
+            return (0..<points).map { _ in
+                _ = u.withUnsafeMutableBufferPointer { gsl_qrng_get(q, $0.baseAddress) }
+                return zip(axes, u).map { $0.value(at: $1) }
+            }
+        }
+    }
+
+    static func stream(_ seed: UInt64, _ name: String) -> RandomStream {
+        // mt19937 always exists, so this cannot fail.
+        try! RandomStream(kind: .mt19937, seed: StreamID(masterSeed: seed, replication: 0, name: name).seed)
+    }
+
+    /// Sobol's limit in GSL.
+    static let sobolMaxAxes = 40
+}
+
+/// A sweep file read and checked: its design, and the overrides every point shares.
+public struct Sweep: Sendable {
+    public var name: String
+    public var file: String
+    /// The base scenario file, as a path usable from the current directory.
+    public var scenarioFile: String
+    /// Applied to every point before the axes (`set:`, then `policies`, `replications`, `seed`).
+    public var common: [Override]
+    public var design: SweepDesign
+    /// The sweep file as canonical JSON, for the manifest.
+    var resolvedJSON: String
+
+    /// Reads a sweep file. Errors name the file, the key path and the line.
+    public static func load(file: String) throws(ScenarioError) -> Sweep {
+        let text: String
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            throw ScenarioError(.unreadable, file: file,
+                                message: FileManager.default.fileExists(atPath: file) ? "cannot read the sweep file" : "no such sweep file")
+        }
+        let tree = try ConfigNode.parse(yaml: text, file: file)
+        let r = ConfigReader(file: file)
+        var top = try r.mapping(tree, at: .root)
+        let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let name = try top.optional("name", default: stem, r.name)
+        let scenario = try top.required("scenario", "the base scenario file, relative to the sweep file") { n, p throws(ScenarioError) in
+            try r.string(n, p)
+        }
+        let here = (file as NSString).deletingLastPathComponent
+        let scenarioFile = scenario.hasPrefix("/") || here.isEmpty ? scenario : (here as NSString).appendingPathComponent(scenario)
+        var common: [Override] = []
+        if let set = top.node("set") {
+            guard case .mapping(let pairs) = set.value else {
+                throw r.error(set, KeyPath([.key("set")]), "expected a mapping of key paths to values, such as {duration: 7d}")
+            }
+            for pair in pairs {
+                guard let path = KeyPath(parsing: pair.key) else {
+                    throw r.error(pair.value, KeyPath([.key("set"), .key(pair.key)]), "expected a key path such as battery.capacity_wh")
+                }
+                common.append(Override(path: path, value: yamlText(pair.value), origin: "\(file): set.\(pair.key)"))
+            }
+        }
+        for key in ["policies", "replications", "seed"] {
+            if let node = top.node(key) {
+                common.append(Override(path: KeyPath([.key(key)]), value: yamlText(node), origin: "\(file): \(key)"))
+            }
+        }
+        let kind = try top.optional("design", default: SweepDesign.Kind.grid) { n, p throws(ScenarioError) in
+            try r.choice(n, p, SweepDesign.Kind.self, what: "design")
+        }
+        let sampled = kind == .random || kind == .lhs || kind == .sobol
+        let points = try top.optional("points", default: 0) { n, p throws(ScenarioError) in
+            guard sampled else { throw r.error(n, p, "'points' is for random, lhs and sobol designs; a \(kind.rawValue) design's points come from its axes") }
+            return try r.integer(n, p, "a number of points from 1 to 1000000", in: 1...1_000_000)
+        }
+        if sampled && points == 0 {
+            throw r.error(tree, KeyPath([.key("points")]), "missing; a \(kind.rawValue) design needs the number of points, such as points: 20")
+        }
+        let seed = try top.optional("design_seed", default: UInt64(1), r.seed)
+        let axes = try top.required("axes", "a list of axes, such as [{path: people.sessions_per_day, values: [20, 50]}]") {
+            n, p throws(ScenarioError) in try readAxes(n, p, r, kind: kind)
+        }
+        try top.finish()
+        if kind == .zip, Set(axes.map(\.listed.count)).count > 1 {
+            throw r.error(tree, KeyPath([.key("axes")]),
+                          "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.listed.count)" }.joined(separator: ", "))")
+        }
+        if kind == .sobol, axes.count > SweepDesign.sobolMaxAxes {
+            throw r.error(tree, KeyPath([.key("axes")]), "GSL's Sobol sequence has at most \(SweepDesign.sobolMaxAxes) axes; got \(axes.count)")
+        }
+        return Sweep(name: name, file: file, scenarioFile: scenarioFile, common: common,
+                     design: SweepDesign(kind: kind, axes: axes, points: points, seed: seed), resolvedJSON: tree.canonicalJSON)
+    }
+
+    static func readAxes(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader,
+                         kind: SweepDesign.Kind) throws(ScenarioError) -> [SweepDesign.Axis] {
+        let items = try r.list(node, at: path)
+        guard !items.isEmpty else { throw r.error(node, path, "expected at least one axis") }
+        var axes: [SweepDesign.Axis] = []
+        for (i, item) in items.enumerated() {
+            let p = path.appending(index: i)
+            var m = try r.mapping(item, at: p)
+            let keyPath = try m.required("path", "a scenario key path, such as people.sessions_per_day") { n, p throws(ScenarioError) in
+                let text = try r.string(n, p)
+                guard let k = KeyPath(parsing: text) else { throw r.error(n, p, "expected a key path such as people.sessions_per_day, got '\(text)'") }
+                return k
+            }
+            if axes.contains(where: { $0.path == keyPath }) { throw r.error(item, p.appending("path"), "another axis already sweeps '\(keyPath)'") }
+            let fixed = ["policies", "replications", "seed", "name"]
+            if case .key(let first) = keyPath.components[0], fixed.contains(first) {
+                throw r.error(item, p.appending("path"), "'\(first)' cannot be swept: every point runs the same policies and replications from the same seed (common random numbers); set it at the top of the sweep file")
+            }
+            var axis = SweepDesign.Axis(path: keyPath)
+            axis.values = try m.optional("values", default: nil) { n, p throws(ScenarioError) in
+                let list = try r.list(n, at: p)
+                guard !list.isEmpty else { throw r.error(n, p, "expected at least one value") }
+                return list.map(yamlText)
+            }
+            let from = m.node("from"), to = m.node("to")
+            axis.steps = try m.optional("steps", default: nil) { n, p throws(ScenarioError) in
+                try r.integer(n, p, "a number of values from 1 to 100000", in: 1...100_000)
+            }
+            axis.integer = try m.optional("integer", default: false, r.bool)
+            axis.log = try m.optional("log", default: false, r.bool)
+            try m.finish()
+            switch (axis.values, from, to) {
+            case (.some, nil, nil):
+                if axis.steps != nil { throw r.error(item, p.appending("steps"), "'steps' spreads a range (from, to); this axis lists its values") }
+            case (nil, .some(let a), .some(let b)):
+                (axis.from, axis.to, axis.isDuration) = try ends(a, b, p, r)
+                if axis.log && !(axis.from > 0 && axis.to > 0) {
+                    throw r.error(a, p.appending("from"), "a log-scale range needs both ends above zero")
+                }
+                if (kind == .grid || kind == .zip) && axis.steps == nil {
+                    throw r.error(item, p, "a \(kind.rawValue) design needs 'steps' (how many values from 'from' to 'to') or 'values'")
+                }
+            default:
+                throw r.error(item, p, "expected either 'values' (a list) or a range 'from' and 'to'")
+            }
+            axes.append(axis)
+        }
+        return axes
+    }
+
+    /// A range's ends: numbers, or durations (`15m`, `2h`) converted to microseconds.
+    static func ends(_ a: ConfigNode, _ b: ConfigNode, _ p: KeyPath,
+                     _ r: ConfigReader) throws(ScenarioError) -> (Double, Double, Bool) {
+        let ta = try r.string(a, p.appending("from")), tb = try r.string(b, p.appending("to"))
+        if let x = Double(ta), let y = Double(tb), x.isFinite, y.isFinite { return (x, y, false) }
+        if let x = ConfigReader.parseDuration(ta), let y = ConfigReader.parseDuration(tb) {
+            return (Double(x.microseconds), Double(y.microseconds), true)
+        }
+        throw r.error(a, p.appending("from"), "expected two numbers or two durations (such as 15m and 2h), got '\(ta)' and '\(tb)'")
+    }
+
+    /// A node as YAML text that parses back to the same node: scalars as written (quoted if
+    /// they were), lists and mappings in flow style.
+    static func yamlText(_ node: ConfigNode) -> String {
+        switch node.value {
+        case .scalar(let text, let plain): plain ? text : JSON.string(text)
+        case .sequence, .mapping: node.canonicalJSON
+        }
+    }
+}

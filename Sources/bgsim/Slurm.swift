@@ -1,0 +1,71 @@
+import Experiments
+import Foundation
+
+/// `bgsim sweep --emit-slurm`: a job array whose task K runs shard K/N of the sweep, a merge
+/// job that runs after all of them succeed, and `submit.sh`, which submits both. Paths are
+/// absolute, since the jobs run on other nodes (on a shared file system) from another
+/// directory. A task that fails or is requeued resumes: the shard's finished units are kept.
+enum SlurmScripts {
+    static func write(plan: StudyPlan, sweepFile: String, overrides: [String], seed: String?, replications: String?,
+                      output: OutputOptions, shards: Int, options: [String], to folder: URL) throws(RuntimeFailure) -> [String] {
+        let bgsim = absolute(CommandLine.arguments[0], searchPath: true)
+        let dir = folder.standardizedFileURL.path
+        var common: [String] = []
+        for o in overrides { common += ["--set", o] }
+        if let seed { common += ["--seed", seed] }
+        if let replications { common += ["--replications", replications] }
+        if output.noTasks { common.append("--no-tasks") }
+        if output.events { common.append("--events") }
+        if let t = output.timeline { common += ["--timeline", t] }
+        let sweep = absolute(sweepFile, searchPath: false)
+        let header = { (name: String, log: String) -> String in
+            "#!/bin/bash\n#SBATCH --job-name=\(name)\n#SBATCH --output=\(dir)/logs/\(log)\n"
+                + options.map { "#SBATCH \($0)\n" }.joined()
+        }
+        let sweepJob = header("bgsim-\(plan.name)", "shard-%a.out")
+            + "#SBATCH --array=1-\(shards)\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
+            + "# Shard K of \(shards) of sweep '\(plan.name)': \(plan.unitCount) units in all.\n"
+            + "set -euo pipefail\n"
+            + "exec \(quote(bgsim)) sweep \(quote(sweep)) " + common.map(quote).joined(separator: " ")
+            + (common.isEmpty ? "" : " ")
+            + "--shard \"${SLURM_ARRAY_TASK_ID}/\(shards)\" --out \(quote(dir))/shard-\"${SLURM_ARRAY_TASK_ID}\" "
+            + "--jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n"
+        let shardDirs = (1...shards).map { quote("\(dir)/shard-\($0)") }.joined(separator: " ")
+        let mergeJob = header("bgsim-\(plan.name)-merge", "merge.out")
+            + "# Joins the \(shards) shards into \(dir)/result (byte-identical to an unsharded run).\n"
+            + "set -euo pipefail\n"
+            + "exec \(quote(bgsim)) merge \(shardDirs) --out \(quote(dir + "/result"))\n"
+        let submit = "#!/bin/bash\n# Submits the shards as a job array, and the merge to run once every shard succeeded.\n"
+            + "set -euo pipefail\n"
+            + "array=$(sbatch --parsable \(quote(dir + "/sweep.sbatch")))\n"
+            + "array=${array%%;*}\n"
+            + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" \(quote(dir + "/merge.sbatch")))\n"
+            + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \(dir)/result\"\n"
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(at: folder.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        } catch {
+            throw RuntimeFailure("cannot create \(folder.path)/logs: \(error.localizedDescription)")
+        }
+        let files = [("sweep.sbatch", sweepJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
+        try OutputFiles.write(files.map { ($0.0, OutputContent.text($0.1)) }, to: folder)
+        for (name, _) in files { chmod(folder.appendingPathComponent(name).path, 0o755) }
+        return files.map(\.0)
+    }
+
+    static func absolute(_ path: String, searchPath: Bool) -> String {
+        if path.hasPrefix("/") { return path }
+        if searchPath, !path.contains("/") {
+            for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+                let candidate = "\(dir)/\(path)"
+                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            }
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// Single-quoted for bash.
+    static func quote(_ s: String) -> String {
+        s.allSatisfy { $0.isLetter || $0.isNumber || "/._-=:,+".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

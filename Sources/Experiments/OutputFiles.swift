@@ -108,7 +108,7 @@ public enum OutputFiles {
     public static func removeLeftovers(in folder: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(".") {
-            guard let dash = name.range(of: ".tmp-", options: .backwards) ?? name.range(of: ".part-", options: .backwards),
+            guard let dash = name.range(of: ".tmp-", options: .backwards),
                   let pid = Int32(name[dash.upperBound...]), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         }

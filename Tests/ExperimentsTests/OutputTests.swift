@@ -148,17 +148,19 @@ struct OutputFilesTests {
         #expect(try String(contentsOf: dir.appendingPathComponent("a.csv"), encoding: .utf8) == "new\n")
     }
 
-    @Test func partsAreJoinedInOrderThenRemovedAndTheMarkerComesLastWithEachFilesDigest() throws {
-        let dir = tempFolder()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let parts = (0..<3).map { dir.appendingPathComponent(".t.csv.\($0).part-1") }
+    @Test func partsAreJoinedInOrderAndTheMarkerComesLastWithEachFilesDigest() throws {
+        let dir = tempFolder(), units = tempFolder()
+        defer { for d in [dir, units] { try? FileManager.default.removeItem(at: d) } }
+        for d in [dir, units] { try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true) }
+        // Parts stay where they are (unit stores, shards): merging a shard must not consume it.
+        let parts = (0..<3).map { units.appendingPathComponent("t.csv.\($0)") }
         for (i, url) in parts.enumerated() { try Data("row\(i)\n".utf8).write(to: url) }
         try OutputFiles.write([("t.csv", .parts(header: "h\n", [parts[2], parts[0], parts[1]])), ("a.csv", .text("abc"))], to: dir) { files in
             ("marker.json", files.map { "\($0.name) \($0.bytes) \($0.sha256)" }.joined(separator: "\n"))
         }
         #expect(try String(contentsOf: dir.appendingPathComponent("t.csv"), encoding: .utf8) == "h\nrow2\nrow0\nrow1\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["a.csv", "marker.json", "t.csv"])
+        #expect(parts.allSatisfy { FileManager.default.fileExists(atPath: $0.path) })
         let marker = try String(contentsOf: dir.appendingPathComponent("marker.json"), encoding: .utf8)
         #expect(marker == "t.csv 17 \(SHA256.hex("h\nrow2\nrow0\nrow1\n"))\na.csv 3 \(SHA256.hex("abc"))")
     }
@@ -168,8 +170,10 @@ struct OutputFilesTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         // pid 2^22 + 1 is above Linux's pid_max limit, so no such process exists.
-        let names = [".runs.csv.tmp-4194305", ".tasks.csv.3.part-4194305", ".runs.csv.tmp-\(getpid())", ".keep", "runs.csv"]
+        let names = [".runs.csv.tmp-4194305", ".runs.csv.tmp-\(getpid())", ".keep", "runs.csv"]
         for n in names { try Data().write(to: dir.appendingPathComponent(n)) }
+        // A unit folder a killed process was writing.
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent(".p000001-0-r000002.tmp-4194305"), withIntermediateDirectories: true)
         OutputFiles.removeLeftovers(in: dir)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".keep", ".runs.csv.tmp-\(getpid())", "runs.csv"])
     }

@@ -29,10 +29,55 @@ struct SchemaDocumentTests {
         let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "replications=2")!, Override(parsing: "duration=1d")!])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let record = RecordOptions(events: true, tasks: true, timelineEvery: .minutes(30), spool: Spool(folder: folder))
-        let study = try await Experiment.study(s, jobs: 2, record: record, precision: PrecisionGoal(target: 0.5, maxReplications: 3))
-        try Experiment.write(study, of: s, record: record, to: folder, commandLine: ["bgsim", "test"])
+        let record = RecordOptions(events: true, tasks: true, timelineEvery: .minutes(30))
+        _ = try await Experiment.perform(StudyPlan(scenario: s), options: StudyOptions(jobs: 2, record: record,
+                                         precision: PrecisionGoal(target: 0.5, maxReplications: 3)), to: folder)
         return folder
+    }
+
+    /// The manifest's top-level keys, in order.
+    static func manifestKeys(_ folder: URL) throws -> (keys: [String], json: [String: Any]) {
+        let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let keys = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("  \""), !line.hasPrefix("   ") else { return nil }
+            return String(line.dropFirst(3).prefix { $0 != "\"" })
+        }
+        return (keys, json)
+    }
+
+    /// A sweep writes the same files, with `point` and one column per axis after `scenario`
+    /// (runs, summary, comparisons) or first (tasks, timeline, events), as documented.
+    @Test func aSweepsFilesAreTheRunsWithPointColumns() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-schema-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sweep = try SweepTests.write("""
+            scenario: \(defaultScenario)
+            set: {duration: 1d}
+            replications: 2
+            policies: [eager, ios]
+            design: zip
+            axes:
+              - {path: people.sessions_per_day, values: [20, 80]}
+              - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
+            """)
+        let plan = try StudyPlan(sweep: Sweep.load(file: sweep))
+        let record = RecordOptions(events: true, tasks: true, timelineEvery: .hours(1))
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: folder)
+        let axes = ["point", "people.sessions_per_day", "settings.background_app_refresh"]
+        for file in ["runs.csv", "summary.csv", "comparisons.csv"] {
+            var expected = try Self.documented(file)
+            expected.insert(contentsOf: axes, at: 1)
+            #expect(try Self.header(folder.appendingPathComponent(file)) == expected, "\(file)")
+        }
+        for file in ["tasks.csv", "timeline.csv", "events.csv"] {
+            #expect(try Self.header(folder.appendingPathComponent(file)) == ["point"] + (try Self.documented(file)), "\(file)")
+        }
+        let (keys, json) = try Self.manifestKeys(folder)
+        let documented = try Self.documented("manifest.json")
+        #expect(keys == documented.filter { $0 != "precision" })
+        #expect(json["kind"] as? String == "sweep" && json["points"] as? Int == 2)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("units").path) == false, "the unit store is removed")
     }
 
     @Test func everyFileAndTheManifestMatchTheirDocumentation() async throws {
@@ -51,15 +96,10 @@ struct SchemaDocumentTests {
         let summary = try String(contentsOf: folder.appendingPathComponent("summary.csv"), encoding: .utf8)
         let named = summary.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false)[2] }
         #expect(Array(named.prefix(metrics.count)).map(String.init) == metrics)
-        // The manifest's keys, in order.
-        let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
-        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let text = String(decoding: data, as: UTF8.self)
-        let keys = text.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("  \""), !line.hasPrefix("   ") else { return nil }
-            return String(line.dropFirst(3).prefix { $0 != "\"" })
-        }
-        #expect(keys == (try Self.documented("manifest.json")))
+        // The manifest's keys, in order; a run's has no sweep keys.
+        let (keys, json) = try Self.manifestKeys(folder)
+        let sweepOnly: Set = ["sweep_file", "design", "resolved_sweep"]
+        #expect(keys == (try Self.documented("manifest.json")).filter { !sweepOnly.contains($0) })
         #expect(Set(json.keys) == Set(keys))
     }
 
@@ -74,6 +114,6 @@ struct SchemaDocumentTests {
             #expect(Set(ends.map(\.task)).count == ends.count, "each task ends once")
             #expect(events.contains { $0.subject == .app && $0.event == "not_running->background" })
         }
-        #expect(try await Experiment.runAll(s, jobs: 1).allSatisfy { $0.events == nil && $0.tasksPart == nil }, "opt-in")
+        #expect(try await Experiment.runAll(s, jobs: 1).allSatisfy { $0.events == nil }, "opt-in")
     }
 }

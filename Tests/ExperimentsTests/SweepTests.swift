@@ -1,0 +1,206 @@
+import Foundation
+@testable import Experiments
+import Testing
+
+@Suite("Sweeps, shards and resume")
+struct SweepTests {
+    /// Writes a sweep file to a temporary folder and returns its path.
+    static func write(_ yaml: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-sweep-\(UUID().uuidString).yaml")
+        try yaml.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    static func design(_ kind: SweepDesign.Kind, points: Int = 0, _ axes: [SweepDesign.Axis]) -> SweepDesign {
+        SweepDesign(kind: kind, axes: axes, points: points, seed: 7)
+    }
+
+    static func range(_ path: String, _ from: Double, _ to: Double, steps: Int? = nil) -> SweepDesign.Axis {
+        var a = SweepDesign.Axis(path: KeyPath(parsing: path)!)
+        a.from = from
+        a.to = to
+        a.steps = steps
+        return a
+    }
+
+    static func list(_ path: String, _ values: [String]) -> SweepDesign.Axis {
+        var a = SweepDesign.Axis(path: KeyPath(parsing: path)!)
+        a.values = values
+        return a
+    }
+
+    @Test func gridCombinesEveryValueWithTheFirstAxisSlowest() {
+        let d = Self.design(.grid, [Self.list("a", ["x", "y"]), Self.range("b", 0, 10, steps: 3)])
+        #expect(d.pointValues() == [["x", "0.0"], ["x", "5.0"], ["x", "10.0"], ["y", "0.0"], ["y", "5.0"], ["y", "10.0"]])
+    }
+
+    @Test func zipPairsTheIthValues() {
+        let d = Self.design(.zip, [Self.list("a", ["x", "y", "z"]), Self.range("b", 1, 3, steps: 3)])
+        #expect(d.pointValues() == [["x", "1.0"], ["y", "2.0"], ["z", "3.0"]])
+    }
+
+    @Test func randomDrawsStayInRangeAndRepeatForASeed() {
+        let d = Self.design(.random, points: 200, [Self.range("a", 20, 100), Self.list("b", ["p", "q"])])
+        let v = d.pointValues()
+        #expect(v == d.pointValues(), "a pure function of the design")
+        #expect(v.count == 200 && v.allSatisfy { Double($0[0])! >= 20 && Double($0[0])! <= 100 })
+        #expect(Set(v.map { $0[1] }) == ["p", "q"])
+        var other = d
+        other.seed = 8
+        #expect(other.pointValues() != v)
+    }
+
+    /// Each axis's range is cut into n strata and a Latin hypercube uses each exactly once.
+    @Test func latinHypercubeUsesEveryStratumOnce() {
+        let n = 50
+        let d = Self.design(.lhs, points: n, [Self.range("a", 0, 1), Self.range("b", 100, 200)])
+        let v = d.pointValues()
+        #expect(v.count == n)
+        #expect(Set(v.map { Int(Double($0[0])! * Double(n)) }) == Set(0..<n))
+        #expect(Set(v.map { Int((Double($0[1])! - 100) / 100 * Double(n)) }) == Set(0..<n))
+        #expect(v.map { $0[0] } != v.map { $0[0] }.sorted(), "strata paired at random, not in order")
+    }
+
+    /// GSL's Sobol sequence: the first 2^k points of a Sobol sequence put one point in each
+    /// of the 2^k equal intervals of every axis. GSL starts after the origin, so its first
+    /// 2^k - 1 points fill every interval but the first.
+    @Test func sobolPointsAreEvenlySpread() {
+        let d = Self.design(.sobol, points: 63, [Self.range("a", 0, 1), Self.range("b", 0, 1), Self.range("c", 0, 1)])
+        let v = d.pointValues()
+        for axis in 0..<3 {
+            #expect(Set(v.map { Int(Double($0[axis])! * 64) }) == Set(1..<64), "axis \(axis)")
+        }
+    }
+
+    @Test func integerAndDurationAxesAreWrittenAsScenarioValues() {
+        var a = Self.range("people.sessions_per_day", 20, 100, steps: 3)
+        a.integer = true
+        var b = Self.range("apps[0].tasks[0].interval", 15 * 60e6, 2 * 3600e6, steps: 2)
+        b.isDuration = true
+        let d = Self.design(.grid, [a, b])
+        #expect(d.pointValues().first == ["20", "900s"])
+        #expect(d.pointValues().last == ["100", "7200s"])
+    }
+
+    @Test func badSweepFilesNameTheFileTheKeyPathAndWhatWasExpected() throws {
+        func error(_ yaml: String) throws -> String {
+            let f = try Self.write(yaml)
+            do {
+                _ = try StudyPlan(sweep: Sweep.load(file: f))
+                return "no error"
+            } catch {
+                #expect(error.description.contains(f), "names the sweep file: \(error)")
+                return error.description
+            }
+        }
+        let base = "scenario: \(defaultScenario)\n"
+        #expect(try error(base + "design: zip\naxes:\n  - {path: seed2, values: [1, 2]}\n  - {path: x, values: [1]}\n")
+            .contains("a zip design needs axes of equal length"))
+        #expect(try error(base + "design: lhs\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
+            .contains("points: missing; a lhs design needs the number of points"))
+        #expect(try error(base + "axes:\n  - {path: policies, values: [[eager]]}\n").contains("'policies' cannot be swept"))
+        #expect(try error(base + "axes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n").contains("needs 'steps'"))
+        #expect(try error(base + "design: grid\nstep: 3\naxes:\n  - {path: people.sessions_per_day, values: [1]}\n")
+            .contains("unknown key 'step'"))
+        // A value the scenario rejects names the axis and the point it came from.
+        let bad = try error(base + "axes:\n  - {path: people.sessions_per_day, values: [50, -5]}\n")
+        #expect(bad.contains("axes[0] (people.sessions_per_day=-5) at point 1"), "\(bad)")
+    }
+
+    static let smallSweep = """
+        scenario: \(defaultScenario)
+        set: {duration: 1d}
+        replications: 3
+        policies: [eager, charge-only, ios]
+        design: grid
+        axes:
+          - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
+          - {path: people.sessions_per_day, values: [30, 70]}
+        """
+
+    static func files(_ folder: URL) throws -> [String: Data] {
+        var out: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasPrefix(".") && name != "units" {
+            out[name] = try Data(contentsOf: folder.appendingPathComponent(name))
+        }
+        return out
+    }
+
+    static func temporary() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-sweep-\(UUID().uuidString)")
+    }
+
+    /// Property: however the units are split into shards (and however many threads each
+    /// shard uses), the merged files equal the unsharded run's byte for byte, manifest
+    /// included.
+    @Test func anyShardSplitMergedEqualsTheUnshardedRun() async throws {
+        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
+        let record = RecordOptions(events: true, tasks: true, timelineEvery: .hours(2))
+        let whole = Self.temporary()
+        defer { try? FileManager.default.removeItem(at: whole) }
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
+        let expected = try Self.files(whole)
+        #expect(expected.keys.sorted() == ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"])
+        #expect(plan.unitCount == 36)
+        for n in [1, 2, 5, 36, 40] {
+            var shards: [URL] = []
+            for k in 1...n {
+                let f = Self.temporary()
+                shards.append(f)
+                _ = try await Experiment.perform(plan, options: StudyOptions(jobs: k % 3 + 1, record: record,
+                                                                             shard: Shard(index: k, count: n)), to: f)
+            }
+            let merged = Self.temporary()
+            _ = try Experiment.merge(shards.reversed(), to: merged)
+            let got = try Self.files(merged)
+            #expect(got.keys.sorted() == expected.keys.sorted(), "\(n) shards")
+            for (name, data) in expected { #expect(got[name] == data, "\(name) from \(n) shards") }
+            for f in shards + [merged] { try? FileManager.default.removeItem(at: f) }
+        }
+    }
+
+    /// Missing and duplicate units are named; a damaged unit is caught by its digest.
+    @Test func mergeNamesMissingAndDuplicateUnitsAndCatchesDamage() async throws {
+        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
+        let record = RecordOptions(tasks: true)
+        let a = Self.temporary(), b = Self.temporary(), out = Self.temporary()
+        defer { for f in [a, b, out] { try? FileManager.default.removeItem(at: f) } }
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, shard: Shard(index: 1, count: 2)), to: a)
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, shard: Shard(index: 2, count: 2)), to: b)
+        func failure(_ folders: [URL]) -> String {
+            do {
+                _ = try Experiment.merge(folders, to: out)
+                return "merged"
+            } catch { return "\(error)" }
+        }
+        let missing = failure([a])
+        #expect(missing.contains("18 of 36 units missing"))
+        #expect(missing.contains("missing: point 0 (settings.background_app_refresh=wifi, people.sessions_per_day=30), eager, replication 1"))
+        let duplicate = failure([a, b, a])
+        #expect(duplicate.contains("18 units in more than one shard") && duplicate.contains("duplicate: point 0"))
+        let tasks = b.appendingPathComponent("units/p000000-0-r000001/tasks.csv")
+        try (try String(contentsOf: tasks, encoding: .utf8) + "extra\n").write(to: tasks, atomically: true, encoding: .utf8)
+        #expect(failure([a, b]).contains("p000000-0-r000001/tasks.csv does not match its SHA-256"))
+        #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("runs.csv").path), "nothing written")
+    }
+
+    /// A study finds the units that finished before it was stopped and runs only the rest;
+    /// the files equal those of an uninterrupted run.
+    @Test func aRerunSkipsFinishedUnitsAndWritesTheSameFiles() async throws {
+        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
+        let record = RecordOptions(tasks: true)
+        let whole = Self.temporary(), resumed = Self.temporary()
+        defer { for f in [whole, resumed] { try? FileManager.default.removeItem(at: f) } }
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
+        // A third of the units finished (as a shard leaves them), then the full study.
+        let first = try await Experiment.perform(plan, options: StudyOptions(jobs: 1, record: record, shard: Shard(index: 1, count: 3)), to: resumed)
+        #expect(first.ran == 12)
+        let rest = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: resumed)
+        #expect(rest.skipped == 12 && rest.ran == 24)
+        #expect(try Self.files(resumed) == (try Self.files(whole)))
+        // A unit recorded without tasks does not count as finished for a run that wants them.
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(), shard: Shard(index: 1, count: 3)), to: resumed)
+        let again = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: resumed)
+        #expect(again.skipped == 0)
+    }
+}

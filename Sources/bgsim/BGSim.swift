@@ -32,7 +32,8 @@ struct BGSim: AsyncParsableCommand {
               bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
               bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep --shards 16
 
-            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage, 3 merge: shards incomplete or inconsistent.
+            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage,
+            3 incomplete or inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
         subcommands: [Run.self, SweepCommand.self, Merge.self, Validate.self]
@@ -260,7 +261,7 @@ struct SweepCommand: AsyncParsableCommand {
     var shards: Int = 4
 
     @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
-        "An #SBATCH option for the jobs (repeatable), such as --partition=short or --time=01:00:00.", valueName: "option"))
+        "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"))
     var slurmOptions: [String] = []
 
     func validate() throws {

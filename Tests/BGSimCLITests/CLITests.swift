@@ -43,9 +43,10 @@ struct CLITests {
         #expect(r.stdout.contains("USAGE: bgsim <subcommand>"))
         #expect(r.stdout.contains("run "))
         #expect(r.stdout.contains("validate "))
+        #expect(r.stdout.contains("sweep ") && r.stdout.contains("merge "))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11\n"))
-        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage."))
+        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage,\n3 incomplete or inconsistent shards (merge)."))
         let run = try bgsim(["run", "--help"])
         #expect(run.status == 0)
         for option in ["--set <key.path=value>", "--seed <seed>", "--replications <replications>", "--out <out>", "--jobs <jobs>"] {
@@ -58,7 +59,11 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try bgsim(["run", defaultScenario, "--replications", "3", "--set", "duration=2d"], in: dir)
         #expect(r.status == 0, "stderr: \(r.stderr)")
-        #expect(r.stderr.isEmpty)
+        // stderr is not a terminal here: plain progress lines, the last one complete.
+        let progress = r.stderr.split(separator: "\n")
+        #expect(!progress.isEmpty && progress.allSatisfy { $0.hasPrefix("progress: ") }, "\(r.stderr)")
+        #expect(progress.last?.hasPrefix("progress: 18/18 units (100%), ") == true)
+        #expect(progress.count <= 12, "a line per tenth of the work, not per unit")
         #expect(files(in: dir) == ["notebooks-data", "notebooks-data/default"]
                 + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "notebooks-data/default/\($0)" })
         #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42; mean ± 95% CI half-width, * best (bounds not starred)"))
@@ -193,5 +198,79 @@ struct CLITests {
         let bad = try bgsim(["validate", defaultScenario, "--set", "policies=[]"], in: dir)
         #expect(bad.status == 2)
         #expect(bad.stderr == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only, coalesce, ios, android, oracle)\n")
+    }
+
+    static func sweepFile(in dir: URL) throws -> String {
+        let url = dir.appendingPathComponent("sweep.yaml")
+        try """
+            scenario: \(defaultScenario)
+            set: {duration: 1d}
+            replications: 3
+            policies: [eager, ios]
+            design: sobol
+            points: 3
+            axes:
+              - {path: people.sessions_per_day, from: 20, to: 100, integer: true}
+            """.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test func sweepShardsMergeIntoTheUnshardedFilesAndIncompleteShardsExitThree() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let whole = try bgsim(["sweep", sweep, "--out", "whole"], in: dir)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout.contains("Sweep 'sweep': 3 points x 2 policies x 3 replications (18 units run, 0 already finished)."))
+        for k in 1...4 {
+            let r = try bgsim(["sweep", sweep, "--shard", "\(k)/4", "--out", "s\(k)"], in: dir)
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.contains("Shard \(k)/4 of 'sweep'"))
+        }
+        let merged = try bgsim(["merge", "s1", "s2", "s3", "s4", "--out", "merged"], in: dir)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        for name in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "manifest.json"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
+        }
+        let missing = try bgsim(["merge", "s1", "s2", "s4", "--out", "bad"], in: dir)
+        #expect(missing.status == 3)
+        #expect(missing.stderr.contains("units missing") && missing.stderr.contains("missing: point "), "\(missing.stderr)")
+        let duplicate = try bgsim(["merge", "s1", "s2", "s3", "s4", "s2", "--out", "bad"], in: dir)
+        #expect(duplicate.status == 3 && duplicate.stderr.contains("in more than one shard"))
+        let notShard = try bgsim(["merge", "whole", "--out", "bad"], in: dir)
+        #expect(notShard.status == 3 && notShard.stderr.contains("not a shard's manifest"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad/runs.csv").path))
+    }
+
+    @Test func badSweepInputExitsTwoNamingTheFile() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let r = try bgsim(["sweep", sweep, "--set", "people.sessions_per_day=-1"], in: dir)
+        #expect(r.status == 2 && r.stderr.contains("people.sessions_per_day"), "\(r.stderr)")
+        let bad = dir.appendingPathComponent("bad.yaml")
+        try "scenario: \(defaultScenario)\ndesign: cube\naxes: []\n".write(to: bad, atomically: true, encoding: .utf8)
+        let d = try bgsim(["sweep", bad.path], in: dir)
+        #expect(d.status == 2 && d.stderr.contains(bad.path) && d.stderr.contains("design"), "\(d.stderr)")
+        let shard = try bgsim(["sweep", sweep, "--shard", "5/4"], in: dir)
+        #expect(shard.status == 2 && shard.stderr.contains("--shard '5/4': expected K/N with 1 <= K <= N"))
+        let precision = try bgsim(["run", defaultScenario, "--shard", "1/2", "--precision", "0.1"], in: dir)
+        #expect(precision.status == 2 && precision.stderr.contains("cannot be split with --shard"))
+    }
+
+    @Test func emitSlurmWritesAJobArrayAMergeJobAndASubmitScript() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let r = try bgsim(["sweep", sweep, "--emit-slurm", "cluster", "--shards", "3", "--slurm-option=--time=00:10:00", "--no-tasks"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let job = try String(contentsOf: dir.appendingPathComponent("cluster/sweep.sbatch"), encoding: .utf8)
+        #expect(job.contains("#SBATCH --array=1-3\n") && job.contains("#SBATCH --time=00:10:00\n"))
+        #expect(job.contains(" sweep \(sweep) --no-tasks --shard \"${SLURM_ARRAY_TASK_ID}/3\" --out "))
+        let merge = try String(contentsOf: dir.appendingPathComponent("cluster/merge.sbatch"), encoding: .utf8)
+        #expect(merge.contains("merge ") && merge.contains("/cluster/shard-1 ") && merge.contains("/cluster/shard-3 --out "))
+        let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
+        #expect(submit.contains("--dependency=afterok:"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("notebooks-data").path), "nothing was run")
     }
 }

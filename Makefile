@@ -5,16 +5,18 @@ SCENARIO ?= models/scenarios/default.yaml
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps build bench clean
+.PHONY: demo test deps deps-slurm build bench reference clean
 
 ## Install what is missing, build in release, run the default scenario.
 demo: deps
 	$(SWIFT) build -c release --product bgsim
 	.build/release/bgsim run $(SCENARIO)
 
-## Install what is missing and run the test suite.
-test: deps
+## Install what is missing and run the test suite, then the Slurm test: a one-node cluster on
+## loopback runs a sweep's shards and merge, checked byte for byte against a local run.
+test: deps deps-slurm
 	$(SWIFT) test
+	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.
@@ -25,6 +27,15 @@ deps:
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgsl-dev pkg-config python3 >/dev/null && \
 	  pkg-config --exists gsl && command -v python3 >/dev/null || { echo "error: installing libgsl-dev or python3 failed" >&2; exit 1; }; \
+	fi
+
+## The Slurm test's daemons and clients, from Debian's packages (no daemon is started by them).
+deps-slurm:
+	@if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then \
+	  echo "Installing slurmctld, slurmd, slurm-client and munge with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null && \
+	  command -v slurmctld >/dev/null || { echo "error: installing the Slurm packages failed" >&2; exit 1; }; \
 	fi
 
 build: deps

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The Slurm test (run by `make test`, so by CI): brings up a one-node Slurm cluster on
+# loopback from Debian's packages, runs a small sweep through it with the scripts
+# `bgsim sweep --emit-slurm` writes (a job array of shards, then a merge job), and checks the
+# merged result against a local run of the same sweep, byte for byte.
+#
+# Usage: Tests/Slurm/slurm-sweep-test.sh path/to/bgsim
+# Needs root (or sudo) to start munged as user munge and slurmd; the packages slurmctld,
+# slurmd, slurm-client and munge (`make deps-slurm`). Starts no daemon it does not stop: every
+# daemon runs in the foreground in the background and is killed by the PID started.
+set -euo pipefail
+
+bgsim=$(readlink -f "${1:?usage: $0 path/to/bgsim}")
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+work=$(mktemp -d /tmp/bgsim-slurm.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+  local status=$?
+  for pid in "${pids[@]}"; do $SUDO kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 50); do $SUDO kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
+  wait 2>/dev/null || true
+  if [ $status -ne 0 ]; then
+    echo "--- slurmctld.log"; tail -n 30 "$work/slurmctld.log" 2>/dev/null || true
+    echo "--- slurmd.log"; tail -n 30 "$work/slurmd.log" 2>/dev/null || true
+    echo "--- job logs"; tail -n 20 "$work"/cluster/logs/* 2>/dev/null || true
+    echo "slurm test FAILED (work folder kept: $work)"
+  else
+    $SUDO rm -rf "$work"
+  fi
+}
+trap cleanup EXIT
+
+for c in munged slurmctld slurmd sbatch squeue sinfo; do
+  command -v "$c" >/dev/null || { echo "error: $c not found: install slurmctld slurmd slurm-client munge (make deps-slurm)" >&2; exit 1; }
+done
+
+# munge: the key (the package makes one; make one if not), its run folder, the daemon.
+[ -f /etc/munge/munge.key ] || $SUDO mungekey --create --force
+$SUDO mkdir -p /run/munge /var/lib/munge /var/log/munge
+$SUDO chown munge:munge /run/munge /var/lib/munge /var/log/munge
+$SUDO chmod 755 /run/munge
+$SUDO runuser -u munge -- /usr/sbin/munged --foreground --force >"$work/munged.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -S /run/munge/munge.socket.2 ] && break; sleep 0.1; done
+[ -S /run/munge/munge.socket.2 ] || { echo "munged did not start"; cat "$work/munged.out"; exit 1; }
+
+# Slurm: configuration and state under the work folder; free ports on loopback.
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+cpus=$(nproc)
+mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 / 2 ))
+mkdir -p "$work/state" "$work/spool"
+cat >"$work/slurm.conf" <<CONF
+ClusterName=bgsim-test
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$(port)
+SlurmdPort=$(port)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+NodeName=localhost NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
+PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$work/slurm.conf"
+$SUDO env SLURM_CONF="$SLURM_CONF" slurmctld -D -i -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
+pids+=($!)
+$SUDO env SLURM_CONF="$SLURM_CONF" slurmd -D -N localhost -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
+pids+=($!)
+up=""
+for _ in $(seq 300); do
+  if sinfo -h -N -o '%t' 2>/dev/null | grep -qE '^(idle|mix|alloc)'; then up=yes; break; fi
+  sleep 0.2
+done
+[ -n "$up" ] || { echo "the Slurm node did not come up"; sinfo -N || true; exit 1; }
+echo "slurm: one node up on loopback ($(sinfo -h -N -o '%N %t %c CPUs'))"
+
+# A small sweep: 2 x 2 grid, 2 policies, 3 replications = 24 units in 3 shards.
+cat >"$work/sweep.yaml" <<YAML
+scenario: $repo/models/scenarios/default.yaml
+set: {duration: 2d}
+replications: 3
+policies: [eager, ios]
+design: grid
+axes:
+  - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
+  - {path: people.sessions_per_day, values: [30, 70]}
+YAML
+"$bgsim" sweep "$work/sweep.yaml" --emit-slurm "$work/cluster" --shards 3 --jobs 1
+"$work/cluster/submit.sh"
+for _ in $(seq 600); do
+  [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+  sleep 0.5
+done
+[ -z "$(squeue -h -o %i)" ] || { echo "jobs still queued after 5 minutes:"; squeue; exit 1; }
+[ -f "$work/cluster/result/manifest.json" ] || { echo "the merge job wrote no result"; exit 1; }
+
+# The same sweep run locally, and the two compared byte for byte (manifest included).
+"$bgsim" sweep "$work/sweep.yaml" --out "$work/local" --jobs 2 --quiet
+for f in runs.csv summary.csv comparisons.csv tasks.csv manifest.json; do
+  cmp "$work/local/$f" "$work/cluster/result/$f" || { echo "$f differs between Slurm and the local run"; exit 1; }
+done
+[ "$(ls "$work/local")" = "$(ls "$work/cluster/result")" ] || { echo "different file sets"; exit 1; }
+echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv)"

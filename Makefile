@@ -45,5 +45,11 @@ build: deps
 bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
 
+## The reference benchmark: phone-days per second per core on models/scenarios/reference.yaml
+## for each policy, and the speed-up of --jobs 2 over --jobs 1.
+reference: deps
+	$(SWIFT) build -c release --product bgsim
+	Benchmarks/reference.sh
+
 clean:
 	rm -rf .build Benchmarks/.build

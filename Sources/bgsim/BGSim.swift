@@ -80,12 +80,6 @@ struct ScenarioOptions: ParsableArguments {
     }
 }
 
-/// The command line being run, for the manifest (a task local, so in-process tests that run
-/// several commands each see their own).
-enum Invocation {
-    @TaskLocal static var arguments: [String] = CommandLine.arguments
-}
-
 /// Where results go and how the work is spread: shared by `run` and `sweep`.
 struct OutputOptions: ParsableArguments {
     @Option(help: "The output folder (default: notebooks-data/<name>).")
@@ -347,7 +341,7 @@ enum Main {
 
     /// Parses and runs one command line; returns the exit code.
     static func run(_ arguments: [String]) async -> Int32 {
-        await Invocation.$arguments.withValue(["bgsim"] + arguments) { await dispatch(arguments) }
+        await dispatch(arguments)
     }
 
     static func dispatch(_ arguments: [String]) async -> Int32 {

@@ -120,12 +120,20 @@ public struct RadioLink: Sendable {
     /// Direction the head transfer is moving now.
     var headDirection: TransferDirection { queue[0].upBits > 0 ? .up : .down }
 
-    public var powerW: Double {
+    /// Power drawn now. Stored, not computed: the simulation reads it several times per event
+    /// (energy books, load, battery), and computing it from `profile` cost 5% of a run.
+    public private(set) var powerW: Double = 0
+
+    /// Recomputes `powerW` after the state, the head transfer or the throughput changed; every
+    /// public mutating method ends with it.
+    mutating func refreshPower() {
         switch state {
-        case .idle: 0
-        case .promoting: profile.promotionW
-        case .active: profile.activePowerW(direction: headDirection, mbps: headDirection == .up ? upMbps : downMbps)
-        case .tail(let stage, _): profile.tail[stage].powerW
+        case .idle: powerW = 0
+        case .promoting: powerW = profile.promotionW
+        case .active:
+            let direction = headDirection
+            powerW = profile.activePowerW(direction: direction, mbps: direction == .up ? upMbps : downMbps)
+        case .tail(let stage, _): powerW = profile.tail[stage].powerW
         }
     }
 
@@ -159,6 +167,7 @@ public struct RadioLink: Sendable {
 
     /// Adds a transfer at `now`, waking the radio if it is idle or in its tail.
     public mutating func enqueue(_ transfer: Transfer, at now: SimInstant) {
+        defer { refreshPower() }
         precondition(isConnected, "a transfer on a link with no connection")
         guard !transfer.isEmpty else { return }
         queue.append(transfer)
@@ -198,6 +207,7 @@ public struct RadioLink: Sendable {
                     endBurst()
                 }
             }
+            refreshPower()
         }
     }
 
@@ -226,6 +236,7 @@ public struct RadioLink: Sendable {
     /// Takes the throughput of a new network state at `now` (after `advance(to: now)`). The
     /// head's remaining bits continue at the new rate.
     public mutating func setThroughput(upMbps up: Double, downMbps down: Double, at now: SimInstant) {
+        defer { refreshPower() }
         if case .active = state {
             let left = remainingHeadBits(at: now)
             if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
@@ -242,6 +253,7 @@ public struct RadioLink: Sendable {
     /// leaves the radio in its tail if it was moving data (a promotion in progress is
     /// abandoned). Call `advance(to: now)` first.
     public mutating func disconnect(at now: SimInstant) -> [Transfer] {
+        defer { refreshPower() }
         if case .active = state {
             let left = remainingHeadBits(at: now)
             if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
@@ -264,6 +276,7 @@ public struct RadioLink: Sendable {
     /// what was left of it, if it was queued here. Call `advance(to: now)` first.
     @discardableResult
     public mutating func cancel(_ owner: TransferOwner, at now: SimInstant) -> Transfer? {
+        defer { refreshPower() }
         guard let i = queue.firstIndex(where: { $0.owner == owner }) else { return nil }
         if i == 0, case .active = state {
             let left = remainingHeadBits(at: now)
@@ -295,6 +308,7 @@ public struct RadioLink: Sendable {
 
     /// Shuts the radio off at once (the phone died): the burst, if any, is over.
     public mutating func powerOff() {
+        defer { refreshPower() }
         queue.removeAll()
         state = .idle
         upMbps = 0

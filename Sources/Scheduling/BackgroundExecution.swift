@@ -75,6 +75,7 @@ extension PhoneSimulation {
     // MARK: - Gates
 
     /// Whether the person is using the phone: an app in the foreground, or a call.
+    @inline(__always)
     var inUse: Bool { foreground != nil || inCall }
 
     /// The first gate that keeps this request from starting now, or `nil` when the system
@@ -82,6 +83,7 @@ extension PhoneSimulation {
     /// Refresh on (for the phone and the app, on Wi-Fi if it says so), the app in the
     /// switcher and not in the foreground; for processing, the phone idle and the request's
     /// power and network requirements met.
+    @inline(__always)
     func closedGate(_ task: EligibleTask) -> HoldReason? {
         guard isOn else { return .phoneOff }
         guard !lowPower else { return .lowPowerMode }
@@ -122,6 +124,7 @@ extension PhoneSimulation {
 
     // MARK: - Running
 
+    @inline(__always)
     func budget(_ kind: TaskKind) -> SimDuration {
         switch kind {
         case .refresh: setup.system.refreshBudget
@@ -263,6 +266,7 @@ extension PhoneSimulation {
     }
 
     /// Whether a running task's expiration handler has been called.
+    @inline(__always)
     func isExpiring(_ id: TaskID) -> Bool {
         if case .expiring = tasks[id.rawValue].phase { true } else { false }
     }
@@ -499,6 +503,7 @@ extension PhoneSimulation {
     /// `UIApplication.backgroundTimeRemaining` for the app now: the rest of the grant while
     /// it is in the background with finite-length work, unlimited in the foreground (iOS
     /// returns `greatestFiniteMagnitude`), nothing otherwise.
+    @inline(__always)
     public func backgroundTimeRemaining(app: Int) -> SimDuration? {
         let life = apps[app].life
         if life.state.isForeground { return nil }
@@ -629,12 +634,12 @@ extension PhoneSimulation {
             for id in ids { start(id) }
             rescheduleBatteryEvent()
         }
-        if let h = policyWake { sim.cancel(h) }
-        policyWake = nil
         if let at = decision.reconsiderAt {
             // Strictly later: a policy woken at the instant it was asked could loop there forever.
             require(at > sim.now, "policy \(policy.name) asked to be woken at \(at), which is not after now (\(sim.now))")
-            policyWake = sim.schedule(.policyWake, at: at, priority: Self.policyPriority)
+            sim.setTimer(policyTimer, .policyWake, at: at, priority: Self.policyPriority)
+        } else {
+            sim.cancelTimer(policyTimer)
         }
     }
 }

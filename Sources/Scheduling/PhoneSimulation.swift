@@ -110,6 +110,13 @@ public struct WorldTimeline: Sendable {
     }
 }
 
+/// What the next battery level depends on besides the battery itself.
+struct BatteryPlan: Equatable {
+    var netW: Double
+    var isOn, isCharging, holding, lowPower: Bool
+    var prompted: Int
+}
+
 /// Simulates one phone under one policy for one replication.
 ///
 /// The loop owns the world's state (battery, charger, radios, the person's use, settings,
@@ -251,7 +258,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     // The person and the network.
     var networkState = NetworkState.disconnected
     var links: [RadioLink]
-    var radioEvents: [(handle: EventHandle, at: SimInstant)?] = [nil, nil]
+    /// Each radio's next transition, by `Radio.rawValue`.
+    let radioTimers: [TimerID]
     /// Transfers waiting for a connection they may use.
     var heldTransfers: [Transfer] = []
     /// The launch the person is in, as an index into the timeline's launches.
@@ -262,6 +270,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var lowPower = false
     /// Prompt levels already offered since the last charge.
     var prompted: Set<Double> = []
+    @inline(__always)
     var screenOnTime = SimDuration.zero
     var lowPowerTime = SimDuration.zero
     var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
@@ -288,8 +297,12 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var tasks = TaskStore<TaskState>()
     /// Requests past `earliestBeginDate`, in the order they became eligible.
     var eligible: [EligibleTask] = []
-    var batteryEvent: EventHandle?
-    var policyWake: EventHandle?
+    /// Timers for the events moved at almost every step: the next battery level that matters,
+    /// and the policy's requested wake.
+    let batteryTimer: TimerID
+    let policyTimer: TimerID
+    /// What the battery timer was last computed from; `nil` after it fired.
+    var batteryPlan: BatteryPlan?
     /// After the horizon: running tasks finish; no new work starts.
     var draining = false
 
@@ -300,7 +313,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.sink = sink
         self.streams = streams
         self.world = WorldTimeline(setup: setup, streams: streams)
-        self.sim = Simulator(capacity: 2 * setup.apps.count + 32)
+        var sim = Simulator<Event>(capacity: 2 * setup.apps.count + 32)
+        self.radioTimers = [sim.makeTimer(), sim.makeTimer()]
+        self.batteryTimer = sim.makeTimer()
+        self.policyTimer = sim.makeTimer()
+        self.sim = sim
         self.battery = Battery(setup.battery)
         self.apps = setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) }
         self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
@@ -396,7 +413,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             // decisions do not.
             if draining { return } else { makeEligible(id) }
         case .policyWake:
-            if draining { return } else { policyWake = nil }
+            if draining { return }
         }
         rescheduleBatteryEvent()
         // A radio's phase or a purge changes nothing a policy sees; everything else may.
@@ -416,6 +433,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     // MARK: - Network and radios
 
     /// The radio the current connection uses, if any.
+    @inline(__always)
     var currentRadio: Radio? {
         switch networkState.kind {
         case .wifi: .wifi
@@ -461,6 +479,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now) }
     }
 
+    @inline(__always)
     func mayUseCellular(_ owner: TransferOwner) -> Bool {
         guard setup.settings.backgroundAppRefresh == .wifi, case .task(let i) = owner else { return true }
         return tasks[i].request.kind == .finiteLength
@@ -504,17 +523,21 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     mutating func syncRadioEvent(_ r: Radio) {
         settleRadio(r)
         let next = links[r.rawValue].nextEvent
-        if let scheduled = radioEvents[r.rawValue] {
-            if next == scheduled.at { return }
-            sim.cancel(scheduled.handle)
-        }
-        radioEvents[r.rawValue] = next.map { (sim.schedule(.radio(r.rawValue), at: $0, priority: Self.worldPriority), $0) }
+        let timer = radioTimers[r.rawValue]
+        if next == sim.timerTime(timer) { return }
+        if let next { sim.setTimer(timer, .radio(r.rawValue), at: next, priority: Self.worldPriority) } else { sim.cancelTimer(timer) }
     }
 
     // MARK: - Power and battery
 
+    // The non-mutating members the hot loop calls are `@inline(__always)`: called out of line
+    // from a mutating method, each call copied the whole simulation (about 1.8 kB) to pass it
+    // as `self`, a fifth of a run's time in a profile.
+
+    @inline(__always)
     var radioW: Double { links[0].powerW + links[1].powerW }
     var screenOn: Bool { foreground != nil }
+    @inline(__always)
     var loadW: Double {
         guard isOn else { return 0 }
         var w = setup.battery.idleDrainW + taskPowerW + radioW
@@ -523,9 +546,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         return w
     }
     /// Available energy at which a phone that shut down boots again.
+    @inline(__always)
     var bootLevelJ: Double { setup.battery.bootCharge * battery.availableCapacityJ }
     /// Power the charger delivers: the load first, plus what the battery accepts at its
     /// charge, up to the charger's peak.
+    @inline(__always)
     var chargerW: Double {
         guard isCharging else { return 0 }
         let accepted = setup.charger.acceptedW(charge: battery.charge, holding: holding)
@@ -582,19 +607,21 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
                 components.callJ += setup.power.callW * s
                 foregroundJ += setup.power.callW * s
             }
+            // Read in place: a copy of a link (its profile, queue and owner lists) per event
+            // showed in profiles as memmove and reference counting.
             for r in 0..<2 {
-                let link = links[r]
-                let j = link.powerW * s
+                let j = links[r].powerW * s
                 guard j > 0 else { continue }
-                if let owner = link.chargedTo {
+                if let owner = links[r].chargedTo {
                     components.radioActiveJ += j
                     charge(j, to: owner, tail: false, &backgroundJ, &scheduledJ, &foregroundJ)
                 } else {
                     // The tail, split equally among the burst's owners.
                     components.radioTailJ += j
-                    assert(!link.users.isEmpty, "a radio tail with no burst before it")
-                    let share = j / Double(link.users.count)
-                    for owner in link.users { charge(share, to: owner, tail: true, &backgroundJ, &scheduledJ, &foregroundJ) }
+                    let users = links[r].users.count
+                    assert(users > 0, "a radio tail with no burst before it")
+                    let share = j / Double(users)
+                    for k in 0..<users { charge(share, to: links[r].users[k], tail: true, &backgroundJ, &scheduledJ, &foregroundJ) }
                 }
             }
             if lowPower { lowPowerTime += dt }
@@ -629,7 +656,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     }
 
     mutating func batteryReachedLevel() {
-        batteryEvent = nil
+        batteryPlan = nil
         let charge = battery.charge
         if isOn, battery.availableJ <= 1e-9 * battery.capacityJ {
             shutDown()
@@ -690,9 +717,15 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// that died does not start by itself, even when a KiBaM battery recovers at rest: it
     /// needs the charger.
     mutating func rescheduleBatteryEvent() {
-        if let h = batteryEvent { sim.cancel(h) }
-        batteryEvent = nil
         let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
+        // Between levels the net power is constant, so while it and the states the levels
+        // depend on are unchanged, the timer already names the right instant. Most events
+        // (a radio's phase, a task's start or end) change the load, but many do not, and the
+        // KiBaM search below costs dozens of exponentials.
+        let plan = BatteryPlan(netW: net, isOn: isOn, isCharging: isCharging, holding: holding,
+                               lowPower: lowPower, prompted: prompted.count)
+        if plan == batteryPlan { return }
+        batteryPlan = plan
         var wait = isOn
             ? battery.timeToEmpty(netPowerW: net)
             : isCharging ? battery.timeUntilAvailable(reaches: bootLevelJ, netPowerW: net) : nil
@@ -715,7 +748,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             }
         }
         if let wait {
-            batteryEvent = sim.schedule(.batteryLevel, after: wait, priority: Self.worldPriority)
+            sim.setTimer(batteryTimer, .batteryLevel, at: sim.now + wait, priority: Self.worldPriority)
+        } else {
+            sim.cancelTimer(batteryTimer)
         }
     }
 

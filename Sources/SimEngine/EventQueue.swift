@@ -332,6 +332,25 @@ public struct EventQueue<Event> {
             event: top.event)
     }
 
+    /// Takes the ordering key the next `insert` at `priority` would have been given, so that
+    /// an event kept outside the queue (a `Simulator` timer) orders exactly like one inside.
+    @inlinable
+    mutating func takeKey(priority: EventPriority) -> UInt64 {
+        makeUnique()
+        let s = storage.b
+        precondition(s.pointee.nextSequence < (1 << 56) - 1, "event queue: more than 2^56 events scheduled")
+        defer { s.pointee.nextSequence &+= 1 }
+        return UInt64(priority.rawValue) << 56 | s.pointee.nextSequence
+    }
+
+    /// The earliest pending event's time and key, its place in the total order.
+    @inlinable
+    var firstOrder: (time: Int64, key: UInt64)? {
+        let b = storage.b.pointee
+        guard b.count > 0 else { return nil }
+        return (b.heap[0].time, b.heap[0].key)
+    }
+
     /// The due time of the earliest pending event.
     @inlinable
     public var firstTime: SimInstant? {

@@ -1,6 +1,14 @@
-/// A discrete-event simulator: a clock and a queue of future events.
+/// Names one of a simulator's timers (`Simulator.makeTimer()`).
+public struct TimerID: Hashable, Sendable {
+    @usableFromInline let index: Int
+    @inlinable init(index: Int) { self.index = index }
+}
+
+/// A discrete-event simulator: a clock, a queue of future events, and a few timers.
 ///
-/// The API is small on purpose: `schedule`, `cancel`, `peek`, `step` and `run(until:)`. The
+/// The API is small on purpose: `schedule`, `cancel`, `peek`, `step` and `run(until:)`, plus
+/// timers (`makeTimer`, `setTimer`, `cancelTimer`): re-armable events kept beside the queue for
+/// the few that a model moves at almost every step. The
 /// simulator knows nothing of what events mean; `Event` is the model's own type, ideally an
 /// enum, so that dispatch is a `switch` and no closure or existential is allocated per event.
 ///
@@ -20,6 +28,23 @@ public struct Simulator<Event> {
     @usableFromInline var clock: SimInstant
     @usableFromInline var queue: EventQueue<Event>
 
+    /// An armed timer: its event, due time and ordering key.
+    @usableFromInline
+    struct Armed {
+        @usableFromInline var time: Int64
+        @usableFromInline var key: UInt64
+        @usableFromInline var event: Event
+        @inlinable init(time: Int64, key: UInt64, event: Event) {
+            self.time = time
+            self.key = key
+            self.event = event
+        }
+    }
+
+    /// Timers, by `TimerID`, and the index of the earliest armed one (-1: none).
+    @usableFromInline var timers: ContiguousArray<Armed?> = []
+    @usableFromInline var soonest = -1
+
     /// A simulator whose clock starts at `start`, with room for `capacity` pending events.
     @inlinable
     public init(start: SimInstant = .start, capacity: Int = 0) {
@@ -27,8 +52,72 @@ public struct Simulator<Event> {
         queue = EventQueue(capacity: capacity)
     }
 
-    /// The number of pending events.
-    @inlinable public var pendingCount: Int { queue.count }
+    /// The number of pending events, armed timers included.
+    @inlinable public var pendingCount: Int { queue.count + timers.lazy.filter { $0 != nil }.count }
+
+    // MARK: Timers
+
+    /// Adds a timer, disarmed. Timers are for the few events a model moves at nearly every
+    /// step (a battery level, a radio's next transition): setting one costs a scan of the
+    /// timers instead of a cancellation plus an insertion into the heap.
+    public mutating func makeTimer() -> TimerID {
+        timers.append(nil)
+        return TimerID(index: timers.count - 1)
+    }
+
+    /// Arms `timer` to fire `event` at `time`, replacing what it was armed with. It orders
+    /// among all events exactly as `schedule(event, at: time, priority: priority)` would.
+    /// - Precondition: `time >= now`.
+    @inlinable
+    public mutating func setTimer(_ timer: TimerID, _ event: Event, at time: SimInstant, priority: EventPriority = .normal) {
+        require(time >= now, "cannot set a timer at \(time): it is before now (\(now))")
+        timers[timer.index] = Armed(time: time.microseconds, key: queue.takeKey(priority: priority), event: event)
+        findSoonest()
+    }
+
+    /// Disarms `timer`; returns whether it was armed.
+    @inlinable
+    @discardableResult
+    public mutating func cancelTimer(_ timer: TimerID) -> Bool {
+        guard timers[timer.index] != nil else { return false }
+        timers[timer.index] = nil
+        findSoonest()
+        return true
+    }
+
+    /// When `timer` fires, or `nil` when it is disarmed.
+    @inlinable
+    public func timerTime(_ timer: TimerID) -> SimInstant? {
+        timers[timer.index].map { SimInstant(microseconds: $0.time) }
+    }
+
+    @inlinable
+    mutating func findSoonest() {
+        soonest = -1
+        var best: (Int64, UInt64) = (.max, .max)
+        for i in timers.indices {
+            guard let t = timers[i] else { continue }
+            if (t.time, t.key) < best {
+                best = (t.time, t.key)
+                soonest = i
+            }
+        }
+    }
+
+    /// Whether the earliest armed timer precedes the queue's earliest event.
+    @inlinable
+    var timerFirst: Bool {
+        guard soonest >= 0, let t = timers[soonest] else { return false }
+        guard let q = queue.firstOrder else { return true }
+        return (t.time, t.key) < (q.time, q.key)
+    }
+
+    /// The time of the next event, from the queue or a timer.
+    @inlinable
+    var nextTime: SimInstant? {
+        if timerFirst, let t = timers[soonest] { return SimInstant(microseconds: t.time) }
+        return queue.firstTime
+    }
 
     /// Schedules `event` at `time`.
     ///
@@ -60,14 +149,28 @@ public struct Simulator<Event> {
 
     /// The next event to fire, without firing it.
     @inlinable
-    public func peek() -> ScheduledEvent<Event>? { queue.first }
+    public func peek() -> ScheduledEvent<Event>? {
+        if timerFirst, let t = timers[soonest] {
+            return ScheduledEvent(time: SimInstant(microseconds: t.time),
+                                  priority: EventPriority(rawValue: UInt8(truncatingIfNeeded: t.key >> 56)), event: t.event)
+        }
+        return queue.first
+    }
 
     /// Fires the next event: advances `now` to its time and returns it.
     /// Returns `nil` (and leaves `now` alone) when nothing is pending.
     /// - Complexity: O(log n) amortized.
     @inlinable
     public mutating func step() -> Event? {
-        guard let (time, event) = queue.popFirst() else { return nil }
+        let time: SimInstant, event: Event
+        if timerFirst, let t = timers[soonest] {
+            timers[soonest] = nil
+            findSoonest()
+            (time, event) = (SimInstant(microseconds: t.time), t.event)
+        } else {
+            guard let (t, e) = queue.popFirst() else { return nil }
+            (time, event) = (t, e)
+        }
         assert(time >= now, "simulated time went backwards: \(time) after \(now)")
         clock = time
         return event
@@ -76,7 +179,7 @@ public struct Simulator<Event> {
     /// Fires the next event if it is due strictly before `end`; otherwise returns `nil`.
     @inlinable
     public mutating func step(before end: SimInstant) -> Event? {
-        guard let due = queue.firstTime, due < end else { return nil }
+        guard let due = nextTime, due < end else { return nil }
         return step()
     }
 

@@ -206,13 +206,17 @@ extension PhoneSimulation {
     }
 
     /// Schedules the end of the task's current phase.
+    ///
+    /// Task states are read field by field here and below, not copied whole (`let t =
+    /// tasks[i]`): a state is about 500 bytes with a string inside, and those copies were a
+    /// tenth of a run in a profile.
     mutating func rescheduleEnd(_ id: TaskID) {
-        let t = tasks[id.rawValue]
-        if let h = t.endEvent { sim.cancel(h) }
+        let i = id.rawValue
+        if let h = tasks[i].endEvent { sim.cancel(h) }
         let at: SimInstant?
-        switch t.phase {
-        case .transferring, .idle: at = t.deadline
-        case .working: at = t.deadline.map { min($0, t.workEnd!) } ?? t.workEnd
+        switch tasks[i].phase {
+        case .transferring, .idle: at = tasks[i].deadline
+        case .working: at = tasks[i].deadline.map { min($0, tasks[i].workEnd!) } ?? tasks[i].workEnd
         case .expiring(let until, _): at = until
         }
         tasks[id.rawValue].endEvent = at.map { sim.schedule(.taskEnd(id), at: $0, priority: Self.taskEndPriority) }
@@ -220,10 +224,9 @@ extension PhoneSimulation {
 
     mutating func taskPhaseEnded(_ id: TaskID) {
         tasks[id.rawValue].endEvent = nil
-        let t = tasks[id.rawValue]
-        switch t.phase {
-        case .working where sim.now >= t.workEnd!:
-            if t.request.forgetsCompletion {
+        switch tasks[id.rawValue].phase {
+        case .working where sim.now >= tasks[id.rawValue].workEnd!:
+            if tasks[id.rawValue].request.forgetsCompletion {
                 setCPU(id, on: false)
                 tasks[id.rawValue].phase = .idle
                 sink.taskEvent(.workDoneNotCompleted(id), at: sim.now)
@@ -232,7 +235,7 @@ extension PhoneSimulation {
                 finish(id, .completed, at: sim.now)
             }
         case .expiring(_, let kill):
-            if kill { terminate(t.request.app, cause: .terminated) } else { finish(id, .expired, at: sim.now) }
+            if kill { terminate(tasks[id.rawValue].request.app, cause: .terminated) } else { finish(id, .expired, at: sim.now) }
         default:
             expire(id, .timeUp)
         }
@@ -242,12 +245,12 @@ extension PhoneSimulation {
     /// the task after its response time, unless it never ends it or takes longer than the
     /// grace the system gives, in which case the app is terminated at the end of the grace.
     mutating func expire(_ id: TaskID, _ reason: ExpirationReason) {
-        let t = tasks[id.rawValue]
+        let app = tasks[id.rawValue].request.app
         sink.taskEvent(.expiration(id, reason), at: sim.now)
-        if t.phase == .transferring { cancelTransfer(of: id) }
+        if tasks[id.rawValue].phase == .transferring { cancelTransfer(of: id) }
         let grace = setup.system.expirationGrace
-        let response = t.request.expirationResponse
-        if t.request.forgetsCompletion {
+        let response = tasks[id.rawValue].request.expirationResponse
+        if tasks[id.rawValue].request.forgetsCompletion {
             setCPU(id, on: false)
             tasks[id.rawValue].phase = .expiring(until: sim.now + grace, kill: true)
         } else if response > grace {
@@ -259,7 +262,7 @@ extension PhoneSimulation {
             tasks[id.rawValue].phase = .expiring(until: sim.now + response, kill: false)
         }
         if tasks[id.rawValue].phase == .expiring(until: sim.now, kill: true) {
-            terminate(t.request.app, cause: .terminated)
+            terminate(app, cause: .terminated)
         } else {
             rescheduleEnd(id)
         }
@@ -289,13 +292,13 @@ extension PhoneSimulation {
 
     /// Arms or disarms the CPU monitor for a running task (FACTS.md §2).
     mutating func watchCPU(_ id: TaskID) {
-        let t = tasks[id.rawValue]
-        guard t.status == .running, let monitor = setup.system.cpuMonitor else { return }
-        let watched = !isCharging && t.request.kind == .processing && !t.request.requiresExternalPower
-            && t.request.cpuShare > monitor.threshold && !isExpiring(id)
-        if watched, t.monitorEvent == nil {
-            tasks[id.rawValue].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: Self.taskEndPriority)
-        } else if !watched, let h = t.monitorEvent {
+        let i = id.rawValue
+        guard tasks[i].status == .running, let monitor = setup.system.cpuMonitor else { return }
+        let watched = !isCharging && tasks[i].request.kind == .processing && !tasks[i].request.requiresExternalPower
+            && tasks[i].request.cpuShare > monitor.threshold && !isExpiring(id)
+        if watched, tasks[i].monitorEvent == nil {
+            tasks[i].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: Self.taskEndPriority)
+        } else if !watched, let h = tasks[i].monitorEvent {
             sim.cancel(h)
             tasks[id.rawValue].monitorEvent = nil
         }
@@ -311,52 +314,49 @@ extension PhoneSimulation {
     /// when it has no work left in the background, unless `suspendIfIdle` is false (the app
     /// is being terminated).
     mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, suspendIfIdle: Bool = true) {
-        var t = tasks[id.rawValue]
-        if case .ended(let earlier) = t.status { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
-        let app = t.request.app
+        let i = id.rawValue
+        if case .ended(let earlier) = tasks[i].status { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
+        let app = tasks[i].request.app
         var energyJ = 0.0
-        switch t.status {
+        switch tasks[i].status {
         case .running:
             setCPU(id, on: false)
-            runningIDs.remove(at: runningIDs.firstIndex(of: id.rawValue)!)
+            runningIDs.remove(at: runningIDs.firstIndex(of: i)!)
             apps[app].running -= 1
-            tasks[id.rawValue].status = .ended(outcome)
+            tasks[i].status = .ended(outcome)
             // Ended first, so a transfer that happens to finish at this instant does not
             // start the work of a task that is over.
-            if tasks[id.rawValue].phase == .transferring { cancelTransfer(of: id) }
-            t = tasks[id.rawValue]
-            if let h = t.endEvent { sim.cancel(h) }
-            if let h = t.monitorEvent { sim.cancel(h) }
-            t.endEvent = nil
-            t.monitorEvent = nil
-            energyJ = t.cpuJ + t.radioJ
+            if tasks[i].phase == .transferring { cancelTransfer(of: id) }
+            if let h = tasks[i].endEvent { sim.cancel(h) }
+            if let h = tasks[i].monitorEvent { sim.cancel(h) }
+            tasks[i].endEvent = nil
+            tasks[i].monitorEvent = nil
+            energyJ = tasks[i].cpuJ + tasks[i].radioJ
         case .eligible:
             eligible.removeAll { $0.id == id }
             apps[app].scheduler.remove(id)
             hold(id, nil)
-            t = tasks[id.rawValue]
         case .waiting:
-            if let h = t.eligibleEvent { sim.cancel(h) }
-            t.eligibleEvent = nil
+            if let h = tasks[i].eligibleEvent { sim.cancel(h) }
+            tasks[i].eligibleEvent = nil
             apps[app].scheduler.remove(id)
         case .ended: preconditionFailure("unreachable")
         }
-        t.status = .ended(outcome)
-        tasks[id.rawValue] = t
+        tasks[i].status = .ended(outcome)
         tasks.endedSinceCompaction += 1
-        var record = TaskRecord(request: t.request, started: t.started, ended: time, outcome: outcome,
-                                energyJ: energyJ, radioEnergyJ: t.radioJ)
-        record.success = outcome == .completed && t.request.success
-        record.rejection = t.rejection
+        var record = TaskRecord(request: tasks[i].request, started: tasks[i].started, ended: time, outcome: outcome,
+                                energyJ: energyJ, radioEnergyJ: tasks[i].radioJ)
+        record.success = outcome == .completed && tasks[i].request.success
+        record.rejection = tasks[i].rejection
         sink.taskEvent(.ended(record), at: time)
         policy.taskEnded(record)
         // Its share of the radio tail after its transfer is known only when that tail ends.
-        if links[0].users.contains(.task(id.rawValue)) || links[1].users.contains(.task(id.rawValue)) {
-            awaitingTail[id.rawValue] = record
+        if links[0].users.contains(.task(i)) || links[1].users.contains(.task(i)) {
+            awaitingTail[i] = record
         } else {
             report(id, record)
         }
-        if suspendIfIdle, t.started != nil, apps[app].running == 0, apps[app].life.state == .background {
+        if suspendIfIdle, tasks[i].started != nil, apps[app].running == 0, apps[app].life.state == .background {
             move(app, to: .suspended, cause: .workDone)
         }
     }
@@ -364,19 +364,20 @@ extension PhoneSimulation {
     /// Completes a task's record with what it used (energy, CPU time, bytes, holds) and
     /// reports it.
     mutating func report(_ id: TaskID, _ ended: TaskRecord) {
-        let t = tasks[id.rawValue]
+        let i = id.rawValue
         var record = ended
-        record.energyJ = t.cpuJ + t.radioJ
-        record.radioEnergyJ = t.radioJ
-        record.radioTailEnergyJ = t.tailJ
-        record.cpuTime = t.cpuTime
-        if t.started != nil {
-            record.movedUpBytes = max(0, (t.request.upBytes - t.leftUpBits / 8).rounded(.down))
-            record.movedDownBytes = max(0, (t.request.downBytes - t.leftDownBits / 8).rounded(.down))
+        record.energyJ = tasks[i].cpuJ + tasks[i].radioJ
+        record.radioEnergyJ = tasks[i].radioJ
+        record.radioTailEnergyJ = tasks[i].tailJ
+        record.cpuTime = tasks[i].cpuTime
+        if tasks[i].started != nil {
+            record.movedUpBytes = max(0, (tasks[i].request.upBytes - tasks[i].leftUpBits / 8).rounded(.down))
+            record.movedDownBytes = max(0, (tasks[i].request.downBytes - tasks[i].leftDownBits / 8).rounded(.down))
         }
-        record.held = t.held
-        if t.policyReasons != 0 {
-            record.policyReasons = policyReasonTokens.indices.filter { t.policyReasons & (1 << UInt32($0)) != 0 }
+        record.held = tasks[i].held
+        let reasons = tasks[i].policyReasons
+        if reasons != 0 {
+            record.policyReasons = policyReasonTokens.indices.filter { reasons & (1 << UInt32($0)) != 0 }
                 .map { policyReasonTokens[$0] }
         }
         sink.taskEnded(record)

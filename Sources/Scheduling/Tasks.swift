@@ -253,18 +253,20 @@ struct TaskStore<State> {
 
     /// Drops the states `done` says are no longer needed.
     mutating func compact(keeping keep: (Int, State) -> Bool) {
-        var kept: [State] = []
-        kept.reserveCapacity(states.count - min(endedSinceCompaction, states.count))
+        // In place, so `states` keeps its capacity: a fresh, tight array would regrow (copying
+        // every state each time it doubles) until the next compaction.
+        var kept = 0
         for id in slot.indices where slot[id] >= 0 {
-            let s = states[Int(slot[id])]
-            if keep(id, s) {
-                slot[id] = Int32(kept.count)
-                kept.append(s)
+            let from = Int(slot[id])
+            if keep(id, states[from]) {
+                if from != kept { states.swapAt(from, kept) }
+                slot[id] = Int32(kept)
+                kept += 1
             } else {
                 slot[id] = -1
             }
         }
-        states = kept
+        states.removeLast(states.count - kept)
         endedSinceCompaction = 0
     }
 }

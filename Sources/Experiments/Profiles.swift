@@ -41,23 +41,27 @@ enum Profiles {
     /// Replaces every profile reference in `tree` by the merged profile.
     /// - Parameter modelsDir: the folder holding `phones/`, `people/` and the other kinds.
     static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String) throws(ScenarioError) {
+        // Each profile file is read and parsed once, however many references name it (the
+        // reference scenario names each app model four times; parsing was most of startup).
+        var parsed: [String: ConfigNode] = [:]
         for kind in kinds {
-            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDir: modelsDir, file: file)
+            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDir: modelsDir, file: file,
+                        parsed: &parsed)
         }
     }
 
     private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>, walked: KeyPath,
                                 kind: (path: KeyPath, folder: String, what: String),
-                                modelsDir: String, file: String) throws(ScenarioError) {
+                                modelsDir: String, file: String, parsed: inout [String: ConfigNode]) throws(ScenarioError) {
         guard let first = rest.first else {
-            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file)
+            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file, parsed: &parsed)
             return
         }
         if first == anyIndex {
             guard case .sequence(var items) = node.value else { return }
             for i in items.indices {
                 try resolve(&items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
-                            modelsDir: modelsDir, file: file)
+                            modelsDir: modelsDir, file: file, parsed: &parsed)
             }
             node.value = .sequence(items)
             return
@@ -65,13 +69,13 @@ enum Profiles {
         guard case .key(let key) = first, case .mapping(var pairs) = node.value,
               let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
         try resolve(&pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
-                    modelsDir: modelsDir, file: file)
+                    modelsDir: modelsDir, file: file, parsed: &parsed)
         node.value = .mapping(pairs)
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
     private static func expand(_ node: inout ConfigNode, at here: KeyPath, kind: (path: KeyPath, folder: String, what: String),
-                               modelsDir: String, file: String) throws(ScenarioError) {
+                               modelsDir: String, file: String, parsed: inout [String: ConfigNode]) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
         let namePath: KeyPath
@@ -91,13 +95,19 @@ enum Profiles {
         let name = try reader.name(nameNode, namePath)
         let folder = (modelsDir as NSString).appendingPathComponent(kind.folder)
         let path = (folder as NSString).appendingPathComponent(name + ".yaml")
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            let known = available(in: folder)
-            throw reader.error(nameNode, namePath,
-                               "no \(kind.what) named '\(name)' (looked for \(path)); "
-                               + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
+        var base: ConfigNode
+        if let cached = parsed[path] {
+            base = cached
+        } else {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                let known = available(in: folder)
+                throw reader.error(nameNode, namePath,
+                                   "no \(kind.what) named '\(name)' (looked for \(path)); "
+                                   + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
+            }
+            base = try ConfigNode.parse(yaml: text, file: path)
+            parsed[path] = base
         }
-        var base = try ConfigNode.parse(yaml: text, file: path)
         guard case .mapping(let basePairs) = base.value else {
             throw ScenarioError(.invalid, file: path, line: base.line, column: base.column,
                                 message: "a \(kind.what) file must be a mapping of keys to values")

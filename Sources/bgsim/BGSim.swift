@@ -31,12 +31,13 @@ struct BGSim: AsyncParsableCommand {
               bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1   (then merge)
               bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
               bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep --shards 16
+              bgsim report notebooks-data/default --format md
 
-            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage,
-            3 incomplete or inconsistent shards (merge).
+            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario, a sweep,
+            an option, a results folder that is not one), 3 incomplete or inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
-        subcommands: [Run.self, SweepCommand.self, Merge.self, Validate.self]
+        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, Validate.self]
     )
 }
 
@@ -318,6 +319,64 @@ struct Merge: AsyncParsableCommand {
     }
 }
 
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write an HTML report (and optionally a Markdown summary) of a run's or sweep's results.",
+        discussion: """
+            One self-contained HTML file (inline SVG and CSS, no scripts, no requests): the \
+            comparison table with 95% confidence intervals and the best value per column marked; \
+            bars with interval whiskers for energy, latency and staleness; the start-latency \
+            distribution per policy (from tasks.csv, when written); energy against staleness with \
+            the Pareto front; for sweeps, each metric against each swept parameter per policy \
+            with interval bands; one phone's day under every policy (re-simulated from the \
+            manifest's scenario, so no --events is needed); and the resolved scenario.
+            """
+    )
+
+    @Argument(help: "A results folder written by 'bgsim run', 'bgsim sweep' or 'bgsim merge'.")
+    var results: String
+
+    @Option(help: "The HTML file to write (default: RESULTS/report.html). The Markdown summary goes beside it.")
+    var out: String?
+
+    @Option(help: ArgumentHelp("html, or md to write a Markdown summary (report.md) too.", valueName: "format"))
+    var format = "html"
+
+    @Option(help: "The replication the timeline shows (from 0).")
+    var replication = 0
+
+    @Option(help: "The day the timeline shows (from 0).")
+    var day = 0
+
+    @Flag(help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        guard format == "html" || format == "md" else { throw ValidationError("--format '\(format)': expected html or md") }
+        if replication < 0 { throw ValidationError("--replication must be at least 0, got \(replication)") }
+        if day < 0 { throw ValidationError("--day must be at least 0, got \(day)") }
+    }
+
+    func run() async throws {
+        let set = try ResultSet.load(results)
+        guard replication < set.replications else {
+            throw ReportError("--replication \(replication): the study in \(results) has replications 0 to \(set.replications - 1)")
+        }
+        let report = Report(set, options: ReportOptions(replication: replication, day: day))
+        let html = URL(fileURLWithPath: out ?? (results as NSString).appendingPathComponent("report.html"))
+        let folder = html.deletingLastPathComponent()
+        var files: [(name: String, content: OutputContent)] = [(html.lastPathComponent, .text(try report.html()))]
+        if format == "md" {
+            files.append((html.deletingPathExtension().lastPathComponent + ".md", .text(report.markdown())))
+        }
+        try OutputFiles.write(files, to: folder)
+        if !quiet {
+            for file in files { print("Wrote \(folder.appendingPathComponent(file.name).relativePath)") }
+        }
+    }
+}
+
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a scenario file (with any overrides) without running it."
@@ -359,6 +418,9 @@ enum Main {
         } catch let error as RuntimeFailure {
             printError("error: \(error)")
             return Exit.runtimeFailure
+        } catch let error as ReportError {
+            printError("error: \(error)")
+            return Exit.badInput
         } catch let error as MergeError {
             printError("error: \(error)")
             return Exit.incomplete

@@ -1,0 +1,87 @@
+import Foundation
+import PhoneWorld
+import Scheduling
+import SimEngine
+
+/// What one phone did in one replication, for the report's timeline: the battery's level,
+/// the charger, the network, the screen, each app's state and each task's run.
+///
+/// Recorded by re-simulating the run (a run is a pure function of scenario, policy and
+/// replication, so this is the very run whose numbers the report shows), not read from
+/// `events.csv`, so a report needs no `--events`.
+public struct PhoneTrace: MetricsSink, Sendable {
+    public var window: Range<SimInstant>
+    /// (time, charge 0...1), the last point before the window first.
+    public var charge: [(SimInstant, Double)] = []
+    /// State changes, each with the time it took effect.
+    public var charging: [(SimInstant, Bool)] = [(.start, false)]
+    public var network: [(SimInstant, NetworkKind)] = [(.start, .none)]
+    /// The app in the foreground (`nil`: screen off).
+    public var screen: [(SimInstant, Int?)] = [(.start, nil)]
+    public var appStates: [[(SimInstant, AppState)]]
+    /// Task runs overlapping the window: app, kind, start, end, outcome.
+    public var runs: [(app: Int, kind: TaskKind, start: SimInstant, end: SimInstant, outcome: TaskOutcome)] = []
+    public var shutdowns: [SimInstant] = []
+
+    public init(apps: Int, window: Range<SimInstant>) {
+        self.window = window
+        appStates = Array(repeating: [(.start, .notRunning)], count: apps)
+    }
+
+    public mutating func chargeObserved(_ c: Double, at t: SimInstant) {
+        if t < window.lowerBound {
+            charge = [(t, c)]
+        } else if t <= window.upperBound {
+            charge.append((t, c))
+        }
+    }
+
+    public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
+        guard t <= window.upperBound else { return }
+        switch e {
+        case .plugIn: charging.append((t, true))
+        case .unplug: charging.append((t, false))
+        case .network(let n): network.append((t, n.kind))
+        case .launch(let app): screen.append((t, app))
+        case .leave: screen.append((t, nil))
+        default: break
+        }
+    }
+
+    public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
+        guard t <= window.upperBound else { return }
+        appStates[l.app].append((t, l.to))
+    }
+
+    public mutating func phoneShutDown(at t: SimInstant) {
+        if window.contains(t) { shutdowns.append(t) }
+    }
+
+    public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
+        guard case .ended(let r) = e, let start = r.started, start < window.upperBound, r.ended >= window.lowerBound else { return }
+        runs.append((r.request.app, r.request.kind, start, r.ended, r.outcome))
+    }
+}
+
+extension Experiment {
+    /// Re-simulates `policy` in `replication` of the scenario and records its trace over `window`.
+    public static func trace(_ scenario: Scenario, policy: PolicySpec, replication: Int,
+                             window: Range<SimInstant>) throws -> PhoneTrace {
+        let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
+        switch policy.rule {
+        case .eager: return try trace(scenario, EagerPolicy(), sink, replication)
+        case .chargeOnly: return try trace(scenario, ChargeOnlyPolicy(), sink, replication)
+        case .coalesce(let p): return try trace(scenario, CoalescePolicy(p), sink, replication)
+        case .ios(let p): return try trace(scenario, DuetPolicy(p), sink, replication)
+        case .android(let p): return try trace(scenario, AndroidPolicy(p), sink, replication)
+        case .oracle(let p): return try trace(scenario, OraclePolicy(p), sink, replication)
+        }
+    }
+
+    static func trace<P: SchedulingPolicy>(_ scenario: Scenario, _ policy: P, _ sink: PhoneTrace, _ replication: Int) throws -> PhoneTrace {
+        let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
+                                       replication: UInt64(replication), generator: scenario.generator)
+        var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
+        return sim.run()
+    }
+}

@@ -1,0 +1,372 @@
+import Foundation
+import Scheduling
+import SimEngine
+import SimRandom
+
+/// What `bgsim report` draws beyond the result files' own content.
+public struct ReportOptions: Sendable {
+    /// The replication and day (from 0) the timeline shows.
+    public var replication = 0
+    public var day = 0
+    public init(replication: Int = 0, day: Int = 0) {
+        self.replication = replication
+        self.day = day
+    }
+}
+
+/// The comparison report: one self-contained HTML page (inline SVG and CSS; no script, no
+/// request) and a Markdown summary, built from a results folder.
+///
+/// Every interval is a 95% Student-t interval over replications. For a sweep, a replication's
+/// value for a policy is its mean over the points in question (all points for the table, the
+/// points at one value of a parameter for a line), so replications stay the independent
+/// observations and common random numbers carry over.
+public struct Report {
+    let results: ResultSet
+    let options: ReportOptions
+    /// The scenario rebuilt from the manifest (point 0's for a sweep), for the timeline and
+    /// to know which policies are bounds; `nil` if it could not be rebuilt.
+    let scenario: Scenario?
+    let scenarioProblem: String?
+
+    struct Column: Sendable {
+        var metric: String
+        var title: String
+        var format: @Sendable (Double) -> String
+        /// Seconds, drawn on duration ticks.
+        var isDuration: Bool { metric.hasSuffix("_s") }
+        init(_ metric: String, _ title: String, _ format: @escaping @Sendable (Double) -> String) {
+            self.metric = metric
+            self.title = title
+            self.format = format
+        }
+    }
+
+    /// The table's columns: metric, heading, format.
+    static let columns: [Column] = [
+        Column("completed_pct", "completed %", { String(format: "%.1f", $0) }),
+        Column("latency_p50_s", "start latency p50", SVG.duration),
+        Column("latency_p90_s", "start latency p90", SVG.duration),
+        Column("background_energy_j", "background energy J", { String(format: "%.0f", $0) }),
+        Column("background_battery_energy_j", "from battery J", { String(format: "%.0f", $0) }),
+        Column("wasted_energy_j", "wasted J", { String(format: "%.1f", $0) }),
+        Column("staleness_mean_s", "staleness", SVG.duration),
+        Column("fresh_launches_pct", "fresh launches %", { String(format: "%.1f", $0) }),
+        Column("refreshes_seen_pct", "refreshes seen %", { String(format: "%.1f", $0) }),
+        Column("min_charge_pct", "min charge %", { String(format: "%.1f", $0) }),
+    ]
+
+    /// The sweep charts' metrics.
+    static let sweepMetrics: [Column] = [
+        Column("background_energy_j", "background energy (J)", SVG.number),
+        Column("latency_mean_s", "mean start latency", SVG.duration),
+        Column("staleness_mean_s", "mean staleness", SVG.duration),
+        Column("fresh_launches_pct", "fresh launches (%)", SVG.number),
+    ]
+
+    public init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
+        self.results = results
+        self.options = options
+        var problem: String?
+        var rebuilt: Scenario?
+        if let resolved = results.resolvedScenario,
+           let json = try? JSONSerialization.data(withJSONObject: resolved, options: [.sortedKeys]) {
+            // JSON is YAML: the manifest's resolved scenario reads back as a scenario file.
+            do {
+                rebuilt = try Scenario.parse(yaml: String(decoding: json, as: UTF8.self),
+                                             file: results.folder.appendingPathComponent("manifest.json").path)
+            } catch {
+                problem = "the manifest's resolved scenario could not be read back: \(error)"
+            }
+        } else {
+            problem = "the manifest has no resolved scenario"
+        }
+        scenario = rebuilt
+        scenarioProblem = problem
+    }
+
+    // MARK: - Numbers
+
+    func isBound(_ policy: String) -> Bool {
+        scenario?.policies.first { $0.name == policy }?.isBound ?? (policy == "oracle")
+    }
+
+    /// Per replication, the mean of `metric` over the rows of `policy` that `keep` accepts,
+    /// then the interval over replications.
+    func interval(_ metric: String, policy: String, where keep: ([String]) -> Bool = { _ in true }) -> ConfidenceInterval {
+        guard let m = results.runs.column(metric), let p = results.runs.column("policy"),
+              let r = results.runs.column("replication") else { return ConfidenceInterval([]) }
+        var sums: [Int: (Double, Int)] = [:]
+        for row in results.runs.rows where row[p] == policy && keep(row) {
+            guard let v = Double(row[m]), v.isFinite, let rep = Int(row[r]) else { continue }
+            let (s, n) = sums[rep] ?? (0, 0)
+            sums[rep] = (s + v, n + 1)
+        }
+        return ConfidenceInterval(sums.keys.sorted().map { sums[$0]!.0 / Double(sums[$0]!.1) })
+    }
+
+    func better(_ metric: String) -> Metric.Better {
+        RunMetrics.columns.first { $0.name == metric }?.better ?? .neither
+    }
+
+    /// For each column, the policy (index) with the best mean among the deployable ones.
+    func best(_ intervals: [[ConfidenceInterval]]) -> [Int?] {
+        Self.columns.indices.map { c in
+            let candidates = results.policies.indices.filter { !isBound(results.policies[$0]) && intervals[$0][c].mean.isFinite }
+            guard candidates.count > 1, Set(candidates.map { intervals[$0][c].mean }).count > 1 else { return nil }
+            switch better(Self.columns[c].metric) {
+            case .higher: return candidates.max { intervals[$0][c].mean < intervals[$1][c].mean }
+            case .lower: return candidates.min { intervals[$0][c].mean < intervals[$1][c].mean }
+            case .neither: return nil
+            }
+        }
+    }
+
+    /// Start latencies of started refresh and processing tasks, per policy, sorted.
+    func latencies() -> [[Double]]? {
+        guard let tasks = results.tasks, let p = tasks.column("policy"), let l = tasks.column("latency_s"),
+              let k = tasks.column("kind") else { return nil }
+        var byPolicy = Dictionary(uniqueKeysWithValues: results.policies.map { ($0, [Double]()) })
+        for row in tasks.rows where row[k] != "finite_length" {
+            if let v = Double(row[l]) { byPolicy[row[p]]?.append(v) }
+        }
+        return results.policies.map { byPolicy[$0]!.sorted() }
+    }
+
+    /// A parameter's values in point order, and whether they are all numbers (durations in seconds).
+    func parameterValues(_ name: String) -> (labels: [String], numbers: [Double]?) {
+        guard let c = results.runs.column(name) else { return ([], nil) }
+        var seen: [String] = [], set = Set<String>()
+        for row in results.runs.rows where set.insert(row[c]).inserted { seen.append(row[c]) }
+        let numbers = seen.map { Double($0) ?? Scenario.duration($0).map(\.seconds) }
+        return numbers.allSatisfy { $0 != nil } ? (seen, numbers.map { $0! }) : (seen, nil)
+    }
+
+    // MARK: - HTML
+
+    public func html() throws -> String {
+        let r = results
+        let policies = r.policies
+        let colors = policies.indices.map(SVG.color)
+        var body = ""
+        let what = r.kind == "sweep"
+            ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) points)"
+            : "run"
+        body += "<header><h1>\(SVG.esc(r.scenarioName)): policy comparison</h1>"
+        body += "<p class=\"meta\">\(SVG.esc(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(SVG.esc(r.seed)) · policies \(SVG.esc(policies.joined(separator: ", ")))</p>"
+        if !r.commandLine.isEmpty {
+            body += "<p class=\"meta\">reproduce: <code>\(SVG.esc(r.commandLine.joined(separator: " ")))</code></p>"
+        }
+        body += "</header>"
+
+        // The table.
+        let intervals = policies.map { p in Self.columns.map { interval($0.metric, policy: p) } }
+        let bestColumn = best(intervals)
+        body += "<section><h2>Comparison</h2><p class=\"note\">Mean ± half-width of the 95% confidence interval over replications"
+        body += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
+        body += "; ★ best among deployable policies (bounds such as the oracle are shown, not ranked).</p>"
+        body += "<table class=\"cmp\"><thead><tr><th>policy</th>" + Self.columns.map { "<th>\(SVG.esc($0.title))</th>" }.joined() + "</tr></thead><tbody>"
+        for (i, p) in policies.enumerated() {
+            body += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))\(isBound(p) ? " <small>(bound)</small>" : "")</th>"
+            for (c, column) in Self.columns.enumerated() {
+                let ci = intervals[i][c]
+                var cell = column.format(ci.mean)
+                if !ci.mean.isFinite { cell = "–" }
+                if ci.halfWidth.isFinite { cell += " <small>± \(SVG.esc(column.format(ci.halfWidth)))</small>" }
+                let isBest = bestColumn[c] == i
+                body += "<td\(isBest ? " class=\"best\"" : "")>\(cell)\(isBest ? " ★" : "")</td>"
+            }
+            body += "</tr>"
+        }
+        body += "</tbody></table></section>"
+
+        // Bars.
+        body += "<section><h2>Energy, latency, staleness</h2><div class=\"grid\">"
+        let barCharts: [(Column, String)] = [
+            (Column("background_energy_j", "Background energy", SVG.number), "joules per phone"),
+            (Column("latency_mean_s", "Mean start latency", SVG.duration), "time from earliest begin to start"),
+            (Column("staleness_mean_s", "Mean staleness at launch", SVG.duration), "age of content when opened"),
+        ]
+        for (k, (column, unit)) in barCharts.enumerated() {
+            let (metric, title, format) = (column.metric, column.title, column.format)
+            let cis = policies.map { interval(metric, policy: $0) }
+            let bestIndex: Int? = {
+                let ok = policies.indices.filter { !isBound(policies[$0]) && cis[$0].mean.isFinite }
+                return ok.count > 1 ? ok.min { cis[$0].mean < cis[$1].mean } : nil
+            }()
+            body += SVG.bars(id: "bars-\(k)", title: title, unit: unit,
+                             rows: policies.indices.map { SVG.Bar(label: policies[$0], color: colors[$0], interval: cis[$0],
+                                                                  best: bestIndex == $0, bound: isBound(policies[$0])) },
+                             format: format, durations: column.isDuration)
+        }
+        body += "</div></section>"
+
+        // CDF and Pareto scatter.
+        body += "<section><h2>Distribution and trade-off</h2><div class=\"grid\">"
+        if let lat = latencies() {
+            body += SVG.cdf(id: "cdf", title: "Start latency of refresh and processing tasks (all replications)",
+                            xLabel: "start latency (log scale; under 1 s drawn at 1 s)",
+                            series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
+        } else {
+            body += "<p class=\"note\">No latency distribution: this study did not write tasks.csv (it ran with --no-tasks).</p>"
+        }
+        let energy = policies.map { interval("background_energy_j", policy: $0) }
+        let stale = policies.map { interval("staleness_mean_s", policy: $0) }
+        let front = SVG.paretoFront(policies.indices.map { (energy[$0].mean, stale[$0].mean) })
+        body += SVG.scatter(id: "pareto", title: "Background energy against staleness (lower is better on both)",
+                            xLabel: "background energy (J)", yLabel: "mean staleness at launch",
+                            points: policies.indices.map { SVG.Point(label: policies[$0], color: colors[$0], x: energy[$0], y: stale[$0],
+                                                                     bound: isBound(policies[$0])) },
+                            front: front, xFormat: SVG.number, yFormat: SVG.duration, yDurations: true)
+        body += "</div></section>"
+
+        if r.kind == "sweep" { body += sweepSection(colors: colors) }
+        body += try timelineSection(colors: colors)
+        body += scenarioSection()
+        return Self.page(title: "\(r.scenarioName): policy comparison", body: body)
+    }
+
+    var pointCount: Int {
+        guard let c = results.runs.column("point") else { return 1 }
+        return Set(results.runs.rows.map { $0[c] }).count
+    }
+
+    func sweepSection(colors: [String]) -> String {
+        var s = "<section><h2>Against the swept parameters</h2>"
+        s += "<p class=\"note\">Each line is a policy's mean at each value of the parameter, the band its 95% interval over replications"
+        s += results.parameters.count > 1 ? "; each replication is first averaged over the other parameters' values at that value." : "."
+        s += "</p>"
+        for (a, name) in results.parameters.enumerated() {
+            guard let column = results.runs.column(name) else { continue }
+            let (labels, numbers) = parameterValues(name)
+            s += "<h3>\(SVG.esc(name))</h3><div class=\"grid\">"
+            let positive = numbers.map { $0.allSatisfy { $0 > 0 } } ?? false
+            let spread = numbers.flatMap { n in n.min().flatMap { lo in n.max().map { $0 / lo } } } ?? 1
+            let logX = positive && spread >= 50
+            let order: [Int] = numbers.map { n in labels.indices.sorted { n[$0] < n[$1] } } ?? Array(labels.indices)
+            for (m, metric) in Self.sweepMetrics.enumerated() {
+                let lines = results.policies.enumerated().map { i, p in
+                    SVG.Line(label: p, color: colors[i], points: order.map { k in
+                        let value = labels[k]
+                        return (numbers?[k] ?? Double(order.firstIndex(of: k)!), interval(metric.metric, policy: p) { $0[column] == value })
+                    })
+                }
+                let isDuration = numbers != nil && labels.contains { Double($0) == nil }
+                let xFormat: @Sendable (Double) -> String = isDuration ? SVG.duration : SVG.number
+                let categories: [String]? = numbers == nil ? order.map { labels[$0] } : nil
+                let xLabel = name + (logX ? " (log scale)" : "")
+                s += SVG.lines(id: "sweep-\(a)-\(m)", title: "\(metric.title) against \(name)", xLabel: xLabel,
+                               yLabel: metric.title, lines: lines, categories: categories,
+                               logX: logX, xFormat: xFormat, yFormat: metric.format,
+                               xDurations: isDuration, yDurations: metric.isDuration)
+            }
+            s += "</div>"
+        }
+        return s + "</section>"
+    }
+
+    func timelineSection(colors: [String]) throws -> String {
+        var s = "<section><h2>One phone, one day</h2>"
+        guard let scenario else {
+            return s + "<p class=\"note\">No timeline: \(SVG.esc(scenarioProblem ?? "no scenario")).</p></section>"
+        }
+        let days = Int((scenario.setup.duration.seconds / 86_400).rounded(.up))
+        let day = min(max(options.day, 0), max(days - 1, 0))
+        let from = SimInstant.after(.days(Int64(day)))
+        let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
+        s += "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
+        s += results.kind == "sweep" ? " at point 0" : ""
+        s += ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars (refresh, processing, finite-length). Hover for details.</p>"
+        let apps = scenario.setup.apps.map(\.name)
+        for (i, policy) in scenario.policies.enumerated() {
+            let trace = try Experiment.trace(scenario, policy: policy, replication: options.replication, window: from..<to)
+            s += Timeline.svg(id: "timeline-\(i)", policy: policy.name, color: SVG.color(i), trace: trace, apps: apps, from: from, to: to)
+        }
+        return s + "</section>"
+    }
+
+    func scenarioSection() -> String {
+        guard let resolved = results.resolvedScenario,
+              let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
+        var s = "<section><h2>Scenario</h2><p class=\"note\">As resolved (profiles expanded, overrides applied)"
+        s += results.kind == "sweep" ? ", at point 0; the swept parameters vary from point to point." : "."
+        s += "</p><details><summary>resolved scenario</summary><pre>\(SVG.esc(String(decoding: data, as: UTF8.self)))</pre></details></section>"
+        return s
+    }
+
+    static func page(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en"><head><meta charset="utf-8">
+        <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(SVG.esc(title))</title>
+        <style>
+        body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;margin:24px auto;max-width:1340px;padding:0 16px;background:#fff}
+        h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 4px}
+        .meta,.note{color:#555;margin:2px 0}.note{font-size:13px;max-width:1000px}code{font-size:12px;background:#f4f4f6;padding:1px 4px;border-radius:3px}
+        table.cmp{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+        .cmp th,.cmp td{padding:5px 10px;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}.cmp thead th{font-size:12px;color:#555;vertical-align:bottom;white-space:normal;max-width:110px}
+        .cmp tbody th{text-align:left}.cmp td.best{font-weight:700;background:#eef6ee}.cmp small{color:#777;font-weight:400}
+        .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
+        .grid{display:flex;flex-wrap:wrap;gap:12px 24px}
+        svg.chart{font-size:11px;max-width:100%;height:auto;overflow:visible}
+        .ctitle{font-size:13px;font-weight:600}.tick{fill:#555}.label{fill:#333;font-size:12px}.best{font-weight:700}
+        .grid line.grid,line.grid{stroke:#eee}.axis{stroke:#888}.whisker{stroke:#222;stroke-width:1.3}
+        .front{fill:none;stroke:#999;stroke-dasharray:5 4;stroke-width:1.5}
+        details{margin:6px 0}pre{background:#f7f7f9;padding:10px;font-size:12px;max-height:520px;overflow:auto}
+        </style></head><body>
+        \(body)
+        <footer class="note"><p>Written by bgsim \(Manifest.toolVersion) report. Self-contained: no scripts, fonts or requests.</p></footer>
+        </body></html>
+
+        """
+    }
+
+    // MARK: - Markdown
+
+    public func markdown() -> String {
+        let r = results
+        var s = "# \(r.scenarioName): policy comparison\n\n"
+        s += r.kind == "sweep" ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) points; " : "Run; "
+        s += "\(r.replications) replications, seed \(r.seed).\n"
+        if !r.commandLine.isEmpty { s += "Reproduce with `\(r.commandLine.joined(separator: " "))`.\n" }
+        s += "\nMean ± 95% CI half-width over replications"
+        s += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
+        s += "; **bold ★** best among deployable policies.\n\n"
+        let intervals = r.policies.map { p in Self.columns.map { interval($0.metric, policy: p) } }
+        let bestColumn = best(intervals)
+        s += "| policy | " + Self.columns.map(\.title).joined(separator: " | ") + " |\n"
+        s += "| --- |" + String(repeating: " ---: |", count: Self.columns.count) + "\n"
+        for (i, p) in r.policies.enumerated() {
+            s += "| \(p)\(isBound(p) ? " (bound)" : "") |"
+            for (c, column) in Self.columns.enumerated() {
+                let ci = intervals[i][c]
+                var cell = ci.mean.isFinite ? column.format(ci.mean) : "–"
+                if ci.halfWidth.isFinite { cell += " ± " + column.format(ci.halfWidth) }
+                s += " " + (bestColumn[c] == i ? "**\(cell) ★**" : cell) + " |"
+            }
+            s += "\n"
+        }
+        let energy = r.policies.map { interval("background_energy_j", policy: $0).mean }
+        let stale = r.policies.map { interval("staleness_mean_s", policy: $0).mean }
+        let front = SVG.paretoFront(Array(zip(energy, stale)))
+        s += "\nPareto front (background energy against staleness, lower is better on both): "
+        s += front.map { "\(r.policies[$0]) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
+        for name in r.parameters {
+            guard let column = r.runs.column(name) else { continue }
+            let (labels, _) = parameterValues(name)
+            for metric in Self.sweepMetrics.prefix(3) {
+                s += "\n### \(metric.title) against `\(name)`\n\n| \(name) | " + r.policies.joined(separator: " | ") + " |\n"
+                s += "| --- |" + String(repeating: " ---: |", count: r.policies.count) + "\n"
+                for value in labels {
+                    s += "| \(value) |" + r.policies.map { p in
+                        let ci = interval(metric.metric, policy: p) { $0[column] == value }
+                        return " " + metric.format(ci.mean) + (ci.halfWidth.isFinite ? " ± " + metric.format(ci.halfWidth) : "") + " |"
+                    }.joined() + "\n"
+                }
+            }
+        }
+        return s
+    }
+}

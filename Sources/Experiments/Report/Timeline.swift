@@ -1,0 +1,117 @@
+import Foundation
+import PhoneWorld
+import Scheduling
+import SimEngine
+
+/// The report's one-phone timeline: lanes for the battery, the charger, the network, the
+/// screen and each app, over one window of one replication.
+enum Timeline {
+    static let appStateFill: [AppState: String] = [
+        .notRunning: "none", .suspended: "#e4e4e8", .background: "#fbd9a8", .inactive: "#cfe3f5", .active: "#a9cdee",
+    ]
+    static let kindFill: [TaskKind: String] = [.refresh: "#0072B2", .processing: "#009E73", .finiteLength: "#CC79A7"]
+
+    /// Segments of a step function over [from, to): (start, end, value).
+    static func segments<V>(_ changes: [(SimInstant, V)], from: SimInstant, to: SimInstant) -> [(SimInstant, SimInstant, V)] {
+        var out: [(SimInstant, SimInstant, V)] = []
+        for (k, (t, v)) in changes.enumerated() {
+            let end = k + 1 < changes.count ? changes[k + 1].0 : to
+            let a = max(t, from), b = min(end, to)
+            if a < b { out.append((a, b, v)) }
+        }
+        return out
+    }
+
+    static func svg(id: String, policy: String, color: String, trace: PhoneTrace, apps: [String],
+                    from: SimInstant, to: SimInstant) -> String {
+        let width = 1280.0, left = 120.0, right = 16.0
+        let batteryH = 56.0, band = 11.0, appH = 15.0, top = 28.0
+        let bandsTop = top + batteryH + 8
+        let appsTop = bandsTop + 3 * (band + 4) + 6
+        let height = appsTop + Double(apps.count) * appH + 30
+        let span = max((to - from).seconds, 1)
+        func x(_ t: SimInstant) -> Double { left + (t - from).seconds / span * (width - left - right) }
+        var s = SVG.open(Int(width), Int(height), title: "Timeline under \(policy)", id: id)
+        s += "<rect x=\"0\" y=\"4\" width=\"6\" height=\"16\" fill=\"\(color)\"/>"
+        s += SVG.text(12, 18, "\(policy)", cls: "ctitle")
+        s += SVG.text(width - right, 18, "■ refresh  ■ processing  ■ finite-length   app: ▭ suspended ▭ background ▭ foreground; red outline: expired or killed", anchor: "end", cls: "tick")
+        // Hour grid.
+        let hours = Int((span / 3600).rounded(.up))
+        let step = hours > 36 ? 6 : 3
+        for h in stride(from: 0, through: hours, by: step) {
+            let t = from + .hours(Int64(h))
+            guard t <= to else { break }
+            s += SVG.line(x(t), top, x(t), height - 24, cls: "grid")
+            s += SVG.text(x(t), height - 10, String(format: "%02d:00", (Int((from - .start).seconds / 3600) + h) % 24), anchor: "middle", cls: "tick")
+        }
+        // Battery: charging shaded behind the level line.
+        s += SVG.text(left - 8, top + batteryH / 2 + 4, "battery %", anchor: "end", cls: "label")
+        for (a, b, on) in segments(trace.charging, from: from, to: to) where on {
+            s += "<rect x=\"\(SVG.c(x(a)))\" y=\"\(SVG.c(top))\" width=\"\(SVG.c(max(x(b) - x(a), 0.5)))\" height=\"\(SVG.c(batteryH))\" fill=\"#e3f3e3\"/>"
+        }
+        s += SVG.line(left, top + batteryH, width - right, top + batteryH, cls: "axis")
+        for level in [0.0, 0.5, 1.0] {
+            s += SVG.text(left + 3, top + batteryH * (1 - level) + (level == 1 ? 10 : level == 0 ? -2 : 4), String(format: "%.0f", level * 100), cls: "tick")
+        }
+        if !trace.charge.isEmpty {
+            // The level is piecewise linear between observations; at most ~1,500 vertices.
+            let stride = max(1, trace.charge.count / 1500)
+            var points: [String] = []
+            for (k, (t, c)) in trace.charge.enumerated() where k % stride == 0 || k == trace.charge.count - 1 {
+                points.append("\(SVG.c(x(max(t, from)))),\(SVG.c(top + batteryH * (1 - c)))")
+            }
+            s += "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#2a7a2a\" stroke-width=\"1.6\"/>"
+        }
+        for t in trace.shutdowns {
+            s += "<line x1=\"\(SVG.c(x(t)))\" y1=\"\(SVG.c(top))\" x2=\"\(SVG.c(x(t)))\" y2=\"\(SVG.c(top + batteryH))\" stroke=\"#d00\" stroke-width=\"2\"><title>shut down</title></line>"
+        }
+        // Charger, network, screen.
+        func lane(_ row: Int, _ name: String) -> Double {
+            let y = bandsTop + Double(row) * (band + 4)
+            s += SVG.text(left - 8, y + band - 1, name, anchor: "end", cls: "label")
+            s += "<rect x=\"\(SVG.c(left))\" y=\"\(SVG.c(y))\" width=\"\(SVG.c(width - left - right))\" height=\"\(SVG.c(band))\" fill=\"#fafafa\"/>"
+            return y
+        }
+        func rect(_ a: SimInstant, _ b: SimInstant, _ y: Double, _ h: Double, _ fill: String, _ tip: String, extra: String = "") -> String {
+            "<rect x=\"\(SVG.c(x(a)))\" y=\"\(SVG.c(y))\" width=\"\(SVG.c(max(x(b) - x(a), 0.6)))\" height=\"\(SVG.c(h))\" fill=\"\(fill)\"\(extra)><title>\(SVG.esc(tip))</title></rect>"
+        }
+        let clock = { (t: SimInstant) in
+            let s = Int((t - .start).seconds)
+            return String(format: "%02d:%02d:%02d", s / 3600 % 24, s / 60 % 60, s % 60)
+        }
+        var y = lane(0, "charger")
+        for (a, b, on) in segments(trace.charging, from: from, to: to) where on {
+            s += rect(a, b, y, band, "#3a9a3a", "charging \(clock(a))–\(clock(b))")
+        }
+        y = lane(1, "network")
+        let netFill: [NetworkKind: String] = [.wifi: "#56B4E9", .cellular: "#E69F00", .none: "#bbbbbb"]
+        for (a, b, kind) in segments(trace.network, from: from, to: to) {
+            s += rect(a, b, y, band, netFill[kind] ?? "#bbb", "\(kind.rawValue) \(clock(a))–\(clock(b))")
+        }
+        y = lane(2, "screen")
+        for (a, b, app) in segments(trace.screen, from: from, to: to) {
+            guard let app else { continue }
+            s += rect(a, b, y, band, "#333", "\(app < apps.count ? apps[app] : "app") in use \(clock(a))–\(clock(b))")
+        }
+        // Apps: state band, task bars on top.
+        for (i, name) in apps.enumerated() {
+            let ay = appsTop + Double(i) * appH
+            s += SVG.text(left - 8, ay + appH - 4, name, anchor: "end", cls: "tick")
+            s += SVG.line(left, ay + appH - 0.5, width - right, ay + appH - 0.5, cls: "grid")
+            if i < trace.appStates.count {
+                for (a, b, state) in segments(trace.appStates[i], from: from, to: to) {
+                    guard let fill = appStateFill[state], fill != "none" else { continue }
+                    s += rect(a, b, ay + 1, appH - 3, fill, "\(name): \(state.rawValue) \(clock(a))–\(clock(b))")
+                }
+            }
+            for run in trace.runs where run.app == i {
+                let a = max(run.start, from), b = min(run.end, to)
+                let failed = run.outcome == .expired || run.outcome == .killed
+                s += rect(a, b, ay + 4, appH - 9, kindFill[run.kind] ?? "#000",
+                          "\(name) \(run.kind.rawValue) \(clock(run.start))–\(clock(run.end)) (\(SVG.duration((run.end - run.start).seconds))), \(run.outcome.rawValue)",
+                          extra: failed ? " stroke=\"#d00\" stroke-width=\"1.5\"" : "")
+            }
+        }
+        return s + "</svg>"
+    }
+}

@@ -2,21 +2,37 @@
 
 SWIFT    ?= swift
 SCENARIO ?= models/scenarios/default.yaml
+DEMO_OUT ?= notebooks-data/$(basename $(notdir $(SCENARIO)))
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps deps-slurm build bench reference clean
+.PHONY: demo test deps deps-slurm deps-chromium build bench reference datasets clean
 
-## Install what is missing, build in release, run the default scenario.
+## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
 	$(SWIFT) build -c release --product bgsim
-	.build/release/bgsim run $(SCENARIO)
+	.build/release/bgsim run $(SCENARIO) --out $(DEMO_OUT)
+	.build/release/bgsim report $(DEMO_OUT) --format md --quiet
+	@echo "Report: $(DEMO_OUT)/report.html (and report.md)"
+
+## The bundled studies' datasets in notebooks-data/ (schema in notebooks-data/README.md), each
+## with its report: the default comparison, the Background App Refresh setting sweep and the
+## charging-habit sweep.
+datasets: deps
+	$(SWIFT) build -c release --product bgsim
+	.build/release/bgsim run models/scenarios/default.yaml --out notebooks-data/default --quiet
+	.build/release/bgsim report notebooks-data/default --format md
+	.build/release/bgsim sweep models/sweeps/refresh-setting.yaml --out notebooks-data/refresh-setting --no-tasks --quiet
+	.build/release/bgsim report notebooks-data/refresh-setting --format md
+	.build/release/bgsim sweep models/sweeps/charging-habit.yaml --out notebooks-data/charging-habit --no-tasks --quiet
+	.build/release/bgsim report notebooks-data/charging-habit --format md
 
 ## Install what is missing and run the test suite, then the Slurm test: a one-node cluster on
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run.
-test: deps deps-slurm
+test: deps deps-slurm deps-chromium
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
+	Tests/Report/report-browser-test.sh .build/debug/bgsim
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.
@@ -36,6 +52,15 @@ deps-slurm:
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null && \
 	  command -v slurmctld >/dev/null || { echo "error: installing the Slurm packages failed" >&2; exit 1; }; \
+	fi
+
+## A real browser for the report test (Debian's chromium, run headless).
+deps-chromium:
+	@if ! command -v chromium >/dev/null; then \
+	  echo "Installing chromium with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && \
+	  command -v chromium >/dev/null || { echo "error: installing chromium failed" >&2; exit 1; }; \
 	fi
 
 build: deps

@@ -33,8 +33,9 @@ struct BGSim: AsyncParsableCommand {
               bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep --shards 16
               bgsim report notebooks-data/default --format md
 
-            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario, a sweep,
-            an option, a results folder that is not one), 3 incomplete or inconsistent shards (merge).
+            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,
+            a sweep, an option, a folder that is not a results folder), 3 incomplete or
+            inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
         subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, Validate.self]

@@ -46,7 +46,8 @@ struct CLITests {
         #expect(r.stdout.contains("sweep ") && r.stdout.contains("merge "))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11\n"))
-        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage,\n3 incomplete or inconsistent shards (merge)."))
+        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,\na sweep, an option, a folder that is not a results folder), 3 incomplete or\ninconsistent shards (merge)."))
+        #expect(r.stdout.contains("report ") && r.stdout.contains("  bgsim report notebooks-data/default --format md\n"))
         let run = try bgsim(["run", "--help"])
         #expect(run.status == 0)
         for option in ["--set <key.path=value>", "--seed <seed>", "--replications <replications>", "--out <out>", "--jobs <jobs>"] {

@@ -1,0 +1,145 @@
+import Foundation
+@testable import Experiments
+import Scheduling
+import SimEngine
+import SimRandom
+import Testing
+
+@Suite("Report")
+struct ReportTests {
+    /// A finished run of the default scenario (2 days, 3 replications) in a temporary folder.
+    static func study(tasks: Bool = true) async throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-\(UUID().uuidString)")
+        let plan = StudyPlan(scenario: try Scenario.load(file: defaultScenario, overrides: [
+            Override(parsing: "replications=3")!, Override(parsing: "duration=2d")!,
+        ]))
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(tasks: tasks)), to: dir)
+        return dir
+    }
+
+    @Test func csvReaderHandlesQuotesCommasNewlinesAndEmptyFields() throws {
+        let t = try CSVTable.parse("a,b,c\n1,\"x, \"\"y\"\"\",\n\"multi\nline\",,3\n", file: "t.csv")
+        #expect(t.header == ["a", "b", "c"])
+        #expect(t.rows == [["1", "x, \"y\"", ""], ["multi\nline", "", "3"]])
+        #expect(throws: ReportError.self) { try CSVTable.parse("a,b\n1,2,3\n", file: "t.csv") }
+        #expect(throws: ReportError.self) { try CSVTable.parse("a\n\"open\n", file: "t.csv") }
+    }
+
+    @Test func paretoFrontKeepsExactlyTheUndominatedPoints() {
+        // (energy, staleness): 0 and 2 trade off; 1 is beaten by 0 on both; 3 ties 0 on x, worse y.
+        #expect(SVG.paretoFront([(1, 5), (2, 6), (3, 1), (1, 7), (.nan, 0)]) == [0, 2])
+        #expect(SVG.paretoFront([(1, 1), (1, 1)]) == [0, 1], "equal points do not dominate each other")
+    }
+
+    @Test func durationTicksAreRoundDurations() {
+        let ticks = SVG.Scale(lo: 0, hi: 7200, from: 0, to: 100, durations: true).ticks(5)
+        #expect(ticks == [0, 1800, 3600, 5400, 7200])
+        #expect(SVG.Scale(lo: 1, hi: 100_000, from: 0, to: 100, log: true, durations: true).ticks() == [1, 10, 60, 600, 3600, 21600, 86400])
+    }
+
+    @Test func aRunsIntervalsAreTheSummaryFilesIntervals() async throws {
+        let dir = try await Self.study()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let set = try ResultSet.load(dir.path)
+        let report = Report(set)
+        let s = set.summary
+        let (p, m, mean, half) = (s.column("policy")!, s.column("metric")!, s.column("mean")!, s.column("ci95_half_width")!)
+        var checked = 0
+        for row in s.rows where Report.columns.contains(where: { $0.metric == row[m] }) {
+            let ci = report.interval(row[m], policy: row[p])
+            guard let expected = Double(row[mean]) else { continue }
+            #expect(abs(ci.mean - expected) <= 1e-9 * max(1, abs(expected)), "\(row[p]) \(row[m])")
+            if let h = Double(row[half]) { #expect(abs(ci.halfWidth - h) <= 1e-9 * max(1, h), "\(row[p]) \(row[m]) half-width") }
+            checked += 1
+        }
+        #expect(checked >= 6 * 8)
+    }
+
+    @Test func theTimelineIsTheRunItself() async throws {
+        // Re-simulated, the trace's task runs in the window are tasks.csv's rows of that
+        // policy and replication that overlap it: same apps, kinds, starts and ends.
+        let dir = try await Self.study()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let set = try ResultSet.load(dir.path)
+        let report = Report(set)
+        let scenario = try #require(report.scenario)
+        let window = SimInstant.after(.hours(6))..<SimInstant.after(.hours(30))
+        let policy = scenario.policies[3]
+        let trace = try Experiment.trace(scenario, policy: policy, replication: 1, window: window)
+        let t = try #require(set.tasks)
+        let (p, r, st, en, app, kind) = (t.column("policy")!, t.column("replication")!, t.column("started_s")!,
+                                         t.column("ended_s")!, t.column("app")!, t.column("kind")!)
+        let names = scenario.setup.apps.map(\.name)
+        let expected = t.rows.filter { $0[p] == policy.name && $0[r] == "1" && !$0[st].isEmpty
+            && Double($0[st])! < 30 * 3600 && Double($0[en])! >= 6 * 3600 }
+            .map { "\($0[app]) \($0[kind]) \($0[st]) \($0[en])" }.sorted()
+        let got = trace.runs.map { "\(names[$0.app]) \($0.kind.rawValue) \(($0.start - .start).seconds) \(($0.end - .start).seconds)" }.sorted()
+        #expect(!expected.isEmpty)
+        #expect(got == expected)
+        #expect(trace.charge.allSatisfy { $0.1 >= 0 && $0.1 <= 1 })
+        #expect(zip(trace.charge, trace.charge.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "time runs forward")
+    }
+
+    @Test func theHTMLIsSelfContainedAndHasEveryPart() async throws {
+        let dir = try await Self.study()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let html = try Report(try ResultSet.load(dir.path)).html()
+        for part in ["<h2>Comparison</h2>", "id=\"bars-0\"", "id=\"bars-1\"", "id=\"bars-2\"", "id=\"cdf\"", "id=\"pareto\"",
+                     "id=\"timeline-0\"", "id=\"timeline-5\"", "<h2>Scenario</h2>", "Content-Security-Policy"] {
+            #expect(html.contains(part), "the report lacks \(part)")
+        }
+        #expect(html.contains("★"), "a best value is marked")
+        // Nothing that loads: no scripts, no external references (the SVG namespace is a name, not a request).
+        let stripped = html.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+        for bad in ["<script", "src=", "href=", "http://", "https://", "@import", "url("] {
+            #expect(!stripped.contains(bad), "the report contains \(bad)")
+        }
+        // Without tasks.csv the report says so instead of drawing a CDF.
+        let bare = try await Self.study(tasks: false)
+        defer { try? FileManager.default.removeItem(at: bare) }
+        let noTasks = try Report(try ResultSet.load(bare.path)).html()
+        #expect(!noTasks.contains("id=\"cdf\"") && noTasks.contains("did not write tasks.csv"))
+    }
+
+    @Test func aSweepReportDrawsEachMetricAgainstEachParameter() async throws {
+        let sweep = try SweepTests.write("""
+            scenario: \(defaultScenario)
+            set: {duration: 1d}
+            replications: 2
+            policies: [eager, ios]
+            design: grid
+            axes:
+              - {path: settings.background_app_refresh, values: [off, wifi]}
+              - {path: system.refresh_budget, from: 10s, to: 30s, steps: 3}
+            """)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-sweep-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try await Experiment.perform(try StudyPlan(sweep: try Sweep.load(file: sweep)), options: StudyOptions(jobs: 2), to: dir)
+        let set = try ResultSet.load(dir.path)
+        let report = Report(set)
+        let html = try report.html()
+        for a in 0..<2 { for m in 0..<4 { #expect(html.contains("id=\"sweep-\(a)-\(m)\"")) } }
+        #expect(report.parameterValues("system.refresh_budget").numbers != nil, "durations are numeric")
+        #expect(report.parameterValues("settings.background_app_refresh").numbers == nil)
+        // A line's point is the replications' means over the other axis at that value.
+        let column = try #require(set.runs.column("settings.background_app_refresh"))
+        let ci = report.interval("background_energy_j", policy: "eager") { $0[column] == "off" }
+        #expect(ci.count == 2)
+        let md = report.markdown()
+        #expect(md.contains("against `settings.background_app_refresh`") && md.contains("| off |"))
+    }
+
+    @Test func notAResultsFolderIsAClearError() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-empty-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = #expect(throws: ReportError.self) { try ResultSet.load(dir.path + "/nope") }
+        #expect(missing?.description.contains("no such results folder") == true)
+        let noManifest = #expect(throws: ReportError.self) { try ResultSet.load(dir.path) }
+        #expect(noManifest?.description.contains("manifest.json: missing") == true)
+        try #"{"kind": "shard", "policies": ["eager"], "replications": 1, "scenario": "x"}"#
+            .write(to: dir.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        let shard = #expect(throws: ReportError.self) { try ResultSet.load(dir.path) }
+        #expect(shard?.description.contains("merge shards first") == true)
+    }
+}

@@ -6,7 +6,7 @@ DEMO_OUT ?= notebooks-data/$(basename $(notdir $(SCENARIO)))
 # apt-get needs root; use sudo when not root and sudo exists.
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 
-.PHONY: demo test deps deps-slurm deps-chromium build bench reference datasets clean
+.PHONY: demo test deps deps-slurm deps-chromium build bench reference report-bench datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -75,6 +75,11 @@ bench: deps
 reference: deps
 	$(SWIFT) build -c release --product bgsim
 	Benchmarks/reference.sh
+
+## The report benchmark: a 10,000-row sweep's report must open and draw in under 2 s.
+report-bench: deps deps-chromium
+	$(SWIFT) build -c release --product bgsim
+	Benchmarks/report-speed.sh
 
 clean:
 	rm -rf .build Benchmarks/.build

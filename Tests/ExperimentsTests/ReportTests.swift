@@ -143,3 +143,27 @@ struct ReportTests {
         #expect(shard?.description.contains("merge shards first") == true)
     }
 }
+
+@Suite("Bundled datasets")
+struct DatasetTests {
+    /// The datasets in notebooks-data/ are kept in git; when the schema moves on, `make
+    /// datasets` must be run, or analysts would load files that no longer match the README.
+    @Test(arguments: ["default", "refresh-setting", "charging-habit"])
+    func bundledDatasetsAreCurrentAndWhole(name: String) throws {
+        let folder = repoRoot.appendingPathComponent("notebooks-data/\(name)")
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("manifest.json"))) as? [String: Any])
+        #expect(manifest["schema_version"] as? Int == Manifest.schemaVersion, "run make datasets")
+        let set = try ResultSet.load(folder.path)
+        // Every file the manifest lists that git keeps is there with its digest.
+        for file in try #require(manifest["files"] as? [[String: Any]]) {
+            let fileName = try #require(file["name"] as? String)
+            guard fileName != "tasks.csv" else { continue }
+            let data = try Data(contentsOf: folder.appendingPathComponent(fileName))
+            var digest = SHA256()
+            digest.update(data)
+            #expect(digest.hexDigest() == file["sha256"] as? String, "\(name)/\(fileName) differs from its manifest")
+        }
+        #expect(set.runs.rows.count == set.policies.count * set.replications * max(1, Report(set).pointCount))
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.html").path))
+    }
+}

@@ -227,8 +227,9 @@ public struct Report {
         }
         let energy = policies.map { interval("background_energy_j", policy: $0) }
         let stale = policies.map { interval("staleness_mean_s", policy: $0) }
-        let front = SVG.paretoFront(policies.indices.map { (energy[$0].mean, stale[$0].mean) })
-        body += SVG.scatter(id: "pareto", title: "Background energy against staleness (lower is better on both)",
+        // The front among deployable policies: a bound is drawn but neither on it nor beating it.
+        let front = SVG.paretoFront(policies.indices.map { isBound(policies[$0]) ? (.nan, .nan) : (energy[$0].mean, stale[$0].mean) })
+        body += SVG.scatter(id: "pareto", title: "Background energy against staleness (lower is better on both; front among deployable policies)",
                             xLabel: "background energy (J)", yLabel: "mean staleness at launch",
                             points: policies.indices.map { SVG.Point(label: policies[$0], color: colors[$0], x: energy[$0], y: stale[$0],
                                                                      bound: isBound(policies[$0])) },
@@ -365,8 +366,8 @@ public struct Report {
         }
         let energy = r.policies.map { interval("background_energy_j", policy: $0).mean }
         let stale = r.policies.map { interval("staleness_mean_s", policy: $0).mean }
-        let front = SVG.paretoFront(Array(zip(energy, stale)))
-        s += "\nPareto front (background energy against staleness, lower is better on both): "
+        let front = SVG.paretoFront(r.policies.indices.map { isBound(r.policies[$0]) ? (.nan, .nan) : (energy[$0], stale[$0]) })
+        s += "\nPareto front among deployable policies (background energy against staleness, lower is better on both): "
         s += front.map { "\(r.policies[$0]) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
         for name in r.parameters {
             guard let column = r.runs.column(name) else { continue }

@@ -6,7 +6,8 @@ import SimRandom
 /// Reads the `apps` and `system` sections: the app models (usually profiles under
 /// `models/apps/`) and the limits iOS sets on background work.
 extension Scenario {
-    static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppParameters] {
+    /// `places`: the network model's places, which region monitoring may name (`nil`: any).
+    static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader, places known: [String]? = nil) throws(ScenarioError) -> [AppParameters] {
         var apps: [AppParameters] = []
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
@@ -53,10 +54,102 @@ extension Scenario {
                 }
                 return out
             }
+            a.backgroundMode = try m.optional("background_mode", default: nil) { n, p throws(ScenarioError) in try readMode(n, p, r) }
+            a.backgroundFetch = try m.optional("background_fetch", default: nil) { n, p throws(ScenarioError) in
+                var f = try r.mapping(n, at: p)
+                var fetch = BackgroundFetch()
+                fetch.minimumInterval = try f.optional("minimum_interval", default: fetch.minimumInterval) { n, p throws(ScenarioError) in
+                    try r.duration(n, p, allowZero: true)
+                }
+                fetch.cpu = try f.optional("cpu", default: fetch.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+                fetch.upBytes = try f.optional("up_kb", default: fetch.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                fetch.downBytes = try f.optional("down_kb", default: fetch.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                fetch.successProbability = try f.optional("success_pct", default: fetch.successProbability, percent(r, "a chance"))
+                try f.finish()
+                return fetch
+            }
+            a.silentPushes = try m.optional("silent_push", default: nil) { n, p throws(ScenarioError) in
+                var f = try r.mapping(n, at: p)
+                var push = SilentPushes()
+                push.perHour = try f.required("per_hour", "the server's mean rate of pushes per hour, > 0") { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a rate per hour from 0 to 3600") { $0 > 0 && $0 <= 3600 }
+                }
+                push.cpu = try f.optional("cpu", default: push.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+                push.upBytes = try f.optional("up_kb", default: push.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                push.downBytes = try f.optional("down_kb", default: push.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                try f.finish()
+                return push
+            }
+            a.backgroundTransfers = try m.optional("background_transfer", default: nil) { n, p throws(ScenarioError) in
+                var f = try r.mapping(n, at: p)
+                var t = BackgroundTransfers()
+                t.probability = try f.optional("probability_pct", default: t.probability, percent(r, "a chance"))
+                t.upBytes = try f.optional("up_kb", default: t.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                t.downBytes = try f.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                t.discretionary = try f.optional("discretionary", default: t.discretionary, r.bool)
+                t.cpu = try f.optional("cpu", default: t.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+                try f.finish()
+                return t
+            }
+            a.regions = try m.optional("regions", default: nil) { n, p throws(ScenarioError) in
+                var f = try r.mapping(n, at: p)
+                var g = RegionMonitoring()
+                g.places = try f.required("places", "a list of places of the network model, such as [home, work]") { n, p throws(ScenarioError) in
+                    var places: [String] = []
+                    for (j, item) in try r.list(n, at: p).enumerated() {
+                        let place = try r.name(item, p.appending(index: j))
+                        if let known, !known.contains(place) {
+                            throw r.error(item, p.appending(index: j),
+                                          "expected a place of the network model (\(known.isEmpty ? "it names none" : known.joined(separator: ", "))), got '\(place)'")
+                        }
+                        places.append(place)
+                    }
+                    return places
+                }
+                g.cpu = try f.optional("cpu", default: g.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+                g.upBytes = try f.optional("up_kb", default: g.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                g.downBytes = try f.optional("down_kb", default: g.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
+                try f.finish()
+                return g
+            }
+            a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
+            a.statePreservation = try m.optional("state_preservation", default: a.statePreservation) { n, p throws(ScenarioError) in
+                var f = try r.mapping(n, at: p)
+                var sp = StatePreservation()
+                sp.archiveProbability = try f.optional("archive_pct", default: sp.archiveProbability, percent(r, "a chance"))
+                sp.archiveCPU = try f.optional("archive_cpu", default: sp.archiveCPU) { n, p throws(ScenarioError) in
+                    try r.duration(n, p, allowZero: true)
+                }
+                try f.finish()
+                return sp
+            }
             try m.finish()
             apps.append(a)
         }
         return apps
+    }
+
+    /// `background_mode:` one continuous mode and its sessions.
+    static func readMode(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> ContinuousMode {
+        var f = try r.mapping(node, at: path)
+        let kind = try f.required("kind", "audio, location, voip or bluetooth") { n, p throws(ScenarioError) in
+            try r.choice(n, p, BackgroundModeKind.self, what: "background mode")
+        }
+        var mode = ContinuousMode(kind: kind)
+        mode.probability = try f.optional("probability_pct", default: mode.probability, percent(r, "a chance"))
+        mode.duration = try f.optional("duration", default: mode.duration) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+        mode.powerW = try f.optional("power_w", default: mode.powerW) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a power in watts >= 0") { $0 >= 0 }
+        }
+        mode.chunkInterval = try f.optional("chunk_every", default: mode.chunkInterval) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        mode.chunkUpBytes = try f.optional("chunk_up_kb", default: 0) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+        } * 1000
+        mode.chunkDownBytes = try f.optional("chunk_down_kb", default: 0) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+        } * 1000
+        try f.finish()
+        return mode
     }
 
     static func readTasks(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
@@ -163,6 +256,12 @@ extension Scenario {
                 throw r.error(n, p, "expected a duration or a preset: \(presets.joined(separator: ", "))")
             }
             return try r.duration(n, p)
+        }
+        s.fetchBudget = try m.optional("fetch_budget", default: s.fetchBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        s.wakeBudget = try m.optional("wake_budget", default: s.wakeBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        s.regionBudget = try m.optional("region_budget", default: s.regionBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        s.pushesPerHour = try m.optional("pushes_per_hour", default: s.pushesPerHour) { n, p throws(ScenarioError) in
+            try r.integer(n, p, "a number of pushes per hour", in: 1...3600)
         }
         s.expirationGrace = try m.optional("expiration_grace", default: s.expirationGrace) { n, p throws(ScenarioError) in
             try r.duration(n, p, allowZero: true)

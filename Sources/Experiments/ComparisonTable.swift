@@ -49,12 +49,19 @@ public enum ComparisonTable {
             }
             rows.append(row)
         }
-        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max()! }
         var out = "\(scenario.name): \(SimDurationText.describe(scenario.setup.duration)) simulated, "
         let n = replications ?? scenario.replications
         out += "\(n) replication\(n == 1 ? "" : "s"), seed \(scenario.seed); "
         out += "mean ± 95% CI half-width, * best"
         out += summaries.contains { $0.policy.isBound } ? " (bounds not starred)\n" : "\n"
+        out += aligned(rows)
+        out += mechanismShares(summaries, metricIndex)
+        return out
+    }
+
+    static func aligned(_ rows: [[String]]) -> String {
+        let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max()! }
+        var out = ""
         for row in rows {
             out += zip(row, widths).enumerated().map { c, pair in
                 c == 0 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
@@ -62,6 +69,35 @@ public enum ComparisonTable {
             }.joined(separator: "  ") + "\n"
         }
         return out
+    }
+
+    /// The short names of the kinds in the shares table.
+    static func shortName(_ kind: TaskKind) -> String {
+        switch kind {
+        case .finiteLength: "finite"
+        case .silentPush: "push"
+        case .backgroundTransfer: "transfer"
+        default: kind.rawValue
+        }
+    }
+
+    /// How much of the phone's background energy each way of running in the background
+    /// accounts for: per policy, each kind's mean share of `background_energy_j` in percent
+    /// (ratio of the means), for the kinds that used any.
+    static func mechanismShares(_ summaries: [PolicySummary], _ metricIndex: [String: Int]) -> String {
+        let kinds = TaskKind.allCases.filter { kind in
+            summaries.contains { ($0.intervals[metricIndex["background_energy_\(kind.rawValue)_j"]!].mean) > 0 }
+        }
+        guard !kinds.isEmpty else { return "" }
+        var rows: [[String]] = [["policy"] + kinds.map(shortName)]
+        for summary in summaries {
+            let total = summary.intervals[metricIndex["background_energy_j"]!].mean
+            rows.append([summary.policy.name] + kinds.map { kind in
+                let part = summary.intervals[metricIndex["background_energy_\(kind.rawValue)_j"]!].mean
+                return total > 0 ? fixed(100 * part / total, 1) : "-"
+            })
+        }
+        return "\nbackground energy by mechanism, % of background J (means):\n" + aligned(rows)
     }
 
     static func fixed(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }

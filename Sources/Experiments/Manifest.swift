@@ -43,7 +43,7 @@ extension ConfigNode {
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
     public static let toolVersion = "0.3.0"
 
     public var plan: StudyPlan

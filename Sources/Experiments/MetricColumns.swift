@@ -70,13 +70,14 @@ extension RunMetrics {
             count("tasks_cancelled", .neither) { $0.count(.cancelled) },
             count("tasks_rejected", .lower) { $0.count(.rejected) },
             count("tasks_never_run", .lower) { $0.count(.neverRun) },
+            count("tasks_dropped", .lower) { $0.count(.dropped) },
             count("tasks_unsuccessful", .lower) { $0.unsuccessful },
             count("rejected_unavailable", .neither) { $0.rejections[0] },
             count("rejected_too_many_pending", .neither) { $0.rejections[1] },
             count("rejected_not_permitted", .neither) { $0.rejections[2] },
-            count("runs_refresh", .neither) { $0.startedByKind[TaskKind.refresh.index] },
-            count("runs_processing", .neither) { $0.startedByKind[TaskKind.processing.index] },
-            count("runs_finite_length", .neither) { $0.startedByKind[TaskKind.finiteLength.index] },
+        ]
+        c += TaskKind.allCases.map { kind in count("runs_\(kind.rawValue)", .neither) { $0.startedByKind[kind.index] } }
+        c += [
             count("background_launches", .neither) { $0.backgroundLaunches },
             count("app_terminations", .lower) { $0.terminations },
             Metric("completed_pct", .higher) { share($0.m.count(.completed), of: $0.m.submitted) },
@@ -88,6 +89,13 @@ extension RunMetrics {
             Metric("background_battery_energy_j", .lower) { $0.m.backgroundFromBatteryJ },
             Metric("scheduled_battery_energy_j", .lower) { $0.m.scheduledFromBatteryJ },
             Metric("wasted_energy_j", .lower) { $0.m.wastedEnergyJ },
+            count("lost_work", .lower) { $0.lostWork },
+            Metric("lost_work_energy_j", .lower) { $0.m.lostWorkEnergyJ },
+        ]
+        c += TaskKind.allCases.map { kind in
+            Metric("background_energy_\(kind.rawValue)_j", .neither) { $0.m.energyByKind[kind.index] }
+        }
+        c += [
             Metric("foreground_energy_j", .neither) { $0.m.foregroundEnergyJ },
             Metric("phone_energy_j", .lower) { $0.m.energy.consumedJ },
             Metric("battery_energy_j", .lower) { $0.m.energy.fromBatteryJ },
@@ -103,6 +111,7 @@ extension RunMetrics {
             Metric("energy_call_j", .neither) { $0.m.components.callJ },
             Metric("energy_radio_active_j", .lower) { $0.m.components.radioActiveJ },
             Metric("energy_radio_tail_j", .lower) { $0.m.components.radioTailJ },
+            Metric("energy_mode_j", .neither) { $0.m.components.modeJ },
             Metric("screen_on_s", .neither) { $0.m.screenOn.seconds },
             Metric("low_power_s", .neither) { $0.m.lowPower.seconds },
             Metric("wifi_pct", .neither) { networkShare($0.m, .wifi) },

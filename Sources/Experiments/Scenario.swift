@@ -203,8 +203,11 @@ public struct Scenario: Equatable, Sendable {
         setup.system = try top.optional("system", default: setup.system) { n, p throws(ScenarioError) in
             try readSystem(n, p, r)
         }
+        // Places apps may monitor: those the network model names (none known with a trace).
+        let places: [String]? = setup.networkTrace != nil ? nil
+            : Array(Set((setup.network.weekday + setup.network.weekend).compactMap(\.place))).sorted()
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
-            try readApps(n, p, r)
+            try readApps(n, p, r, places: places)
         }
         let appNames = setup.apps.map(\.name)
         (setup.people, setup.peopleTrace) = try top.required("people", "a people profile such as median") { n, p throws(ScenarioError) in

@@ -145,13 +145,14 @@ extension Scenario {
                     }
                 }
                 let state = NetworkState(kind: kind, downMbps: try mbps("down_mbps"), upMbps: try mbps("up_mbps"))
+                let place = try s.optional("place", default: String?.none) { n, p throws(ScenarioError) in try r.name(n, p) }
                 try s.finish()
-                out.append(.init(start: at, state: state))
+                out.append(.init(start: at, state: state, place: place))
             }
             return out
         }
         if trace == nil {
-            e.weekday = try m.required("weekday", "a list of segments {at, network, down_mbps, up_mbps}", schedule)
+            e.weekday = try m.required("weekday", "a list of segments {at, network, down_mbps, up_mbps, place}", schedule)
             e.weekend = try m.optional("weekend", default: e.weekday, schedule)
         } else {
             _ = m.node("weekday")

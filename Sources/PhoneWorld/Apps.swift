@@ -40,8 +40,30 @@ public struct AppParameters: Equatable, Sendable {
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true
+    /// A continuous background mode (Info.plist `UIBackgroundModes`) the person uses in
+    /// sessions that go on after they leave the app: music, navigation, a VoIP call, a
+    /// Bluetooth accessory.
+    public var backgroundMode: ContinuousMode?
+    /// Legacy background fetch (before iOS 13): ignored when the app declares BGTaskScheduler
+    /// identifiers (FACTS.md §2).
+    public var backgroundFetch: BackgroundFetch?
+    /// Silent (content-available) pushes its server sends.
+    public var silentPushes: SilentPushes?
+    /// Background URLSession transfers it hands to the system when the person leaves it.
+    public var backgroundTransfers: BackgroundTransfers?
+    /// Places of the network model whose geofence it monitors (region monitoring).
+    public var regions: RegionMonitoring?
+    /// Info.plist `UIApplicationExitsOnSuspend`: the app terminates instead of suspending and
+    /// is never launched into the background.
+    public var exitsOnSuspend = false
+    /// Whether it archives what its background work produced (state preservation).
+    public var statePreservation = StatePreservation()
 
     public init(name: String) { self.name = name }
+
+    /// Whether legacy background fetch is in use: declared, and no BGTaskScheduler identifier
+    /// declared (the `BGTaskSchedulerPermittedIdentifiers` key disables it, FACTS.md §2).
+    public var usesBackgroundFetch: Bool { backgroundFetch != nil && permitted.isEmpty && !exitsOnSuspend }
 
     /// The identifiers the app may submit.
     public var permitted: [String] { permittedIdentifiers ?? tasks.map(\.identifier) }
@@ -107,5 +129,112 @@ public struct BackgroundWork: Equatable, Sendable {
     public var upBytes: Distribution = .fixed(0)
     public var downBytes: Distribution = .fixed(0)
 
+    public init() {}
+}
+
+/// The continuous background modes of `UIBackgroundModes` the simulation models.
+public enum BackgroundModeKind: String, Sendable, CaseIterable {
+    /// `audio`: music or podcast playback.
+    case audio
+    /// `location`: continuous location updates, as in turn-by-turn navigation.
+    case location
+    /// `voip`: a call in a VoIP app.
+    case voip
+    /// `bluetooth-central` / `external-accessory`: talking to a Bluetooth LE accessory.
+    case bluetooth
+
+    /// Power of the mode's own hardware, in watts, above the standby baseline. From Android
+    /// power profiles, the only public per-component figures (FACTS.md §6 uses them for the
+    /// radios): audio DSP 100.88 mA (Nexus 5X `dsp.audio`, power_profile.xml of
+    /// device/lge/bullhead) at 3.7 V; GPS 76.23 mA and Bluetooth transferring 51.55 mA
+    /// (Nexus 5 `gps.on`, `bluetooth.active`, device/lge/hammerhead commit 15ecd6c, measured
+    /// at 4.0 V). A VoIP call plays and records audio: the audio DSP's figure, with the
+    /// network traffic modelled separately.
+    public var defaultPowerW: Double {
+        switch self {
+        case .audio, .voip: 0.10088 * 3.7
+        case .location: 0.07623 * 4.0
+        case .bluetooth: 0.05155 * 4.0
+        }
+    }
+}
+
+/// Sessions of a continuous background mode: the person starts one in the app, and it goes
+/// on after they leave it, keeping the app running in the background (never suspended) and
+/// drawing the mode's power, and, with `traffic`, keeping a radio busy.
+public struct ContinuousMode: Equatable, Sendable {
+    public var kind: BackgroundModeKind
+    /// Chance that the person leaves the app with a session going.
+    public var probability = 0.5
+    /// How long the session goes on after they leave, in seconds.
+    public var duration: Distribution = .exponential(mean: 1800)
+    public var powerW: Double
+    /// Network use while it goes on: `chunkDownBytes` fetched every `chunkInterval` (a
+    /// streamed track, map tiles and traffic, voice packets), the first at once; `nil`: none.
+    public var chunkInterval: SimDuration?
+    public var chunkUpBytes: Double = 0
+    public var chunkDownBytes: Double = 0
+
+    public init(kind: BackgroundModeKind) {
+        self.kind = kind
+        self.powerW = kind.defaultPowerW
+    }
+}
+
+/// `setMinimumBackgroundFetchInterval` and `performFetchWithCompletionHandler` (FACTS.md
+/// §2): the system decides when to fetch, like a refresh, no sooner than `minimumInterval`
+/// after the last fetch; the handler has 30 s.
+public struct BackgroundFetch: Equatable, Sendable {
+    public var minimumInterval: SimDuration = .hours(1)
+    public var cpu: Distribution = .exponential(mean: 3)
+    public var upBytes: Distribution = .fixed(1_000)
+    public var downBytes: Distribution = .fixed(10_000)
+    public var successProbability = 1.0
+    public init() {}
+}
+
+/// Silent pushes (`content-available`) from the app's server: a Poisson process; each one
+/// the system delivers wakes the app in the background for up to 30 s.
+public struct SilentPushes: Equatable, Sendable {
+    public var perHour = 1.0
+    public var cpu: Distribution = .exponential(mean: 2)
+    public var upBytes: Distribution = .fixed(1_000)
+    public var downBytes: Distribution = .fixed(20_000)
+    public init() {}
+}
+
+/// Background URLSession transfers: when the person leaves the app it hands the system a
+/// transfer, which the system carries out on its own (discretionary ones only on Wi-Fi and
+/// external power) and then wakes the app in the background to handle the result.
+public struct BackgroundTransfers: Equatable, Sendable {
+    /// Chance that a given leave hands over a transfer.
+    public var probability = 0.5
+    public var upBytes: Distribution = .fixed(0)
+    public var downBytes: Distribution = .fixed(1_000_000)
+    /// `isDiscretionary`: the system waits for Wi-Fi and power.
+    public var discretionary = false
+    /// The app's completion handling after the transfer, in seconds of CPU.
+    public var cpu: Distribution = .fixed(1)
+    public init() {}
+}
+
+/// Region monitoring: the system wakes the app in the background when the person enters or
+/// leaves one of `places` (places of the network model).
+public struct RegionMonitoring: Equatable, Sendable {
+    public var places: [String] = []
+    public var cpu: Distribution = .fixed(2)
+    public var upBytes: Distribution = .fixed(1_000)
+    public var downBytes: Distribution = .fixed(5_000)
+    public init() {}
+}
+
+/// State preservation: after each piece of background work, the app archives what it
+/// produced with `archiveProbability`, at `archiveCPU` more seconds of CPU. Work not yet
+/// archived (nor shown to the person in the foreground) is lost when the process ends, and
+/// the app redoes it at its next launch.
+public struct StatePreservation: Equatable, Sendable {
+    /// Defaults: every result archived at no cost, as if the app saved as it went.
+    public var archiveProbability = 1.0
+    public var archiveCPU: SimDuration = .zero
     public init() {}
 }

@@ -41,13 +41,16 @@ public struct NetworkState: Equatable, Sendable {
     }
 }
 
-/// From `time` on, the phone's connection is `state`.
+/// From `time` on, the phone's connection is `state`, and the person is at `place` (`nil`:
+/// between places, or places not modelled).
 public struct NetworkChange: Equatable, Sendable {
     public var time: SimInstant
     public var state: NetworkState
-    public init(time: SimInstant, state: NetworkState) {
+    public var place: String?
+    public init(time: SimInstant, state: NetworkState, place: String? = nil) {
         self.time = time
         self.state = state
+        self.place = place
     }
 }
 
@@ -61,9 +64,12 @@ public struct NetworkEnvironment: Equatable, Sendable {
     public struct Segment: Equatable, Sendable {
         public var start: SimDuration
         public var state: NetworkState
-        public init(start: SimDuration, state: NetworkState) {
+        /// Where the person is (`home`, `work`), for region monitoring; `nil`: on the move.
+        public var place: String?
+        public init(start: SimDuration, state: NetworkState, place: String? = nil) {
             self.start = start
             self.state = state
+            self.place = place
         }
     }
 
@@ -120,13 +126,13 @@ public struct NetworkEnvironment: Equatable, Sendable {
                     spots.sort { $0.0 < $1.0 }
                     var t = starts[i]
                     for (s, e) in spots where e > t {
-                        if s > t { raw.append(NetworkChange(time: t, state: segment.state)) }
-                        raw.append(NetworkChange(time: max(s, t), state: .disconnected))
+                        if s > t { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
+                        raw.append(NetworkChange(time: max(s, t), state: .disconnected, place: segment.place))
                         t = e
                     }
-                    if t < end { raw.append(NetworkChange(time: t, state: segment.state)) }
+                    if t < end { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
                 } else {
-                    raw.append(NetworkChange(time: starts[i], state: segment.state))
+                    raw.append(NetworkChange(time: starts[i], state: segment.state, place: segment.place))
                 }
             }
         }
@@ -140,7 +146,7 @@ public struct NetworkEnvironment: Equatable, Sendable {
         var out: [NetworkChange] = []
         for c in sorted where c.time < horizon {
             if let last = out.last, last.time == c.time { out.removeLast() }
-            if let last = out.last, last.state == c.state { continue }
+            if let last = out.last, last.state == c.state, last.place == c.place { continue }
             out.append(c)
         }
         if out.first?.time != .start {

@@ -13,6 +13,10 @@ extension PhoneSimulation {
     /// equal intervals do not run in lockstep.
     mutating func submitInitialRequests() {
         for app in setup.apps.indices {
+            if setup.apps[app].usesBackgroundFetch, let fetch = setup.apps[app].backgroundFetch {
+                let phase = SimDuration(seconds: streams.apps[app].uniform() * fetch.minimumInterval.seconds)
+                submitFetch(app: app, earliestBegin: .after(phase))
+            }
             for (k, task) in setup.apps[app].tasks.enumerated() where task.submitOn.contains(.start) {
                 let phase = SimDuration(seconds: streams.apps[app].uniform() * task.interval.seconds)
                 submit(app: app, task: k, earliestBegin: .after(phase))
@@ -22,6 +26,9 @@ extension PhoneSimulation {
 
     /// The app calls `BGTaskScheduler.submit` for its task `k`.
     mutating func submit(app: Int, task k: Int, earliestBegin: SimInstant) {
+        // An app that opted out of the background is never launched into it: what it would
+        // submit could never run.
+        guard !setup.apps[app].exitsOnSuspend else { return }
         let model = setup.apps[app].tasks[k]
         let appModel = setup.apps[app]
         let stream = streams.apps[app]
@@ -129,7 +136,11 @@ extension PhoneSimulation {
         switch kind {
         case .refresh: setup.system.refreshBudget
         case .processing: setup.system.processingBudget
-        case .finiteLength: setup.system.backgroundTime
+        case .finiteLength, .redo: setup.system.backgroundTime
+        case .fetch: setup.system.fetchBudget
+        case .silentPush, .backgroundTransfer: setup.system.wakeBudget
+        case .region: setup.system.regionBudget
+        case .audio, .location, .voip, .bluetooth: .days(365)
         }
     }
 
@@ -152,19 +163,37 @@ extension PhoneSimulation {
         if let k = tasks[id.rawValue].model, setup.apps[r.app].tasks[k].submitOn.contains(.handler) {
             submit(app: r.app, task: k, earliestBegin: sim.now + setup.apps[r.app].tasks[k].interval)
         }
+        if r.kind == .fetch, let fetch = setup.apps[r.app].backgroundFetch {
+            submitFetch(app: r.app, earliestBegin: sim.now + fetch.minimumInterval)
+        }
         watchCPU(id)
     }
 
     /// A task begins running: its CPU draws power, its transfers go to the radio.
+    ///
+    /// A background transfer runs in the system, without its app, until its data has moved;
+    /// a mode session runs for its length, fetching its chunks.
     mutating func begin(_ id: TaskID) {
+        drawArchive(id)
         let r = tasks[id.rawValue].request
         tasks[id.rawValue].status = .running
         tasks[id.rawValue].started = sim.now
-        apps[r.app].running += 1
         runningIDs.append(id.rawValue)
-        sink.taskEvent(.started(r, timeRemaining: r.kind == .finiteLength
+        sink.taskEvent(.started(r, timeRemaining: r.kind.usesGrant
             ? backgroundTimeRemaining(app: r.app) : tasks[id.rawValue].deadline.map { $0 - sim.now }), at: sim.now)
-        setCPU(id, on: true)
+        if r.kind != .backgroundTransfer {
+            tasks[id.rawValue].holdsApp = true
+            apps[r.app].running += 1
+            setCPU(id, on: true)
+        }
+        if r.kind.isMode {
+            apps[r.app].modeSession = id.rawValue
+            tasks[id.rawValue].phase = .working
+            tasks[id.rawValue].workEnd = sim.now + r.work
+            rescheduleEnd(id)
+            modeChunk(id)
+            return
+        }
         let transfer = Transfer(owner: .task(id.rawValue), upBytes: r.upBytes, downBytes: r.downBytes)
         if transfer.isEmpty {
             transfersDone(id)
@@ -177,6 +206,10 @@ extension PhoneSimulation {
 
     /// Its transfers are done (or there were none): the CPU work runs to its end or the deadline.
     mutating func transfersDone(_ id: TaskID) {
+        if tasks[id.rawValue].request.kind == .backgroundTransfer && !tasks[id.rawValue].holdsApp {
+            transferDelivered(id)
+            return
+        }
         tasks[id.rawValue].phase = .working
         tasks[id.rawValue].workEnd = sim.now + tasks[id.rawValue].request.work
         rescheduleEnd(id)
@@ -188,7 +221,8 @@ extension PhoneSimulation {
             guard tasks[id.rawValue].cpuSince == nil else { return }
             tasks[id.rawValue].cpuSince = sim.now
             taskPowerW += w
-            if tasks[id.rawValue].request.kind != .finiteLength { scheduledPowerW += w }
+            if tasks[id.rawValue].request.kind.isScheduled { scheduledPowerW += w }
+            if tasks[id.rawValue].request.kind.isMode { modePowerW += w }
             cpuCount += 1
         } else {
             guard let since = tasks[id.rawValue].cpuSince else { return }
@@ -196,11 +230,13 @@ extension PhoneSimulation {
             tasks[id.rawValue].cpuTime += sim.now - since
             tasks[id.rawValue].cpuSince = nil
             taskPowerW -= w
-            if tasks[id.rawValue].request.kind != .finiteLength { scheduledPowerW -= w }
+            if tasks[id.rawValue].request.kind.isScheduled { scheduledPowerW -= w }
+            if tasks[id.rawValue].request.kind.isMode { modePowerW -= w }
             cpuCount -= 1
             if cpuCount == 0 {  // no drift from repeated float subtraction
                 taskPowerW = 0
                 scheduledPowerW = 0
+                modePowerW = 0
             }
         }
     }
@@ -322,15 +358,19 @@ extension PhoneSimulation {
         case .running:
             setCPU(id, on: false)
             runningIDs.remove(at: runningIDs.firstIndex(of: i)!)
-            apps[app].running -= 1
+            if tasks[i].holdsApp { apps[app].running -= 1 }
+            if apps[app].modeSession == i { apps[app].modeSession = nil }
             tasks[i].status = .ended(outcome)
             // Ended first, so a transfer that happens to finish at this instant does not
             // start the work of a task that is over.
-            if tasks[i].phase == .transferring { cancelTransfer(of: id) }
+            if tasks[i].phase == .transferring || tasks[i].request.kind.isMode { cancelTransfer(of: id) }
             if let h = tasks[i].endEvent { sim.cancel(h) }
             if let h = tasks[i].monitorEvent { sim.cancel(h) }
+            if let h = tasks[i].chunkEvent { sim.cancel(h) }
             tasks[i].endEvent = nil
             tasks[i].monitorEvent = nil
+            tasks[i].chunkEvent = nil
+            if outcome == .completed { keepResult(i) }
             energyJ = tasks[i].cpuJ + tasks[i].radioJ
         case .eligible:
             eligible.removeAll { $0.id == id }
@@ -340,6 +380,11 @@ extension PhoneSimulation {
             if let h = tasks[i].eligibleEvent { sim.cancel(h) }
             tasks[i].eligibleEvent = nil
             apps[app].scheduler.remove(id)
+            if apps[app].heldPush == i {
+                apps[app].heldPush = nil
+                heldPushes -= 1
+            }
+            if tasks[i].request.kind == .backgroundTransfer { pendingTransfers.removeAll { $0 == i } }
         case .ended: preconditionFailure("unreachable")
         }
         tasks[i].status = .ended(outcome)
@@ -411,14 +456,30 @@ extension PhoneSimulation {
             case .duplicate: preconditionFailure("identifiers are unique per app")
             }
         }
+        redoLost(app)
     }
 
     /// Ends the app's process: its running work is killed; pending requests stay with the
     /// system.
+    ///
+    /// The system carries an app's background transfers on without it, unless the person
+    /// swiped the app away (then they are cancelled) or the phone died. A mode session ends
+    /// with the app: it was used as it went, so it counts as completed, not wasted.
     mutating func terminate(_ app: Int, cause: LifecycleCause) {
         for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app {
-            finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false)
+            let kind = tasks[i].request.kind
+            if kind == .backgroundTransfer && !tasks[i].holdsApp {
+                if cause == .swipe || cause == .shutdown {
+                    finish(TaskID(i), cause == .swipe ? .cancelled : .killed, at: sim.now, suspendIfIdle: false)
+                }
+                continue
+            }
+            finish(TaskID(i), kind.isMode ? .completed : .killed, at: sim.now, suspendIfIdle: false)
         }
+        if cause == .swipe {
+            for i in pendingTransfers where tasks[i].request.app == app { finish(TaskID(i), .cancelled, at: sim.now) }
+        }
+        loseUnsaved(app, cause: cause)
         apps[app].scheduler.processEnded()
         apps[app].enteredBackground = nil
         if frontApp == app { frontApp = nil }
@@ -448,9 +509,12 @@ extension PhoneSimulation {
         }
         move(app, to: .active, cause: cause)
         apps[app].enteredBackground = nil
+        // The person sees what the app fetched; it saves its state on the way out
+        // (assumption: apps archive in `applicationDidEnterBackground`).
+        apps[app].unsaved.removeAll()
         // Finite-length work keeps running in the foreground, without a deadline.
         for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
-            && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
+            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i)) {
             tasks[i].deadline = nil
             rescheduleEnd(TaskID(i))
         }
@@ -463,10 +527,16 @@ extension PhoneSimulation {
     mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
         move(app, to: .inactive, cause: cause)
         move(app, to: .background, cause: cause)
+        // `UIApplicationExitsOnSuspend`: the app terminates instead of suspending, after
+        // `applicationWillTerminate`, and does nothing in the background.
+        if setup.apps[app].exitsOnSuspend {
+            terminate(app, cause: .exitsOnSuspend)
+            return
+        }
         apps[app].enteredBackground = sim.now
         let deadline = sim.now + setup.system.backgroundTime
         for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
-            && tasks[i].request.kind == .finiteLength && !isExpiring(TaskID(i)) {
+            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i)) {
             tasks[i].deadline = deadline
             rescheduleEnd(TaskID(i))
         }
@@ -497,6 +567,17 @@ extension PhoneSimulation {
         }
         for (k, task) in model.tasks.enumerated() where task.submitOn.contains(.background) {
             submit(app: app, task: k, earliestBegin: sim.now + task.earliestBegin)
+        }
+        startModeSession(app: app)
+        if let transfers = model.backgroundTransfers, let stream = streams.appTransfer[app] {
+            // Drawn at every leave, whether or not a transfer is handed over.
+            let hands = stream.bernoulli(transfers.probability)
+            let up = transfers.upBytes.draw(stream).rounded(), down = transfers.downBytes.draw(stream).rounded()
+            let cpu = SimDuration(seconds: transfers.cpu.draw(stream))
+            if hands {
+                handOverTransfer(app: app, work: cpu, upBytes: up, downBytes: down, discretionary: transfers.discretionary)
+                startPendingTransfers()
+            }
         }
         if apps[app].running == 0 && apps[app].life.state == .background { move(app, to: .suspended, cause: .workDone) }
     }

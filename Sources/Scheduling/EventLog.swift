@@ -76,6 +76,8 @@ public struct EventLog: MetricsSink, Sendable {
         case .expiration(let id, let reason): add(time, .task, task: id, "expiration_handler", "reason=\(reason.rawValue)")
         case .registrationFailed(let app, let identifier):
             add(time, .app, app: app, "registration_failed", "identifier=\(identifier) error=notPermitted")
+        case .lost(let id, let app, let energyJ):
+            add(time, .task, app: app, task: id, "result_lost", "energy_j=\(energyJ)")
         case .ended(let r):
             // Energies are in tasks.csv: a task's share of the radio tail comes later.
             var detail = "kind=\(r.request.kind.rawValue) identifier=\(r.request.identifier)"

@@ -42,6 +42,9 @@ public enum LifecycleCause: String, Sendable, CaseIterable {
     /// The system terminated it: a task not ended by its expiration, or the CPU monitor.
     case terminated
     case shutdown
+    /// `UIApplicationExitsOnSuspend`: the app left the foreground and terminated instead of
+    /// suspending.
+    case exitsOnSuspend = "exits_on_suspend"
 }
 
 /// One app's place in the life cycle, with the rules of which moves exist.

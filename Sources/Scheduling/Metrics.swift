@@ -63,6 +63,9 @@ public enum TaskEvent: Sendable {
     case expiration(TaskID, ExpirationReason)
     /// An identifier failed to register at the app's launch (not permitted).
     case registrationFailed(app: Int, identifier: String)
+    /// The app's process ended before it archived this completed task's result: the work
+    /// is lost (`energyJ`, its energy when it ended, is wasted) and redone at the next launch.
+    case lost(TaskID, app: Int, energyJ: Double)
     /// The task reached its final state, at once. Its energy in this record is what it used
     /// so far: its share of the radio tail after its last transfer is known when that tail
     /// ends, and `taskEnded` brings the complete record then.
@@ -95,8 +98,10 @@ public struct ComponentEnergy: Equatable, Sendable {
     public var radioActiveJ = 0.0
     /// Radio tails after the last transfer.
     public var radioTailJ = 0.0
+    /// The hardware of continuous background modes: audio DSP, GPS, Bluetooth.
+    public var modeJ = 0.0
     public init() {}
-    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ }
+    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ }
 }
 
 /// What a run adds up to, apart from the tasks.
@@ -134,7 +139,8 @@ public struct RunTotals: Sendable {
 public struct RunMetrics: MetricsSink, Sendable {
     /// Requests by final outcome, indexed like `TaskOutcome.allCases`.
     public private(set) var outcomeCounts = [Int](repeating: 0, count: TaskOutcome.allCases.count)
-    /// Start latencies in seconds of every request that started, in end order.
+    /// Start latencies in seconds of every scheduled (refresh, processing, fetch) or
+    /// finite-length task that started, in end order.
     public private(set) var latenciesS: [Double] = []
     /// Completion latencies (end - max(submitted, earliest begin)) of completed tasks.
     public private(set) var completionLatenciesS: [Double] = []
@@ -144,8 +150,14 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// the person's use (screen, CPU, calls, the radio for what apps fetch when opened).
     public private(set) var bookedBackgroundJ = 0.0
     public private(set) var foregroundEnergyJ = 0.0
-    /// Energy of work that expired or was killed.
+    /// Energy of work that expired or was killed, and of completed work whose result was lost.
     public private(set) var wastedEnergyJ = 0.0
+    /// `backgroundEnergyJ` by task kind, indexed like `TaskKind.allCases`: what each way of
+    /// running in the background accounts for.
+    public private(set) var energyByKind = [Double](repeating: 0, count: TaskKind.allCases.count)
+    /// Completed results lost with their process before the app archived them, and their energy.
+    public private(set) var lostWork = 0
+    public private(set) var lostWorkEnergyJ = 0.0
     public private(set) var energy = EnergyFlow()
     public private(set) var minCharge = 1.0
     public private(set) var finalCharge = 0.0
@@ -219,9 +231,16 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     public mutating func taskEnded(_ record: TaskRecord) {
         outcomeCounts[record.outcome.index] += 1
-        if let latency = record.latency { latenciesS.append(latency.seconds) }
-        if let latency = record.completionLatency { completionLatenciesS.append(latency.seconds) }
+        // Latencies are those of work a policy decides on and of finite-length work, as before
+        // the other mechanisms came: a push, a crossing or a mode session starts when the
+        // system wakes the app, whatever the policy, and would only dilute the comparison.
+        let kind = record.request.kind
+        if kind.isScheduled || kind == .finiteLength {
+            if let latency = record.latency { latenciesS.append(latency.seconds) }
+            if let latency = record.completionLatency { completionLatenciesS.append(latency.seconds) }
+        }
         backgroundEnergyJ += record.energyJ
+        energyByKind[record.request.kind.index] += record.energyJ
         if record.outcome == .expired || record.outcome == .killed { wastedEnergyJ += record.energyJ }
         if record.outcome == .completed && !record.success { unsuccessful += 1 }
         if let e = record.rejection { rejections[SubmitError.allCases.firstIndex(of: e)!] += 1 }
@@ -231,6 +250,12 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// Freshness follows the instant a refresh ends, not its record, which waits for the
     /// radio tail.
     public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {
+        if case .lost(_, _, let energyJ) = event {
+            lostWork += 1
+            lostWorkEnergyJ += energyJ
+            wastedEnergyJ += energyJ
+            return
+        }
         guard case .ended(let r) = event, r.success, r.request.kind == .refresh, r.request.app < freshAt.count else { return }
         let app = r.request.app
         refreshesSucceeded += 1

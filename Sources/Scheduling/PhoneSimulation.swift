@@ -22,6 +22,8 @@ public struct PhoneSetup: Equatable, Sendable {
     /// (the Low Power Mode answer still comes from `people`).
     public var people = PeopleParameters.absent
     public var peopleTrace: PeopleTimeline?
+    /// Silent pushes the apps' servers send, unless drawn from each app's `silentPushes`.
+    public var pushTrace: [PushArrival]?
     public var settings = Settings()
     public var apps: [AppParameters] = []
     public var system = SystemRules()
@@ -44,6 +46,19 @@ public struct SystemRules: Equatable, Sendable {
     public var expirationGrace: SimDuration = .seconds(1)
     /// The CPU monitor on battery (FACTS.md §2, [secondary]); `nil`: off.
     public var cpuMonitor: CPUMonitor? = CPUMonitor()
+    /// Time a legacy background fetch handler has: 30 s (FACTS.md §2).
+    public var fetchBudget: SimDuration = .seconds(30)
+    /// Time the app has for a silent push, and for handling a finished background transfer:
+    /// 30 s, as for `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`
+    /// (Apple, "Pushing background updates to your App"; the issue's figure).
+    public var wakeBudget: SimDuration = .seconds(30)
+    /// Silent pushes the system delivers to one app per hour; the newest of the rest is held
+    /// until the budget allows. Apple: "don't try to send more than two or three
+    /// notifications per hour" (same page); the exact throttle is not published.
+    public var pushesPerHour = 3
+    /// Time the app has to handle a geofence crossing: about 10 s (Apple, Location and Maps
+    /// Programming Guide, [secondary]).
+    public var regionBudget: SimDuration = .seconds(10)
 
     public init() {}
 }
@@ -72,6 +87,15 @@ public struct WorldStreams {
     public var lowPower: RandomStream
     public var apps: [RandomStream]
     public var appLeave: [RandomStream]
+    /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
+    /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
+    /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
+    /// preservation).
+    public var appMode: [RandomStream?]
+    public var appPush: [RandomStream?]
+    public var appTransfer: [RandomStream?]
+    public var appRegion: [RandomStream?]
+    public var appArchive: [RandomStream?]
 
     public init(setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
                 generator: GeneratorKind = .mt19937) throws(RandomStreamError) {
@@ -85,12 +109,28 @@ public struct WorldStreams {
         purges = try stream("purges")
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
+        var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
+        var region: [RandomStream?] = [], archive: [RandomStream?] = []
+        func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
+            declared ? try stream(name) : nil
+        }
         for app in setup.apps {
             apps.append(try stream("app.\(app.name)"))
             leave.append(try stream("app.\(app.name).leave"))
+            mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
+            push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
+            transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
+            region.append(try optional(app.regions != nil, "app.\(app.name).region"))
+            let p = app.statePreservation.archiveProbability
+            archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
         }
         self.apps = apps
         self.appLeave = leave
+        self.appMode = mode
+        self.appPush = push
+        self.appTransfer = transfer
+        self.appRegion = region
+        self.appArchive = archive
     }
 }
 
@@ -100,6 +140,8 @@ public struct WorldTimeline: Sendable {
     public var charging: [ChargingSession]
     public var network: [NetworkChange]
     public var people: PeopleTimeline
+    /// Silent pushes from the apps' servers, in time order.
+    public var pushes: [PushArrival]
 
     public init(setup: PhoneSetup, streams: WorldStreams) {
         let horizon = SimInstant.after(setup.duration)
@@ -107,6 +149,7 @@ public struct WorldTimeline: Sendable {
         network = setup.networkTrace ?? setup.network.changes(until: horizon, stream: streams.network)
         people = setup.peopleTrace ?? setup.people.timeline(
             until: horizon, appWeights: setup.apps.map(\.usageWeight), people: streams.people, purges: streams.purges)
+        pushes = setup.pushTrace ?? PushArrival.draw(apps: setup.apps, streams: streams.appPush, until: horizon)
     }
 }
 
@@ -151,6 +194,12 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         case purge(Int)
         /// Radio `Radio.rawValue` reached its next state transition.
         case radio(Int)
+        /// Index into the timeline's silent pushes.
+        case push(Int)
+        /// An app's push budget has room again.
+        case pushRelease(Int)
+        /// A continuous-mode session fetches its next chunk.
+        case modeChunk(TaskID)
     }
 
     enum Status: Equatable {
@@ -202,6 +251,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         var eligibleEvent: EventHandle?
         var endEvent: EventHandle?
         var monitorEvent: EventHandle?
+        /// A mode session's next chunk.
+        var chunkEvent: EventHandle?
+        /// Whether the task keeps its app running (a background transfer does not while the
+        /// system carries it out).
+        var holdsApp = false
+        /// State preservation: the app archives this work's result when it completes.
+        var archives = true
 
         init(request: TaskRequest, model: Int?) {
             self.request = request
@@ -217,6 +273,24 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         var running = 0
         /// When it last entered the background, for the finite-length grant.
         var enteredBackground: SimInstant?
+        /// Silent pushes delivered within the last hour, oldest first, and the newest one held.
+        var pushDeliveries: [SimInstant] = []
+        var heldPush: Int?
+        var pushRelease: EventHandle?
+        /// Results of completed background work not yet archived, and those lost with the
+        /// process, to redo at the next launch.
+        var unsaved: [LostWork] = []
+        var lost: [LostWork] = []
+        /// The running continuous-mode session, by task index.
+        var modeSession: Int?
+    }
+
+    /// A result of background work the app holds in memory only.
+    struct LostWork {
+        var task: Int
+        var work: SimDuration
+        var upBytes, downBytes: Double
+        var energyJ: Double
     }
 
     /// The phone's two radios, by index.
@@ -249,8 +323,16 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// Sum of the CPU power of tasks whose CPU runs, in watts, and how many they are.
     var taskPowerW = 0.0
     var cpuCount = 0
-    /// The part of `taskPowerW` of scheduled (refresh and processing) tasks.
+    /// The part of `taskPowerW` of scheduled (refresh, processing, fetch) tasks, and of the
+    /// continuous modes' hardware (audio, GPS, Bluetooth).
     var scheduledPowerW = 0.0
+    var modePowerW = 0.0
+    /// Where the person is (network model places), for region monitoring.
+    var place: String?
+    /// Background transfers waiting for the system to start them, by task index.
+    var pendingTransfers: [Int] = []
+    /// Apps with a silent push held.
+    var heldPushes = 0
     /// Tasks running now, by id, in start order: loops over running work use this, not all
     /// tasks, so a long run does not slow down as tasks accumulate.
     var runningIDs: [Int] = []
@@ -351,6 +433,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if let first = world.people.launches.first { scheduleWorld(.launch(0), at: first.start) }
         if let first = world.people.calls.first { scheduleWorld(.call(0), at: first.start) }
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
+        if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
         submitInitialRequests()
         sink.chargeObserved(battery.charge, at: .start)
         rescheduleBatteryEvent()
@@ -414,11 +497,23 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             if draining { return } else { makeEligible(id) }
         case .policyWake:
             if draining { return }
+        case .push(let i): pushArrived(i)
+        case .pushRelease(let app):
+            apps[app].pushRelease = nil
+            deliverHeldPush(app)
+        case .modeChunk(let id): modeChunk(id)
+        }
+        switch event {
+        case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:
+            // What discretionary transfers and held pushes wait for may have changed.
+            if !pendingTransfers.isEmpty { startPendingTransfers() }
+            if heldPushes > 0 { for app in apps.indices where apps[app].heldPush != nil { deliverHeldPush(app) } }
+        default: break
         }
         rescheduleBatteryEvent()
         // A radio's phase or a purge changes nothing a policy sees; everything else may.
         switch event {
-        case .radio, .purge: break
+        case .radio, .purge, .modeChunk: break
         default: if !draining { consultPolicy() }
         }
         // Between events nothing refers to an ended task but through its parked record.
@@ -448,6 +543,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         let old = currentRadio
         networkState = change.state
         sink.worldEvent(.network(change.state), at: sim.now)
+        let left = place
+        place = change.place
+        // After the radios have the new connection, so the woken apps can use it.
+        defer { if left != change.place { crossRegions(left: left, entered: change.place) } }
         guard isOn else { return }
         let new = currentRadio
         advanceRadio(.wifi)
@@ -482,7 +581,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     @inline(__always)
     func mayUseCellular(_ owner: TransferOwner) -> Bool {
         guard setup.settings.backgroundAppRefresh == .wifi, case .task(let i) = owner else { return true }
-        return tasks[i].request.kind == .finiteLength
+        return !tasks[i].request.kind.isScheduled
     }
 
     mutating func cancelTransfer(of id: TaskID) {
@@ -514,7 +613,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             precondition(done == nil, "two transfers finished at one radio transition")
             done = owner
         }
-        if case .task(let i) = done, tasks[i].status == .running { transfersDone(TaskID(i)) }
+        if case .task(let i) = done, tasks[i].status == .running, tasks[i].phase == .transferring { transfersDone(TaskID(i)) }
         settleRadio(r)
     }
 
@@ -596,7 +695,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             backgroundJ = taskPowerW * s
             scheduledJ = scheduledPowerW * s
             components.baselineJ += setup.battery.idleDrainW * s
-            components.cpuBackgroundJ += taskPowerW * s
+            components.cpuBackgroundJ += (taskPowerW - modePowerW) * s
+            components.modeJ += modePowerW * s
             if screenOn {
                 components.screenJ += setup.power.screenW * s
                 components.cpuForegroundJ += setup.power.cpuForegroundW * s
@@ -649,7 +749,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             tasks[i].radioJ += j
             if tail { tasks[i].tailJ += j }
             backgroundJ += j
-            if tasks[i].request.kind != .finiteLength { scheduledJ += j }
+            if tasks[i].request.kind.isScheduled { scheduledJ += j }
         case .foreground:
             foregroundJ += j
         }

@@ -1,3 +1,4 @@
+import PhoneWorld
 import SimEngine
 
 /// Identifies one task within a run; assigned in submission order from 0.
@@ -8,7 +9,8 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { "task \(rawValue)" }
 }
 
-/// The kind of background work.
+/// The kind of background work: each door through which an app runs in the background
+/// (FACTS.md §1-3) is its own kind in `tasks.csv` and the metrics.
 public enum TaskKind: String, Sendable, CaseIterable {
     /// `BGAppRefreshTask`: short, keeps content fresh, up to 30 s (FACTS.md §2).
     case refresh
@@ -17,12 +19,57 @@ public enum TaskKind: String, Sendable, CaseIterable {
     /// Finite-length background time (`beginBackgroundTask`) after the app left the
     /// foreground (FACTS.md §3). Not scheduled: it starts when the app asks.
     case finiteLength = "finite_length"
+    /// Legacy background fetch (`performFetchWithCompletionHandler`, 30 s), decided like a
+    /// refresh (FACTS.md §2).
+    case fetch
+    /// A silent push (`content-available`) the system delivered: 30 s in the background.
+    case silentPush = "silent_push"
+    /// A background URLSession transfer, carried out by the system, then handed to the app.
+    case backgroundTransfer = "background_transfer"
+    /// A geofence crossing the system woke the app for.
+    case region
+    /// Sessions of the continuous background modes (`UIBackgroundModes`).
+    case audio, location, voip, bluetooth
+    /// Work lost when the process ended before the app archived it, redone at its next launch.
+    case redo
 
+    /// Position in `allCases`, without building that array (this runs per task).
     public var index: Int {
         switch self {
         case .refresh: 0
         case .processing: 1
         case .finiteLength: 2
+        case .fetch: 3
+        case .silentPush: 4
+        case .backgroundTransfer: 5
+        case .region: 6
+        case .audio: 7
+        case .location: 8
+        case .voip: 9
+        case .bluetooth: 10
+        case .redo: 11
+        }
+    }
+
+    /// Work a scheduling policy decides on: BGTaskScheduler's two kinds and legacy fetch.
+    public var isScheduled: Bool { self == .refresh || self == .processing || self == .fetch }
+
+    /// Work the system decides on like a refresh (FACTS.md §2, §4).
+    public var isRefreshLike: Bool { self == .refresh || self == .fetch }
+
+    /// A session of a continuous background mode.
+    public var isMode: Bool { self == .audio || self == .location || self == .voip || self == .bluetooth }
+
+    /// Work whose time is the app's finite-length grant in the background and unlimited in
+    /// the foreground.
+    public var usesGrant: Bool { self == .finiteLength || self == .redo }
+
+    public init(_ mode: BackgroundModeKind) {
+        switch mode {
+        case .audio: self = .audio
+        case .location: self = .location
+        case .voip: self = .voip
+        case .bluetooth: self = .bluetooth
         }
     }
 }
@@ -56,6 +103,9 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     case rejected
     /// Still pending when the simulation ended.
     case neverRun = "never_run"
+    /// Never delivered: a silent push to an app the person swiped away (FACTS.md §1) or that
+    /// opted out of running in the background; a background transfer of a swiped-away app.
+    case dropped
 
     /// Position in `allCases`, without building that array (this runs per task).
     public var index: Int {
@@ -67,6 +117,7 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
         case .cancelled: 4
         case .rejected: 5
         case .neverRun: 6
+        case .dropped: 7
         }
     }
 }

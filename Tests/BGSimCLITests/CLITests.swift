@@ -194,7 +194,7 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try bgsim(["validate", defaultScenario], in: dir)
         #expect(r.status == 0)
-        #expect(r.stdout == "\(defaultScenario): ok: scenario 'default', 7d, 5 apps, policies eager, charge-only, coalesce, ios, android, oracle, 10 replications from seed 42\n")
+        #expect(r.stdout == "\(defaultScenario): ok: scenario 'default', 7d, 13 apps, policies eager, charge-only, coalesce, ios, android, oracle, 10 replications from seed 42\n")
         #expect(files(in: dir).isEmpty)
         let bad = try bgsim(["validate", defaultScenario, "--set", "policies=[]"], in: dir)
         #expect(bad.status == 2)

@@ -54,7 +54,9 @@ for t in tasks or []:
     key = (t["policy"], t["replication"])
     energy[key] = energy.get(key, 0.0) + float(t["energy_j"])
     count[key] = count.get(key, 0) + 1
-    if t["latency_s"]:
+    # Hold reasons are kept for requests a policy decides on (and finite-length work, never
+    # held); a throttled push or a discretionary transfer waits on the system without one.
+    if t["latency_s"] and t["kind"] in ("refresh", "processing", "fetch", "finite_length"):
         held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
         if not close(held, float(t["latency_s"]), 1e-6):
             errors.append("task %s of %s: held %s s but latency %s s" % (t["task"], key, held, t["latency_s"]))

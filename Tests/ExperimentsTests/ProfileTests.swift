@@ -90,8 +90,8 @@ struct ProfileTests {
             }
         }
         walk(tree, .root)
-        // Free text: names, task identifiers and descriptions accept any name; `models` is a folder.
-        let freeText: Set<String> = ["name", "description", "models", "id"]
+        // Free text: names, task identifiers, places and descriptions accept any name; `models` is a folder.
+        let freeText: Set<String> = ["name", "description", "models", "id", "place"]
         var checked = 0
         for leaf in leaves {
             guard case .key(let last) = leaf.components.last ?? .index(0), !freeText.contains(last) else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Experiments
+import PhoneWorld
 import Scheduling
 import SimEngine
 import Testing
@@ -101,7 +102,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
          "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"),
         (minimalWith("  - news", "  - newz"),
-         "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for \(repoRoot.path)/models/apps/newz.yaml); known: mail, news, photos, podcasts, weather"),
+         "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for \(repoRoot.path)/models/apps/newz.yaml); known: cloud-backup, fitness, game, legacy-reader, mail, maps, messenger, music, news, photos, podcasts, reminders, weather"),
         (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),
          "s.yaml:7:39: apps[0].tasks[0].kind: unknown task kind 'urgent'; known: refresh, processing"),
         (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh}, {id: a.x, kind: processing}]}"),
@@ -174,7 +175,14 @@ struct ScenarioTests {
         #expect(s.seed == 42)
         #expect(s.replications == 10)
         #expect(s.setup.duration == .days(7))
-        #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts", "photos"])
+        #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts", "photos", "music", "maps", "messenger",
+                                             "fitness", "reminders", "legacy-reader", "cloud-backup", "game"])
+        // One app for each way into the background (issue 9).
+        let a = s.setup.apps
+        #expect(Set(a.compactMap(\.backgroundMode?.kind)) == Set(BackgroundModeKind.allCases))
+        #expect(a.contains(where: \.usesBackgroundFetch) && a.contains { $0.silentPushes != nil })
+        #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.regions != nil })
+        #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })
         #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])
         #expect(s.setup.battery.capacityWh == 12.98)
         #expect(s.setup.battery.model == .linear)

@@ -111,6 +111,27 @@ public struct Report {
         return ConfidenceInterval(sums.keys.sorted().map { sums[$0]!.0 / Double(sums[$0]!.1) })
     }
 
+    /// Each mechanism's share of the background energy per policy (ratio of the means), for
+    /// the kinds that used any; empty for result files without the per-kind columns.
+    func mechanismTable(_ policies: [String], _ colors: [String]) -> String {
+        let kinds = TaskKind.allCases.filter { kind in
+            policies.contains { interval("background_energy_\(kind.rawValue)_j", policy: $0).mean > 0 }
+        }
+        guard !kinds.isEmpty else { return "" }
+        var s = "<h3>Background energy by mechanism</h3><p class=\"note\">Share of each policy's mean background energy, in percent.</p>"
+        s += "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc($0.rawValue))</th>" }.joined() + "</tr></thead><tbody>"
+        for (i, p) in policies.enumerated() {
+            let total = interval("background_energy_j", policy: p).mean
+            s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))</th>"
+            for kind in kinds {
+                let part = interval("background_energy_\(kind.rawValue)_j", policy: p).mean
+                s += "<td>" + (total > 0 && part.isFinite ? String(format: "%.1f", 100 * part / total) : "–") + "</td>"
+            }
+            s += "</tr>"
+        }
+        return s + "</tbody></table>"
+    }
+
     /// Row numbers of runs.csv by policy and value of `column`: a sweep's lines in one pass,
     /// not one scan of all rows per point (10,000 rows of 500 points would take seconds).
     func rowsByPolicyAndValue(_ column: Int) -> [String: [String: [Int]]] {
@@ -137,12 +158,14 @@ public struct Report {
         }
     }
 
-    /// Start latencies of started refresh and processing tasks, per policy, sorted.
+    /// Start latencies of started scheduled tasks (refresh, processing, legacy fetch), per
+    /// policy, sorted.
     func latencies() -> [[Double]]? {
         guard let tasks = results.tasks, let p = tasks.column("policy"), let l = tasks.column("latency_s"),
               let k = tasks.column("kind") else { return nil }
         var byPolicy = Dictionary(uniqueKeysWithValues: results.policies.map { ($0, [Double]()) })
-        for row in tasks.rows where row[k] != "finite_length" {
+        let scheduled = Set(TaskKind.allCases.filter(\.isScheduled).map(\.rawValue))
+        for row in tasks.rows where scheduled.contains(row[k]) {
             if let v = Double(row[l]) { byPolicy[row[p]]?.append(v) }
         }
         return results.policies.map { byPolicy[$0]!.sorted() }
@@ -193,7 +216,9 @@ public struct Report {
             }
             body += "</tr>"
         }
-        body += "</tbody></table></section>"
+        body += "</tbody></table>"
+        body += mechanismTable(policies, colors)
+        body += "</section>"
 
         // Bars.
         body += "<section><h2>Energy, latency, staleness</h2><div class=\"grid\">"
@@ -219,7 +244,7 @@ public struct Report {
         // CDF and Pareto scatter.
         body += "<section><h2>Distribution and trade-off</h2><div class=\"grid\">"
         if let lat = latencies() {
-            body += SVG.cdf(id: "cdf", title: "Start latency of refresh and processing tasks (all replications)",
+            body += SVG.cdf(id: "cdf", title: "Start latency of refresh, processing and fetch tasks (all replications)",
                             xLabel: "start latency (log scale; under 1 s drawn at 1 s)",
                             series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
         } else {
@@ -292,7 +317,7 @@ public struct Report {
         let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
         s += "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
         s += results.kind == "sweep" ? " at point 0" : ""
-        s += ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars (refresh, processing, finite-length). Hover for details.</p>"
+        s += ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
         let apps = scenario.setup.apps.map(\.name)
         for (i, policy) in scenario.policies.enumerated() {
             let trace = try Experiment.trace(scenario, policy: policy, replication: options.replication, window: from..<to)

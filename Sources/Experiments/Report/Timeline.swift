@@ -9,7 +9,11 @@ enum Timeline {
     static let appStateFill: [AppState: String] = [
         .notRunning: "none", .suspended: "#e4e4e8", .background: "#fbd9a8", .inactive: "#cfe3f5", .active: "#a9cdee",
     ]
-    static let kindFill: [TaskKind: String] = [.refresh: "#0072B2", .processing: "#009E73", .finiteLength: "#CC79A7"]
+    static let kindFill: [TaskKind: String] = [
+        .refresh: "#0072B2", .processing: "#009E73", .finiteLength: "#CC79A7", .fetch: "#56B4E9", .silentPush: "#D55E00",
+        .backgroundTransfer: "#E69F00", .region: "#F0E442", .audio: "#7B3294", .location: "#1B7837", .voip: "#C51B7D",
+        .bluetooth: "#2166AC", .redo: "#B2182B",
+    ]
 
     /// Segments of a step function over [from, to): (start, end, value).
     static func segments<V>(_ changes: [(SimInstant, V)], from: SimInstant, to: SimInstant) -> [(SimInstant, SimInstant, V)] {

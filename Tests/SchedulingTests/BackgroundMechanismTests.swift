@@ -1,0 +1,217 @@
+import PhoneWorld
+@testable import Scheduling
+import SimEngine
+import SimRandom
+import Testing
+
+/// The other doors into the background (FACTS.md §1-3, issue 9), each with exact expectations.
+@Suite("Continuous modes, legacy fetch, wake-ups, opting out, state preservation")
+struct BackgroundMechanismTests {
+    /// A navigation app whose session goes on for `length` after the person leaves it,
+    /// fetching 20 KB every 5 s.
+    func navigation(probability: Double, length: SimDuration = .hours(1)) -> AppParameters {
+        var a = appWith("maps", [])
+        var mode = ContinuousMode(kind: .location)
+        mode.probability = probability
+        mode.duration = .fixed(length.seconds)
+        mode.chunkInterval = .seconds(5)
+        mode.chunkDownBytes = 20_000
+        a.backgroundMode = mode
+        return a
+    }
+
+    /// A news app the person opens at 0:10; its refresh (100 KB down, 2 s of CPU) is submitted
+    /// on leaving, eligible at once, and started by eager at 0:26 only if `earliest` says so.
+    func news() -> AppParameters {
+        var t = task("news.r", .refresh, submitOn: [.background], earliest: .minutes(15))
+        t.downBytes = .fixed(100_000)
+        return appWith("news", [t])
+    }
+
+    func onLTE(_ s: PhoneSetup) -> PhoneSetup {
+        var s = s
+        s.network = network([(.zero, lteState)])
+        return s
+    }
+
+    @Test func aNavigationSessionKeepsItsAppInTheBackgroundAndARefreshRidesItsRadio() throws {
+        func run(navigating: Bool) throws -> RecordingSink {
+            let s = onLTE(quiet(hours: 2, apps: [navigation(probability: navigating ? 1 : 0), news()],
+                                launches: [use(0, at(0), at(0, 1)), use(1, at(0, 10), at(0, 11))]))
+            return try simulate(s, EagerPolicy())
+        }
+        let riding = try run(navigating: true), alone = try run(navigating: false)
+
+        // The session: from the leave at 0:01 for an hour, the app in the background all along.
+        let session = try #require(riding.records.first { $0.request.kind == .location })
+        #expect(session.started == at(0, 1) && session.ended == at(1, 1) && session.outcome == .completed)
+        #expect(abs(session.cpuEnergyJ - BackgroundModeKind.location.defaultPowerW * 3600) < 1e-6)
+        let maps = riding.transitions(of: 0).filter { $0.0 > at(0, 0, 30) }
+        #expect(maps.map(\.2) == [.inactive, .background, .suspended])
+        #expect(maps.map(\.0) == [at(0, 1), at(0, 1), at(1, 1)], "suspended only when the session ended")
+        #expect(alone.transitions(of: 0).last?.0 == at(0, 1) && alone.transitions(of: 0).last?.2 == .suspended)
+
+        // The refresh starts at 0:26 in both runs. Alone it pays LTE's promotion and the whole
+        // tail; riding, a chunk is on the air at the same instant (0:26 is 1,500 s after 0:01),
+        // so it needs no promotion and shares the tail, cut 5 s later by the next chunk, with
+        // the navigation session (FACTS.md §6, lte.conf numbers).
+        let activeW = lteRadio.activeW + lteState.downMbps * lteRadio.downWPerMbps
+        let transfer = 800_000 / (lteState.downMbps * 1e6)  // 100 KB: 0.04 s
+        let chunk = 160_000 / (lteState.downMbps * 1e6)      // 20 KB: 0.008 s
+        let tailW = lteRadio.tail[0].powerW
+        let aloneJ = lteRadio.promotion.seconds * lteRadio.promotionW + transfer * activeW + lteRadio.tail[0].duration.seconds * tailW
+        let ridingJ = transfer * activeW + (5 - chunk - transfer) * tailW / 2
+        let r1 = try #require(riding.records.first { $0.request.kind == .refresh })
+        let r0 = try #require(alone.records.first { $0.request.kind == .refresh })
+        #expect(r0.started == at(0, 26) && r1.started == at(0, 26))
+        #expect(abs(r0.radioEnergyJ - aloneJ) < 1e-9, "\(r0.radioEnergyJ) vs \(aloneJ)")
+        #expect(abs(r1.radioEnergyJ - ridingJ) < 1e-9, "\(r1.radioEnergyJ) vs \(ridingJ)")
+        #expect(r1.radioEnergyJ < r0.radioEnergyJ / 4)
+        #expect(riding.totals!.components.modeJ > 0 && alone.totals!.components.modeJ == 0)
+    }
+
+    func fetcher(_ name: String, alsoDeclares tasks: [AppTask] = []) -> AppParameters {
+        var a = appWith(name, tasks)
+        var f = BackgroundFetch()
+        f.minimumInterval = .hours(1)
+        f.cpu = .fixed(2)
+        a.backgroundFetch = f
+        return a
+    }
+
+    @Test func legacyFetchRunsLikeARefreshUnlessTheAppDeclaresBGTaskSchedulerIdentifiers() throws {
+        let both = fetcher("both", alsoDeclares: [task("both.r", .refresh, submitOn: [.start, .handler])])
+        let run = try simulate(quiet(hours: 5, apps: [fetcher("old"), both]), EagerPolicy())
+        let fetches = run.starts.filter { $0.1.kind == .fetch }
+        #expect(fetches.allSatisfy { $0.1.app == 0 }, "the app with identifiers never fetches")
+        #expect(fetches.count == 5, "a random phase within the first hour, then every hour")
+        #expect(zip(fetches.dropFirst(), fetches).allSatisfy { $0.0 - $1.0 == .hours(1) })
+        #expect(run.records.contains { $0.request.app == 1 && $0.request.kind == .refresh && $0.outcome == .completed })
+        #expect(!run.records.contains { $0.request.app == 1 && $0.request.kind == .fetch })
+        // The system gates it like a refresh: with Background App Refresh off, nothing runs.
+        var off = quiet(hours: 5, apps: [fetcher("old")])
+        off.settings.backgroundAppRefresh = .off
+        #expect(try simulate(off, EagerPolicy()).starts.isEmpty)
+    }
+
+    func pusher(_ pushes: [SimInstant], swiped: Bool = false, launches: [AppLaunch] = []) -> PhoneSetup {
+        var a = appWith("chat", [])
+        a.silentPushes = SilentPushes()
+        var s = quiet(hours: 3, apps: [a], launches: launches)
+        s.pushTrace = pushes.map { PushArrival(time: $0, app: 0, work: .seconds(2)) }
+        return s
+    }
+
+    @Test func theFourthPushInAnHourIsHeldAndOnlyTheNewestHeldOneIsDelivered() throws {
+        let run = try simulate(pusher([at(0, 0), at(0, 10), at(0, 20), at(0, 30), at(0, 40)]), EagerPolicy())
+        let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
+        #expect(pushes.map(\.outcome) == [.completed, .completed, .completed, .replaced, .completed])
+        #expect(pushes.map(\.started) == [at(0, 0), at(0, 10), at(0, 20), nil, at(1, 0)],
+                "the 0:40 push waits until the 0:00 delivery is an hour old")
+        #expect(pushes[3].ended == at(0, 40), "the 0:30 push was replaced by the newer one")
+        #expect(pushes.filter { $0.started != nil }.map(\.ended) == [at(0, 0, 2), at(0, 10, 2), at(0, 20, 2), at(1, 0, 2)])
+        // Launched from not running for the first, then resumed from suspended for each other.
+        #expect(run.summary.backgroundLaunches == 1)
+        #expect(run.transitions(of: 0).filter { $0.1 == .suspended && $0.2 == .background }.map(\.0) == [at(0, 10), at(0, 20), at(1, 0)])
+    }
+
+    @Test func noPushReachesASwipedAwayAppUntilItIsOpenedAgain() throws {
+        let s = pusher([at(0, 10), at(0, 50), at(1, 30)],
+                       launches: [use(0, at(0), at(0, 1), swiped: true), use(0, at(1), at(1, 1))])
+        let run = try simulate(s, EagerPolicy())
+        let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
+        #expect(pushes.map(\.outcome) == [.dropped, .dropped, .completed])
+        #expect(pushes.map(\.started) == [nil, nil, at(1, 30)])
+        #expect(run.summary.count(.dropped) == 2)
+    }
+
+    @Test func anOptedOutAppGoesFromBackgroundToNotRunning() throws {
+        var a = appWith("game", [task("game.r", .refresh, submitOn: [.background], earliest: .zero)])
+        a.exitsOnSuspend = true
+        a.backgroundWork = [BackgroundWork()]
+        let run = try simulate(quiet(hours: 2, apps: [a], launches: [use(0, at(0, 5), at(0, 6)), use(0, at(1), at(1, 1))]),
+                               EagerPolicy())
+        let t = run.transitions(of: 0)
+        #expect(t.map { "\($0.1.rawValue)>\($0.2.rawValue)" } == [
+            "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
+            "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
+        ])
+        #expect(t[4].0 == at(0, 6) && t[4].3 == .exitsOnSuspend)
+        #expect(run.transitions.map(\.1)[4].delegateEvents == [.willTerminate])
+        #expect(t[5].0 == at(1) && t[5].1 == .notRunning, "reopened cold")
+        #expect(run.records.isEmpty && run.starts.isEmpty, "no background work, no requests")
+    }
+
+    func forgetful(archive: Double) -> AppParameters {
+        var t = task("notes.r", .refresh, submitOn: [.background], earliest: .zero)
+        t.downBytes = .fixed(50_000)
+        var a = appWith("notes", [t])
+        a.statePreservation.archiveProbability = archive
+        return a
+    }
+
+    @Test func anAppPurgedWithUnsavedWorkRedoesItOnItsNextLaunch() throws {
+        func run(archive: Double) throws -> RecordingSink {
+            let s = quiet(hours: 3, apps: [forgetful(archive: archive)],
+                          launches: [use(0, at(0), at(0, 1)), use(0, at(1), at(1, 5))], purges: [Purge(time: at(0, 30), app: 0)])
+            return try simulate(s, EagerPolicy())
+        }
+        let lost = try run(archive: 0)
+        let refresh = try #require(lost.records.first { $0.request.kind == .refresh && $0.started == at(0, 1) })
+        #expect(refresh.outcome == .completed)
+        let lostEvents = lost.taskEvents.filter { if case .lost = $0.1 { true } else { false } }
+        #expect(lostEvents.map(\.0) == [at(0, 30)], "lost with the purge")
+        let redo = try #require(lost.records.first { $0.request.kind == .redo })
+        #expect(redo.request.identifier == "redo.\(refresh.request.id.rawValue)")
+        #expect(redo.started == at(1), "redone at the next launch")
+        #expect(redo.request.downBytes == 50_000 && redo.request.work == refresh.request.work)
+        #expect(lost.summary.lostWork == 1)
+        // Its energy when it ended: CPU and radio, without the tail share still to come.
+        #expect(lost.summary.lostWorkEnergyJ > 0 && lost.summary.lostWorkEnergyJ <= refresh.energyJ)
+        #expect(lost.summary.wastedEnergyJ == lost.summary.lostWorkEnergyJ && lost.summary.lostWorkEnergyJ > 0)
+
+        let kept = try run(archive: 1)
+        #expect(!kept.records.contains { $0.request.kind == .redo } && kept.summary.lostWork == 0)
+    }
+
+    @Test func aDiscretionaryTransferWaitsForWiFiAndPowerThenWakesTheApp() throws {
+        var a = appWith("photos", [])
+        var t = BackgroundTransfers()
+        t.probability = 1
+        t.upBytes = .fixed(2_000_000)
+        t.downBytes = .fixed(0)
+        t.discretionary = true
+        t.cpu = .fixed(1)
+        a.backgroundTransfers = t
+        let s = quiet(hours: 6, apps: [a], launches: [use(0, at(0), at(0, 1))], charging: [ChargingSession(start: at(3), end: at(5))])
+        let run = try simulate(s, EagerPolicy())
+        let r = try #require(run.records.first { $0.request.kind == .backgroundTransfer })
+        #expect(r.started == at(3), "on Wi-Fi, it waited for the charger")
+        // 16 Mbit at 20 Mbit/s up: 0.8 s in the system, then the app's 1 s.
+        #expect(r.outcome == .completed && r.ended == at(3) + .milliseconds(1800))
+        #expect(run.transitions(of: 0).contains { $0.0 == at(3) + .milliseconds(800) && $0.2 == .background && $0.3 == .backgroundWork })
+        #expect(run.transitions(of: 0).filter { $0.0 == at(0, 1) }.last?.2 == .suspended, "the app did not wait for it")
+    }
+
+    @Test func crossingAMonitoredPlaceWakesTheAppOnEntryAndExit() throws {
+        var a = appWith("reminders", [])
+        var g = RegionMonitoring()
+        g.places = ["work"]
+        g.cpu = .fixed(1)
+        g.upBytes = .fixed(0)
+        g.downBytes = .fixed(0)
+        a.regions = g
+        var s = quiet(hours: 24, apps: [a])
+        var e = network([(.zero, wifiState)])
+        e.weekday = [.init(start: .zero, state: wifiState, place: "home"), .init(start: .hours(8), state: lteState),
+                     .init(start: .hours(9), state: wifiState, place: "work"), .init(start: .hours(17), state: lteState),
+                     .init(start: .hours(18), state: wifiState, place: "home")]
+        e.weekend = e.weekday
+        s.network = e
+        let run = try simulate(s, EagerPolicy())
+        let regions = run.records.filter { $0.request.kind == .region }.sorted { $0.request.id < $1.request.id }
+        #expect(regions.map(\.request.identifier) == ["region.enter.work", "region.exit.work"])
+        #expect(regions.map(\.started) == [at(9), at(17)])
+        #expect(regions.allSatisfy { $0.outcome == .completed && $0.ended == $0.started! + .seconds(1) })
+    }
+}

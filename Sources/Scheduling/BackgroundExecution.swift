@@ -619,7 +619,9 @@ extension PhoneSimulation {
         if !inUse { lastInUse = sim.now }
         sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
         guard isOn else { return }
+        swipingAway = l.swipedAway ? l.app : nil
         updateFront(cause: .leave)
+        swipingAway = nil
         // A swipe in the app switcher terminates the app, unless the person went straight
         // back to it.
         if let app = l.app, l.swipedAway, frontApp != app {

@@ -348,6 +348,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var foreground: Int?
     /// The app in the foreground (the launch's app, unless a call took the foreground).
     var frontApp: Int?
+    /// The app the current leave swipes away, while the leave moves it to the background:
+    /// the person stops its music or navigation, so no mode session begins.
+    var swipingAway: Int?
     var inCall = false
     var lowPower = false
     /// Prompt levels already offered since the last charge.

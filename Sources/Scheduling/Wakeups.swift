@@ -223,7 +223,7 @@ extension PhoneSimulation {
         // Drawn at every leave, so later sessions do not depend on earlier ones' ends.
         let starts = stream.bernoulli(mode.probability)
         let length = SimDuration(seconds: mode.duration.draw(stream))
-        guard starts, apps[app].modeSession == nil, length > .zero else { return }
+        guard starts, apps[app].modeSession == nil, length > .zero, swipingAway != app else { return }
         let id = newTask(app: app, kind: TaskKind(mode.kind), identifier: "mode.\(mode.kind.rawValue)", work: length)
         tasks[id.rawValue].request.powerW = mode.powerW
         begin(id)

@@ -94,6 +94,21 @@ struct BackgroundMechanismTests {
         #expect(try simulate(off, EagerPolicy()).starts.isEmpty)
     }
 
+    @Test func swipingTheAppAwayStopsItsSessionBeforeItBegins() throws {
+        // Left normally at 0:01, the session runs; swiped away at 0:01, the person has stopped
+        // the navigation: no session, no chunk on the radio, and the app ends not running.
+        func run(swiped: Bool) throws -> RecordingSink {
+            let s = onLTE(quiet(hours: 2, apps: [navigation(probability: 1)],
+                                launches: [use(0, at(0), at(0, 1), swiped: swiped)]))
+            return try simulate(s, EagerPolicy())
+        }
+        let kept = try run(swiped: false), swiped = try run(swiped: true)
+        #expect(kept.records.filter { $0.request.kind == .location }.count == 1)
+        #expect(swiped.records.filter { $0.request.kind == .location }.isEmpty)
+        #expect(swiped.totals!.components.modeJ == 0 && swiped.totals!.components.radioActiveJ == 0)
+        #expect(swiped.transitions(of: 0).last.map { ($0.0, $0.2) }! == (at(0, 1), .notRunning))
+    }
+
     func pusher(_ pushes: [SimInstant], swiped: Bool = false, launches: [AppLaunch] = []) -> PhoneSetup {
         var a = appWith("chat", [])
         a.silentPushes = SilentPushes()

@@ -119,7 +119,7 @@ public struct Report {
         }
         guard !kinds.isEmpty else { return "" }
         var s = "<h3>Background energy by mechanism</h3><p class=\"note\">Share of each policy's mean background energy, in percent.</p>"
-        s += "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc($0.rawValue))</th>" }.joined() + "</tr></thead><tbody>"
+        s += "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc(ComparisonTable.shortName($0)))</th>" }.joined() + "</tr></thead><tbody>"
         for (i, p) in policies.enumerated() {
             let total = interval("background_energy_j", policy: p).mean
             s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))</th>"
@@ -346,7 +346,7 @@ public struct Report {
         body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;margin:24px auto;max-width:1340px;padding:0 16px;background:#fff}
         h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 4px}
         .meta,.note{color:#555;margin:2px 0}.note{font-size:13px;max-width:1000px}code{font-size:12px;background:#f4f4f6;padding:1px 4px;border-radius:3px}
-        table.cmp{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+        table.cmp{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums;display:block;max-width:100%;overflow-x:auto}
         .cmp th,.cmp td{padding:5px 10px;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}.cmp thead th{font-size:12px;color:#555;vertical-align:bottom;white-space:normal;max-width:110px}
         .cmp tbody th{text-align:left}.cmp td.best{font-weight:700;background:#eef6ee}.cmp small{color:#777;font-weight:400}
         .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}

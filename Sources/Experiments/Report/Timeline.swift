@@ -26,6 +26,19 @@ enum Timeline {
         return out
     }
 
+    /// One line, right-aligned: a coloured square per task kind drawn in the window, then the
+    /// app states' fills, so each lane's colours read without the paragraph above.
+    static func legend(kinds: [TaskKind], x: Double, y: Double) -> String {
+        func swatch(_ fill: String, _ label: String) -> String {
+            "<tspan fill=\"\(fill)\" stroke=\"#999\" stroke-width=\"0.5\">■</tspan>\u{a0}\(SVG.esc(label))"
+        }
+        let tasks = kinds.map { swatch(kindFill[$0] ?? "#000", $0.rawValue) }
+        let states: [(AppState, String)] = [(.suspended, "suspended"), (.background, "background"), (.active, "foreground")]
+        let app = "app: " + states.map { swatch(appStateFill[$0.0] ?? "#fff", $0.1) }.joined(separator: " ")
+        return "<text x=\"\(SVG.c(x))\" y=\"\(SVG.c(y))\" text-anchor=\"end\" class=\"tick\">"
+            + (tasks + [app, "red outline: expired or killed"]).joined(separator: "\u{a0}\u{a0} ") + "</text>"
+    }
+
     static func svg(id: String, policy: String, color: String, trace: PhoneTrace, apps: [String],
                     from: SimInstant, to: SimInstant) -> String {
         let width = 1280.0, left = 120.0, right = 16.0
@@ -38,7 +51,8 @@ enum Timeline {
         var s = SVG.open(Int(width), Int(height), title: "Timeline under \(policy)", id: id)
         s += "<rect x=\"0\" y=\"4\" width=\"6\" height=\"16\" fill=\"\(color)\"/>"
         s += SVG.text(12, 18, "\(policy)", cls: "ctitle")
-        s += SVG.text(width - right, 18, "■ refresh  ■ processing  ■ finite-length   app: ▭ suspended ▭ background ▭ foreground; red outline: expired or killed", anchor: "end", cls: "tick")
+        s += legend(kinds: TaskKind.allCases.filter { k in trace.runs.contains { $0.kind == k && $0.end >= from && $0.start <= to } },
+                    x: width - right, y: 18)
         // Hour grid.
         let hours = Int((span / 3600).rounded(.up))
         let step = hours > 36 ? 6 : 3

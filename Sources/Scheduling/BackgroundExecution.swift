@@ -112,11 +112,15 @@ extension PhoneSimulation {
 
     /// From now on, the eligible request `id` is held for `reason` (`nil`: no longer held);
     /// the time since the last change goes to the previous reason.
-    mutating func hold(_ id: TaskID, _ reason: HoldReason?) {
+    mutating func hold(_ id: TaskID, _ reason: HoldReason?) { hold(id, reason, at: sim.now) }
+
+    /// `at` is later than now only for the requests that never ran, ended at the horizon
+    /// after the last event.
+    mutating func hold(_ id: TaskID, _ reason: HoldReason?, at time: SimInstant) {
         let i = id.rawValue
-        if let previous = tasks[i].heldBy { tasks[i].held[previous] += (sim.now - tasks[i].heldSince).seconds }
+        if let previous = tasks[i].heldBy { tasks[i].held[previous] += (time - tasks[i].heldSince).seconds }
         tasks[i].heldBy = reason
-        tasks[i].heldSince = sim.now
+        tasks[i].heldSince = time
     }
 
     /// The bit of a policy's reason token in a task's `policyReasons` mask; tokens are
@@ -375,7 +379,7 @@ extension PhoneSimulation {
         case .eligible:
             eligible.removeAll { $0.id == id }
             apps[app].scheduler.remove(id)
-            hold(id, nil)
+            hold(id, nil, at: time)
         case .waiting:
             if let h = tasks[i].eligibleEvent { sim.cancel(h) }
             tasks[i].eligibleEvent = nil

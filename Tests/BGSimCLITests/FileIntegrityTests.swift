@@ -8,7 +8,8 @@ import Testing
 /// - background + foreground + baseline = `phone_energy_j` = the sum of the components;
 /// - `phone_energy_j` = `charger_energy_j` - the battery's change (linear battery), with the
 ///   capacity and initial charge read from the manifest's resolved scenario;
-/// - a started task's `held_*_s` sum to its `latency_s`.
+/// - a started task's `held_*_s` sum to its `latency_s`, and a request's that never ran to
+///   the time from its earliest begin to the end of the run.
 /// Prints `ok` or the first problems.
 let verifyScript = #"""
 import csv, hashlib, json, math, os, sys
@@ -60,6 +61,12 @@ for t in tasks or []:
         held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
         if not close(held, float(t["latency_s"]), 1e-6):
             errors.append("task %s of %s: held %s s but latency %s s" % (t["task"], key, held, t["latency_s"]))
+    # A request that never ran was held from its earliest begin to the end of the run.
+    if t["outcome"] == "never_run" and t["kind"] in ("refresh", "processing", "fetch"):
+        waited = max(0.0, float(t["ended_s"]) - float(t["earliest_begin_s"]))
+        held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
+        if not close(held, waited, 1e-6):
+            errors.append("task %s of %s never ran: held %s s, but %s s from its earliest begin to the end" % (t["task"], key, held, waited))
 for r in tables["runs.csv"]:
     key = (r["policy"], r["replication"])
     bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])

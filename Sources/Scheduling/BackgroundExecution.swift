@@ -25,42 +25,47 @@ extension PhoneSimulation {
     }
 
     /// The app calls `BGTaskScheduler.submit` for its task `k`.
+    ///
+    /// The app's and the task's parameters are read field by field through `setup`, not
+    /// bound to locals: a local copy of `AppParameters` (two dozen references) cost more than
+    /// the rest of the submission in a profile.
     mutating func submit(app: Int, task k: Int, earliestBegin: SimInstant) {
         // An app that opted out of the background is never launched into it: what it would
         // submit could never run.
         guard !setup.apps[app].exitsOnSuspend else { return }
-        let model = setup.apps[app].tasks[k]
-        let appModel = setup.apps[app]
         let stream = streams.apps[app]
         let id = TaskID(tasks.count)
+        let kind: TaskKind = setup.apps[app].tasks[k].kind == .refresh ? .refresh : .processing
         var request = TaskRequest(
-            id: id, app: app, kind: model.kind == .refresh ? .refresh : .processing, identifier: model.identifier,
+            id: id, app: app, kind: kind, identifier: setup.apps[app].tasks[k].identifier,
             submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
-            work: SimDuration(seconds: model.cpu.draw(stream)), powerW: appModel.cpuPowerW ?? setup.power.cpuBackgroundW)
+            work: SimDuration(seconds: setup.apps[app].tasks[k].cpu.draw(stream)),
+            powerW: setup.apps[app].cpuPowerW ?? setup.power.cpuBackgroundW)
         // Whole bytes: a size drawn from a continuous distribution, rounded.
-        request.upBytes = model.upBytes.draw(stream).rounded()
-        request.downBytes = model.downBytes.draw(stream).rounded()
-        request.success = stream.bernoulli(model.successProbability)
-        request.forgetsCompletion = stream.bernoulli(appModel.forgetsCompletion)
-        request.expirationResponse = appModel.expirationResponse
-        request.cpuShare = model.cpuShare
-        if model.kind == .processing {
-            request.requiresExternalPower = model.requiresExternalPower
-            request.requiresNetworkConnectivity = model.requiresNetworkConnectivity
+        request.upBytes = setup.apps[app].tasks[k].upBytes.draw(stream).rounded()
+        request.downBytes = setup.apps[app].tasks[k].downBytes.draw(stream).rounded()
+        request.success = stream.bernoulli(setup.apps[app].tasks[k].successProbability)
+        request.forgetsCompletion = stream.bernoulli(setup.apps[app].forgetsCompletion)
+        request.expirationResponse = setup.apps[app].expirationResponse
+        request.cpuShare = setup.apps[app].tasks[k].cpuShare
+        if kind == .processing {
+            request.requiresExternalPower = setup.apps[app].tasks[k].requiresExternalPower
+            request.requiresNetworkConnectivity = setup.apps[app].tasks[k].requiresNetworkConnectivity
         }
+        let begin = request.earliestBegin
         tasks.append(TaskState(request: request, model: k))
         // Background App Refresh off, for the phone or the app, turns both kinds off (FACTS.md §5).
-        let available = setup.settings.backgroundAppRefresh != .off && appModel.backgroundRefresh
-        let pending = BGTaskScheduler.Pending(identifier: model.identifier, kind: request.kind, task: id,
-                                              earliestBegin: request.earliestBegin)
+        let available = setup.settings.backgroundAppRefresh != .off && setup.apps[app].backgroundRefresh
+        let pending = BGTaskScheduler.Pending(identifier: setup.apps[app].tasks[k].identifier, kind: kind, task: id,
+                                              earliestBegin: begin)
         switch apps[app].scheduler.submit(pending, available: available) {
         case .failure(let error):
             tasks[id.rawValue].rejection = error
             finish(id, .rejected, at: sim.now)
         case .success(let replaced):
             if let replaced { finish(replaced, .replaced, at: sim.now) }
-            sink.taskEvent(.submitted(request, replaced: replaced), at: sim.now)
-            tasks[id.rawValue].eligibleEvent = sim.schedule(.eligible(id), at: request.earliestBegin, priority: Self.arrivalPriority)
+            if sink.observesTaskSteps { sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: replaced), at: sim.now) }
+            tasks[id.rawValue].eligibleEvent = sim.schedule(.eligible(id), at: begin, priority: Self.arrivalPriority)
         }
     }
 
@@ -152,23 +157,24 @@ extension PhoneSimulation {
     /// calls the task's handler, which resubmits if the app does that; the task transfers its
     /// data, then computes, within its budget.
     mutating func start(_ id: TaskID) {
-        require(tasks[id.rawValue].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
+        let i = id.rawValue
+        require(tasks[i].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
         hold(id, nil)
-        let r = tasks[id.rawValue].request
-        apps[r.app].scheduler.remove(id)
-        switch apps[r.app].life.state {
-        case .notRunning: launchProcess(r.app, into: .background, cause: .backgroundWork)
-        case .suspended: move(r.app, to: .background, cause: .backgroundWork)
+        let app = tasks[i].request.app, kind = tasks[i].request.kind
+        apps[app].scheduler.remove(id)
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
+        case .suspended: move(app, to: .background, cause: .backgroundWork)
         case .background: break
         case .active, .inactive: preconditionFailure("\(id) started while its app is in the foreground")
         }
-        tasks[id.rawValue].deadline = sim.now + budget(r.kind)
+        tasks[i].deadline = sim.now + budget(kind)
         begin(id)
-        if let k = tasks[id.rawValue].model, setup.apps[r.app].tasks[k].submitOn.contains(.handler) {
-            submit(app: r.app, task: k, earliestBegin: sim.now + setup.apps[r.app].tasks[k].interval)
+        if let k = tasks[i].model, resubmitsInHandler[app][k] {
+            submit(app: app, task: k, earliestBegin: sim.now + setup.apps[app].tasks[k].interval)
         }
-        if r.kind == .fetch, let fetch = setup.apps[r.app].backgroundFetch {
-            submitFetch(app: r.app, earliestBegin: sim.now + fetch.minimumInterval)
+        if kind == .fetch, let interval = setup.apps[app].backgroundFetch?.minimumInterval {
+            submitFetch(app: app, earliestBegin: sim.now + interval)
         }
         watchCPU(id)
     }
@@ -179,30 +185,33 @@ extension PhoneSimulation {
     /// a mode session runs for its length, fetching its chunks.
     mutating func begin(_ id: TaskID) {
         drawArchive(id)
-        let r = tasks[id.rawValue].request
-        tasks[id.rawValue].status = .running
-        tasks[id.rawValue].started = sim.now
-        runningIDs.append(id.rawValue)
-        sink.taskEvent(.started(r, timeRemaining: r.kind.usesGrant
-            ? backgroundTimeRemaining(app: r.app) : tasks[id.rawValue].deadline.map { $0 - sim.now }), at: sim.now)
-        if r.kind != .backgroundTransfer {
-            tasks[id.rawValue].holdsApp = true
-            apps[r.app].running += 1
+        let i = id.rawValue
+        let app = tasks[i].request.app, kind = tasks[i].request.kind
+        tasks[i].status = .running
+        tasks[i].started = sim.now
+        runningIDs.append(i)
+        if sink.observesTaskSteps {
+            sink.taskEvent(.started(tasks[i].request, timeRemaining: kind.usesGrant
+                ? backgroundTimeRemaining(app: app) : tasks[i].deadline.map { $0 - sim.now }), at: sim.now)
+        }
+        if kind != .backgroundTransfer {
+            tasks[i].holdsApp = true
+            apps[app].running += 1
             setCPU(id, on: true)
         }
-        if r.kind.isMode {
-            apps[r.app].modeSession = id.rawValue
-            tasks[id.rawValue].phase = .working
-            tasks[id.rawValue].workEnd = sim.now + r.work
+        if kind.isMode {
+            apps[app].modeSession = i
+            tasks[i].phase = .working
+            tasks[i].workEnd = sim.now + tasks[i].request.work
             rescheduleEnd(id)
             modeChunk(id)
             return
         }
-        let transfer = Transfer(owner: .task(id.rawValue), upBytes: r.upBytes, downBytes: r.downBytes)
+        let transfer = Transfer(owner: .task(i), upBytes: tasks[i].request.upBytes, downBytes: tasks[i].request.downBytes)
         if transfer.isEmpty {
             transfersDone(id)
         } else {
-            tasks[id.rawValue].phase = .transferring
+            tasks[i].phase = .transferring
             rescheduleEnd(id)
             send(transfer)
         }
@@ -549,31 +558,32 @@ extension PhoneSimulation {
             if apps[app].running == 0 { move(app, to: .suspended, cause: .workDone) }
             return
         }
-        let model = setup.apps[app]
         let stream = streams.appLeave[app]
-        for (n, work) in model.backgroundWork.enumerated() {
+        for n in setup.apps[app].backgroundWork.indices {
             // Drawn whether or not the work begins, so later draws stay aligned.
-            let begins = stream.bernoulli(work.probability)
-            let cpu = work.cpu.draw(stream), up = work.upBytes.draw(stream), down = work.downBytes.draw(stream)
-            let forgets = stream.bernoulli(model.forgetsEndBackground)
+            let begins = stream.bernoulli(setup.apps[app].backgroundWork[n].probability)
+            let cpu = setup.apps[app].backgroundWork[n].cpu.draw(stream)
+            let up = setup.apps[app].backgroundWork[n].upBytes.draw(stream)
+            let down = setup.apps[app].backgroundWork[n].downBytes.draw(stream)
+            let forgets = stream.bernoulli(setup.apps[app].forgetsEndBackground)
             guard begins else { continue }
             let id = TaskID(tasks.count)
-            var request = TaskRequest(id: id, app: app, kind: .finiteLength, identifier: "background-work.\(n)",
+            var request = TaskRequest(id: id, app: app, kind: .finiteLength, identifier: backgroundWorkIdentifiers[n],
                                       submitted: sim.now, earliestBegin: sim.now, work: SimDuration(seconds: cpu),
-                                      powerW: model.cpuPowerW ?? setup.power.cpuBackgroundW)
+                                      powerW: setup.apps[app].cpuPowerW ?? setup.power.cpuBackgroundW)
             request.upBytes = up.rounded()
             request.downBytes = down.rounded()
             request.forgetsCompletion = forgets
-            request.expirationResponse = model.expirationResponse
+            request.expirationResponse = setup.apps[app].expirationResponse
             tasks.append(TaskState(request: request, model: nil))
             tasks[id.rawValue].deadline = deadline
             begin(id)
         }
-        for (k, task) in model.tasks.enumerated() where task.submitOn.contains(.background) {
-            submit(app: app, task: k, earliestBegin: sim.now + task.earliestBegin)
+        for k in submitsOnLeave[app].indices where submitsOnLeave[app][k] {
+            submit(app: app, task: k, earliestBegin: sim.now + setup.apps[app].tasks[k].earliestBegin)
         }
         startModeSession(app: app)
-        if let transfers = model.backgroundTransfers, let stream = streams.appTransfer[app] {
+        if let transfers = setup.apps[app].backgroundTransfers, let stream = streams.appTransfer[app] {
             // Drawn at every leave, whether or not a transfer is handed over.
             let hands = stream.bernoulli(transfers.probability)
             let up = transfers.upBytes.draw(stream).rounded(), down = transfers.downBytes.draw(stream).rounded()
@@ -682,8 +692,9 @@ extension PhoneSimulation {
 
     mutating func consultPolicy() {
         guard !eligible.isEmpty else { return }
-        // Each request's gates, noted for its hold times. Filtering copies; most of the time
-        // every request passes, and none needs to.
+        // Each request's gates, noted for its hold times. A request is shown to the policy
+        // when no gate holds it (`heldBy == nil` after this loop). Most of the time every
+        // request passes, and `eligible` itself is shown, not a filtered copy.
         var closed = 0
         for task in eligible {
             let gate = closedGate(task)
@@ -691,7 +702,6 @@ extension PhoneSimulation {
             if gate != nil { closed += 1 }
         }
         guard closed < eligible.count else { return }
-        let shown = closed == 0 ? eligible : eligible.filter { tasks[$0.id.rawValue].heldBy == nil }
         var state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
                                 network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
         state.networkQuality = networkState.quality
@@ -699,26 +709,36 @@ extension PhoneSimulation {
         if !inUse { state.lastInUse = lastInUse }
         state.powerChangedAt = powerChangedAt
         state.usage = usage
-        let decision = policy.decide(state, eligible: shown)
-        let ids: [TaskID]
+        let decision = closed == 0
+            ? policy.decide(state, eligible: eligible)
+            : policy.decide(state, eligible: eligible.filter { tasks[$0.id.rawValue].heldBy == nil })
+        // The ids to start, in a buffer kept across calls (no allocation per decision).
+        starting.removeAll(keepingCapacity: true)
         switch decision.start {
-        case .none: ids = []
-        case .all: ids = shown.map(\.id)
+        case .none: break
+        case .all:
+            for task in eligible where tasks[task.id.rawValue].heldBy == nil { starting.append(task.id) }
         case .some(let chosen):
             for id in chosen {
-                require(shown.contains { $0.id == id }, "policy \(policy.name) chose \(id), which it was not shown")
+                require(eligible.contains { $0.id == id && tasks[id.rawValue].heldBy == nil },
+                        "policy \(policy.name) chose \(id), which it was not shown")
             }
-            ids = chosen
+            starting.append(contentsOf: chosen)
         }
-        if ids.count < shown.count {
+        if starting.count < eligible.count - closed {
             let bit = policyReasonBit(decision.reason)
-            for task in shown where !ids.contains(task.id) {
-                if tasks[task.id.rawValue].heldBy != .policy { hold(task.id, .policy) }
+            for task in eligible where tasks[task.id.rawValue].heldBy == nil && !starting.contains(task.id) {
+                hold(task.id, .policy)
                 tasks[task.id.rawValue].policyReasons |= bit
             }
         }
-        if !ids.isEmpty {
-            eligible.removeAll { ids.contains($0.id) }
+        if !starting.isEmpty {
+            let ids = starting
+            if ids.count == eligible.count {
+                eligible.removeAll(keepingCapacity: true)
+            } else {
+                eligible.removeAll { ids.contains($0.id) }
+            }
             for id in ids { start(id) }
             rescheduleBatteryEvent()
         }

@@ -109,4 +109,5 @@ public struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
     public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { first.lifecycle(l, at: t); second.lifecycle(l, at: t) }
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) { first.taskEvent(e, at: t); second.taskEvent(e, at: t) }
     public mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
+    public var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
 }

@@ -24,6 +24,11 @@ public protocol MetricsSink {
     mutating func taskEvent(_ event: TaskEvent, at time: SimInstant)
     /// The run ended with these totals.
     mutating func runEnded(_ totals: RunTotals)
+    /// Whether `taskEvent` needs a task's steps before its end (`submitted`, `started`,
+    /// `transfer`, `workDoneNotCompleted`, `expiration`, `registrationFailed`). When not,
+    /// the simulation does not build them: each carries a copy of the request, and a run
+    /// without an event log or timeline has thousands per simulated day.
+    var observesTaskSteps: Bool { get }
 }
 
 extension MetricsSink {
@@ -35,6 +40,7 @@ extension MetricsSink {
     public mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant) {}
     public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
     public mutating func runEnded(_ totals: RunTotals) {}
+    public var observesTaskSteps: Bool { true }
 }
 
 /// Why the system called a task's expiration handler.
@@ -218,6 +224,9 @@ public struct RunMetrics: MetricsSink, Sendable {
     }
 
     /// Frees the per-event samples (latencies, staleness) once the summary values are known.
+    /// Only `lost` and `ended` count here.
+    public var observesTaskSteps: Bool { false }
+
     public mutating func dropSamples() {
         latenciesS = []
         completionLatenciesS = []

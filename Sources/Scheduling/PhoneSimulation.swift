@@ -379,9 +379,18 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var policyReasonTokens: [String] = []
 
     var apps: [AppRuntime]
+    /// Per app and task model: whether the app resubmits from the task's handler, and when
+    /// it leaves the foreground (`AppTask.submitOn`, a set, looked up once here rather than
+    /// hashed at every start).
+    let resubmitsInHandler: [[Bool]]
+    let submitsOnLeave: [[Bool]]
+    /// `background-work.<n>`, the identifiers of finite-length work, made once per run.
+    let backgroundWorkIdentifiers: [String]
     var tasks = TaskStore<TaskState>()
     /// Requests past `earliestBeginDate`, in the order they became eligible.
     var eligible: [EligibleTask] = []
+    /// The requests a decision starts; kept to reuse its storage.
+    var starting: [TaskID] = []
     /// Timers for the events moved at almost every step: the next battery level that matters,
     /// and the policy's requested wake.
     let batteryTimer: TimerID
@@ -405,6 +414,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.sim = sim
         self.battery = Battery(setup.battery)
         self.apps = setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) }
+        self.resubmitsInHandler = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.handler) } }
+        self.submitsOnLeave = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.background) } }
+        self.backgroundWorkIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
         self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
         self.lowPower = setup.settings.lowPowerMode == .on
         self.usage = UsageHistory(apps: setup.apps.count)
@@ -578,7 +590,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         advanceRadio(r)
         links[r.rawValue].enqueue(transfer, at: sim.now)
         syncRadioEvent(r)
-        if case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now) }
+        if sink.observesTaskSteps, case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now) }
     }
 
     @inline(__always)

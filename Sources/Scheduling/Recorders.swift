@@ -71,6 +71,8 @@ public struct StandardSink: MetricsSink {
         self.timeline = timeline
     }
 
+    public var observesTaskSteps: Bool { events != nil || timeline != nil }
+
     public mutating func taskEnded(_ r: TaskRecord) {
         metrics.taskEnded(r)
         events?.taskEnded(r)

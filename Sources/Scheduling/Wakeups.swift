@@ -88,7 +88,7 @@ extension PhoneSimulation {
         request.forgetsCompletion = stream.bernoulli(model.forgetsCompletion)
         request.expirationResponse = model.expirationResponse
         tasks.append(TaskState(request: request, model: nil))
-        sink.taskEvent(.submitted(request, replaced: nil), at: sim.now)
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(request, replaced: nil), at: sim.now) }
         tasks[id.rawValue].eligibleEvent = sim.schedule(.eligible(id), at: request.earliestBegin, priority: Self.arrivalPriority)
     }
 
@@ -103,7 +103,9 @@ extension PhoneSimulation {
         let app = p.app
         let id = newTask(app: app, kind: .silentPush, identifier: "silent-push", work: p.work,
                          upBytes: p.upBytes, downBytes: p.downBytes)
-        sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: apps[app].heldPush.map(TaskID.init)), at: sim.now)
+        if sink.observesTaskSteps {
+            sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: apps[app].heldPush.map(TaskID.init)), at: sim.now)
+        }
         if draining || setup.apps[app].exitsOnSuspend || apps[app].life.swipedAway {
             finish(id, .dropped, at: sim.now)
             return
@@ -148,7 +150,7 @@ extension PhoneSimulation {
         // power requirement, which nothing else reads for this kind.
         tasks[id.rawValue].request.requiresExternalPower = discretionary
         tasks[id.rawValue].request.requiresNetworkConnectivity = true
-        sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: nil), at: sim.now)
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: nil), at: sim.now) }
         pendingTransfers.append(id.rawValue)
     }
 

@@ -106,7 +106,7 @@ public struct RadioLink: Sendable {
     public private(set) var users: [TransferOwner] = []
     /// Owners of bursts that are over (their tail ran out or was cut short by a new burst):
     /// no more radio energy will be charged to them for those bursts. The driver takes them
-    /// with `takeSettled()`.
+    /// by reading `settled`, then `clearSettled()`.
     public private(set) var settled: [TransferOwner] = []
 
     public init(profile: RadioProfile) { self.profile = profile }
@@ -146,11 +146,8 @@ public struct RadioLink: Sendable {
         }
     }
 
-    /// Hands over the owners whose bursts are over, and empties the outbox.
-    public mutating func takeSettled() -> [TransferOwner] {
-        defer { settled.removeAll(keepingCapacity: true) }
-        return settled
-    }
+    /// Empties the outbox of settled owners, once the driver has read it.
+    public mutating func clearSettled() { settled.removeAll(keepingCapacity: true) }
 
     /// The current burst is over: its users are settled.
     mutating func endBurst() {

@@ -401,6 +401,7 @@ extension PhoneSimulation {
         case .ended: preconditionFailure("unreachable")
         }
         tasks[i].status = .ended(outcome)
+        tasks[i].endedAt = time
         tasks.endedSinceCompaction += 1
         var record = TaskRecord(request: tasks[i].request, started: tasks[i].started, ended: time, outcome: outcome,
                                 energyJ: energyJ, radioEnergyJ: tasks[i].radioJ)
@@ -410,22 +411,24 @@ extension PhoneSimulation {
         policy.taskEnded(record)
         // Its share of the radio tail after its transfer is known only when that tail ends.
         if links[0].users.contains(.task(i)) || links[1].users.contains(.task(i)) {
-            awaitingTail[i] = record
+            tasks[i].awaitingTail = true
         } else {
-            report(id, record)
+            report(id)
         }
         if suspendIfIdle, tasks[i].started != nil, apps[app].running == 0, apps[app].life.state == .background {
             move(app, to: .suspended, cause: .workDone)
         }
     }
 
-    /// Completes a task's record with what it used (energy, CPU time, bytes, holds) and
-    /// reports it.
-    mutating func report(_ id: TaskID, _ ended: TaskRecord) {
+    /// Reports an ended task's complete record: what it used (energy, CPU time, bytes, holds).
+    mutating func report(_ id: TaskID) {
         let i = id.rawValue
-        var record = ended
-        record.energyJ = tasks[i].cpuJ + tasks[i].radioJ
-        record.radioEnergyJ = tasks[i].radioJ
+        guard case .ended(let outcome) = tasks[i].status else { preconditionFailure("\(id) reported before it ended") }
+        tasks[i].awaitingTail = false
+        var record = TaskRecord(request: tasks[i].request, started: tasks[i].started, ended: tasks[i].endedAt,
+                                outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
+        record.success = outcome == .completed && tasks[i].request.success
+        record.rejection = tasks[i].rejection
         record.radioTailEnergyJ = tasks[i].tailJ
         record.cpuTime = tasks[i].cpuTime
         if tasks[i].started != nil {
@@ -442,13 +445,16 @@ extension PhoneSimulation {
     }
 
     /// Reports the tasks whose radio bursts are over and that were only waiting for that.
+    /// The link's outbox is read in place and then emptied, so its storage is reused.
     mutating func settleRadio(_ r: Radio) {
-        guard !links[r.rawValue].settled.isEmpty else { return }
-        for owner in links[r.rawValue].takeSettled() {
-            guard case .task(let i) = owner, !links[0].users.contains(owner), !links[1].users.contains(owner),
-                  let record = awaitingTail.removeValue(forKey: i) else { continue }
-            report(TaskID(i), record)
+        let n = links[r.rawValue].settled.count
+        guard n > 0 else { return }
+        for k in 0..<n {
+            guard case .task(let i) = links[r.rawValue].settled[k], tasks.isKept(i), tasks[i].awaitingTail,
+                  !links[0].users.contains(.task(i)), !links[1].users.contains(.task(i)) else { continue }
+            report(TaskID(i))
         }
+        links[r.rawValue].clearSettled()
     }
 
     // MARK: - Life cycle

@@ -258,6 +258,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         var holdsApp = false
         /// State preservation: the app archives this work's result when it completes.
         var archives = true
+        /// When it ended; whether it ended with its radio burst still going, and waits for
+        /// the tail's end to know its share of it before it is reported.
+        var endedAt = SimInstant.start
+        var awaitingTail = false
 
         init(request: TaskRequest, model: Int?) {
             self.request = request
@@ -373,8 +377,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// (screen, CPU, calls, radio charged to the foreground), booked as it is spent.
     var backgroundJ = 0.0
     var foregroundJ = 0.0
-    /// Records of ended tasks whose radio tail is still running, by task index.
-    var awaitingTail: [Int: TaskRecord] = [:]
     /// The reasons policies gave for holding requests, numbered in the order first heard.
     var policyReasonTokens: [String] = []
 
@@ -459,7 +461,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         let end = max(sim.now, horizon)
         account(to: end)
         // Tails still running at the end: their shares so far are all there is.
-        for i in awaitingTail.keys.sorted() { report(TaskID(i), awaitingTail.removeValue(forKey: i)!) }
+        for i in tasks.keptIDs where tasks[i].awaitingTail { report(TaskID(i)) }
 
         for index in tasks.keptIDs {
             switch tasks[index].status {
@@ -534,7 +536,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         // Between events nothing refers to an ended task but through its parked record.
         if tasks.wantsCompaction {
             tasks.compact { id, state in
-                if case .ended = state.status { return awaitingTail[id] != nil }
+                if case .ended = state.status { return state.awaitingTail }
                 return true
             }
         }

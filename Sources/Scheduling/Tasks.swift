@@ -296,6 +296,9 @@ struct TaskStore<State> {
         _modify { yield &states[Int(slot[id])] }
     }
 
+    /// Whether the state of `id` is still kept.
+    func isKept(_ id: Int) -> Bool { slot[id] >= 0 }
+
     /// The ids whose states are kept, ascending.
     var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
 

@@ -123,7 +123,7 @@ extension PhoneSimulation {
     /// after the last event.
     mutating func hold(_ id: TaskID, _ reason: HoldReason?, at time: SimInstant) {
         let i = id.rawValue
-        if let previous = tasks[i].heldBy { tasks[i].held[previous] += (time - tasks[i].heldSince).seconds }
+        if let previous = tasks[i].heldBy { tasks[i].held.add(time - tasks[i].heldSince, to: previous) }
         tasks[i].heldBy = reason
         tasks[i].heldSince = time
     }

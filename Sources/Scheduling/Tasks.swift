@@ -202,17 +202,19 @@ public enum HoldReason: Int, CaseIterable, Sendable {
     }
 }
 
-/// Seconds a request spent held for each `HoldReason`. Inline storage (no allocation per
-/// task): this is kept for every request of a run.
+/// Time a request spent held for each `HoldReason`. Inline storage (no allocation per task):
+/// this is kept for every request of a run. Whole microseconds, like the clock, so a hold
+/// counted in many pieces (one per decision point) adds up exactly to its length.
 public struct HoldTimes: Sendable, Equatable {
-    var storage = SIMD16<Double>()
+    var microseconds = SIMD16<Int64>()
     public init() {}
-    public subscript(_ reason: HoldReason) -> Double {
-        get { storage[reason.rawValue] }
-        set { storage[reason.rawValue] = newValue }
+    /// Seconds held for `reason`.
+    public subscript(_ reason: HoldReason) -> Double { Double(microseconds[reason.rawValue]) / 1e6 }
+    public mutating func add(_ duration: SimDuration, to reason: HoldReason) {
+        microseconds[reason.rawValue] += duration.microseconds
     }
     /// All reasons' seconds together.
-    public var totalS: Double { storage.sum() }
+    public var totalS: Double { Double(microseconds.wrappedSum()) / 1e6 }
 }
 
 /// The life of one task, as the metrics see it when it ends.

@@ -115,6 +115,14 @@ extension PhoneSimulation {
         return nil
     }
 
+    /// Whether an eligible request is open to the policy: no gate holds it (after the gates
+    /// were checked at this decision point).
+    @inline(__always)
+    func isShown(_ id: TaskID) -> Bool {
+        let by = tasks[id.rawValue].heldBy
+        return by == nil || by == .policy
+    }
+
     /// From now on, the eligible request `id` is held for `reason` (`nil`: no longer held);
     /// the time since the last change goes to the previous reason.
     mutating func hold(_ id: TaskID, _ reason: HoldReason?) { hold(id, reason, at: sim.now) }
@@ -698,13 +706,16 @@ extension PhoneSimulation {
 
     mutating func consultPolicy() {
         guard !eligible.isEmpty else { return }
-        // Each request's gates, noted for its hold times. A request is shown to the policy
-        // when no gate holds it (`heldBy == nil` after this loop). Most of the time every
-        // request passes, and `eligible` itself is shown, not a filtered copy.
+        // Each request's gates, noted for its hold times. A request no gate holds is shown to
+        // the policy; one the policy held last time stays held by it until the policy starts
+        // it or a gate closes (hold times are whole microseconds, so not splitting the hold
+        // at every decision changes nothing). Most of the time every request passes, and
+        // `eligible` itself is shown; otherwise the open ones, in a buffer kept across calls.
         var closed = 0
         for task in eligible {
             let gate = closedGate(task)
-            if gate != tasks[task.id.rawValue].heldBy { hold(task.id, gate) }
+            let current = tasks[task.id.rawValue].heldBy
+            if gate != current && !(gate == nil && current == .policy) { hold(task.id, gate) }
             if gate != nil { closed += 1 }
         }
         guard closed < eligible.count else { return }
@@ -715,26 +726,30 @@ extension PhoneSimulation {
         if !inUse { state.lastInUse = lastInUse }
         state.powerChangedAt = powerChangedAt
         state.usage = usage
-        let decision = closed == 0
-            ? policy.decide(state, eligible: eligible)
-            : policy.decide(state, eligible: eligible.filter { tasks[$0.id.rawValue].heldBy == nil })
+        let decision: PolicyDecision
+        if closed == 0 {
+            decision = policy.decide(state, eligible: eligible)
+        } else {
+            shown.removeAll(keepingCapacity: true)
+            for task in eligible where isShown(task.id) { shown.append(task) }
+            decision = policy.decide(state, eligible: shown)
+        }
         // The ids to start, in a buffer kept across calls (no allocation per decision).
         starting.removeAll(keepingCapacity: true)
         switch decision.start {
         case .none: break
         case .all:
-            for task in eligible where tasks[task.id.rawValue].heldBy == nil { starting.append(task.id) }
+            for task in eligible where isShown(task.id) { starting.append(task.id) }
         case .some(let chosen):
             for id in chosen {
-                require(eligible.contains { $0.id == id && tasks[id.rawValue].heldBy == nil },
-                        "policy \(policy.name) chose \(id), which it was not shown")
+                require(eligible.contains { $0.id == id && isShown(id) }, "policy \(policy.name) chose \(id), which it was not shown")
             }
             starting.append(contentsOf: chosen)
         }
         if starting.count < eligible.count - closed {
             let bit = policyReasonBit(decision.reason)
-            for task in eligible where tasks[task.id.rawValue].heldBy == nil && !starting.contains(task.id) {
-                hold(task.id, .policy)
+            for task in eligible where isShown(task.id) && !starting.contains(task.id) {
+                if tasks[task.id.rawValue].heldBy == nil { hold(task.id, .policy) }
                 tasks[task.id.rawValue].policyReasons |= bit
             }
         }

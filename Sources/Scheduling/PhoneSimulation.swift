@@ -391,7 +391,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var tasks = TaskStore<TaskState>()
     /// Requests past `earliestBeginDate`, in the order they became eligible.
     var eligible: [EligibleTask] = []
-    /// The requests a decision starts; kept to reuse its storage.
+    /// The requests a decision is shown when gates hold some, and those it starts; kept to
+    /// reuse their storage.
+    var shown: [EligibleTask] = []
     var starting: [TaskID] = []
     /// Timers for the events moved at almost every step: the next battery level that matters,
     /// and the policy's requested wake.

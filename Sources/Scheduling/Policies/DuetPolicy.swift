@@ -122,6 +122,11 @@ public struct DuetPolicy: SchedulingPolicy {
         predictor.learn(state.usage)
         refill(to: state.now)
         let level = scoredBatteryLevel(state)
+        // The battery rule's scores depend only on the class, the level and the charger:
+        // computed once per decision, not once per request (`pow` per request was a twentieth
+        // of a run).
+        let battery = BatteryScores(refresh: batteryScore(parameters.refreshBattery, level: level, state),
+                                    processing: batteryScore(parameters.processingBattery, level: level, state))
         var chosen: [TaskID] = []
         var wake = predictor.nextBoundary(after: state.now)
         for task in eligible {
@@ -131,7 +136,7 @@ public struct DuetPolicy: SchedulingPolicy {
                 wake = min(wake, last + parameters.minLaunchSpacing)
                 continue
             }
-            if admits(task, state, level: level) {
+            if admits(task, state, level: level, battery: battery) {
                 chosen.append(task.id)
                 lastLaunch[task.app] = state.now
                 if !state.isCharging { onBattery.insert(task.id.rawValue) }
@@ -162,15 +167,17 @@ public struct DuetPolicy: SchedulingPolicy {
     /// Hands each rule's verdict for `task` to `visit`, in the order documented above, until
     /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing
     /// and skips the launch predictor once a rule has refused.
-    func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, _ visit: (Verdict) -> Bool) {
+    func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+                        _ visit: (Verdict) -> Bool) {
         let p = parameters
         // Battery.
-        let curve = task.kind == .processing ? p.processingBattery : p.refreshBattery
-        if level <= curve.floor - 1 || (task.kind == .processing && p.processingNeedsPower && !state.isCharging) {
+        let processing = task.kind == .processing
+        let curve = processing ? p.processingBattery : p.refreshBattery
+        if level <= curve.floor - 1 || (processing && p.processingNeedsPower && !state.isCharging) {
             guard visit(.mustNot) else { return }
         } else {
-            let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
-            guard visit(.score(pow(base, curve.exponent) * (state.isCharging ? p.pluggedInBonus : 1), weight: p.batteryWeight)) else { return }
+            let score = battery.map { processing ? $0.processing : $0.refresh } ?? batteryScore(curve, level: level, state)
+            guard visit(.score(score, weight: p.batteryWeight)) else { return }
         }
         // Low Power Mode.
         guard visit(state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed) else { return }
@@ -223,9 +230,20 @@ public struct DuetPolicy: SchedulingPolicy {
         return tally.passes(threshold: threshold)
     }
 
-    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double) -> Bool {
+    /// The battery rule's score for each class at one decision.
+    struct BatteryScores {
+        var refresh, processing: Double
+    }
+
+    /// `clamp(((L - B) / (100 - B))^k, 0, 1)`, times the bonus when plugged in.
+    func batteryScore(_ curve: BatteryCurve, level: Double, _ state: DeviceState) -> Double {
+        let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
+        return pow(base, curve.exponent) * (state.isCharging ? parameters.pluggedInBonus : 1)
+    }
+
+    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil) -> Bool {
         var tally = Tally(), refused = false
-        forEachVerdict(task, state, level: level) { v in
+        forEachVerdict(task, state, level: level, battery: battery) { v in
             refused = !tally.add(v)
             return !refused
         }

@@ -721,7 +721,7 @@ extension PhoneSimulation {
         guard closed < eligible.count else { return }
         var state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
                                 network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
-        state.networkQuality = networkState.quality
+        state.networkQuality = networkQuality
         state.radioAwake = currentRadio.map { links[$0.rawValue].isAwake } ?? false
         if !inUse { state.lastInUse = lastInUse }
         state.powerChangedAt = powerChangedAt

@@ -343,6 +343,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
 
     // The person and the network.
     var networkState = NetworkState.disconnected
+    /// `networkState.quality` (two logarithms), computed when the connection changes rather
+    /// than at every decision.
+    var networkQuality = NetworkState.disconnected.quality
     var links: [RadioLink]
     /// Each radio's next transition, by `Radio.rawValue`.
     let radioTimers: [TimerID]
@@ -561,6 +564,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if index + 1 < world.network.count { scheduleWorld(.network(index + 1), at: world.network[index + 1].time) }
         let old = currentRadio
         networkState = change.state
+        networkQuality = change.state.quality
         sink.worldEvent(.network(change.state), at: sim.now)
         let left = place
         place = change.place

@@ -99,6 +99,7 @@ public struct DuetPolicy: SchedulingPolicy {
     var predictor: LaunchPredictor
     /// The battery level last scored, and whether plugged in then.
     var scoredLevel: Double?
+    var batteryScores: BatteryScores?
     var scoredPlugged = false
     var energyLeftJ: Double
     var dataLeft: Double
@@ -122,11 +123,15 @@ public struct DuetPolicy: SchedulingPolicy {
         predictor.learn(state.usage)
         refill(to: state.now)
         let level = scoredBatteryLevel(state)
-        // The battery rule's scores depend only on the class, the level and the charger:
-        // computed once per decision, not once per request (`pow` per request was a twentieth
-        // of a run).
-        let battery = BatteryScores(refresh: batteryScore(parameters.refreshBattery, level: level, state),
-                                    processing: batteryScore(parameters.processingBattery, level: level, state))
+        // The battery rule's scores depend only on the class, the scored level and the
+        // charger: computed when those change, not per request (`pow` per request was a
+        // twentieth of a run).
+        if batteryScores?.level != level || batteryScores?.charging != state.isCharging {
+            batteryScores = BatteryScores(level: level, charging: state.isCharging,
+                                          refresh: batteryScore(parameters.refreshBattery, level: level, state),
+                                          processing: batteryScore(parameters.processingBattery, level: level, state))
+        }
+        let battery = batteryScores!
         var chosen: [TaskID] = []
         var wake = predictor.nextBoundary(after: state.now)
         for task in eligible {
@@ -230,8 +235,10 @@ public struct DuetPolicy: SchedulingPolicy {
         return tally.passes(threshold: threshold)
     }
 
-    /// The battery rule's score for each class at one decision.
-    struct BatteryScores {
+    /// The battery rule's score for each class at a scored level and charger state.
+    struct BatteryScores: Sendable {
+        var level: Double
+        var charging: Bool
         var refresh, processing: Double
     }
 

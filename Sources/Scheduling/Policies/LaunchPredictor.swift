@@ -16,8 +16,9 @@ public struct LaunchPredictor: Sendable {
     /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
     var hits: [[Int32]] = []
     var lastDay: [[Int32]] = []
-    /// Per app, how many of its launches have been read from the history.
+    /// Per app, how many of its launches have been read from the history, and in all.
     var cursor: [Int] = []
+    var learned = 0
 
     public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
         precondition(binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
@@ -32,6 +33,9 @@ public struct LaunchPredictor: Sendable {
 
     /// Reads launches added to `usage` since the last call.
     public mutating func learn(_ usage: UsageHistory) {
+        // Called at every decision; most of them come with no launch since the last one.
+        guard usage.launchCount != learned || hits.count < usage.apps.count else { return }
+        learned = usage.launchCount
         while hits.count < usage.apps.count {
             hits.append(Array(repeating: 0, count: binsPerDay))
             lastDay.append(Array(repeating: -1, count: binsPerDay))

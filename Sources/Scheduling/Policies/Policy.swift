@@ -56,6 +56,8 @@ public struct UsageHistory: Sendable, Equatable {
         public init() {}
     }
     public internal(set) var apps: [App]
+    /// Launches recorded so far, over all apps: a reader that saw this many has nothing new.
+    public internal(set) var launchCount = 0
 
     public init(apps count: Int) { apps = Array(repeating: App(), count: count) }
 
@@ -68,6 +70,7 @@ public struct UsageHistory: Sendable, Equatable {
 
     mutating func opened(_ app: Int, at time: SimInstant) {
         apps[app].launches.append(time)
+        launchCount += 1
         apps[app].inForeground = true
     }
 

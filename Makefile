@@ -71,7 +71,8 @@ bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
 
 ## The reference benchmark: phone-days per second per core on models/scenarios/reference.yaml
-## for each policy, and the speed-up of --jobs 2 over --jobs 1.
+## for each policy, and the speed-up of --jobs 2 over --jobs 1. BASE=path/to/older/bgsim times
+## that binary too, runs interleaved, for a before/after table; RUNS=n medians of n runs.
 reference: deps
 	$(SWIFT) build -c release --product bgsim
 	Benchmarks/reference.sh

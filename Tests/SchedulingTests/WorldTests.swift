@@ -43,7 +43,8 @@ struct WorldTests {
         #expect(first.allSatisfy { abs($0.radioTailEnergyJ - tail / 2) < 1e-9 })
         // Both waited from eligibility to 1:00 for the policy (not charging), nothing else.
         for r in first {
-            #expect(abs(r.held[.policy] - r.latency!.seconds) < 1e-9 && r.latency! > .zero)
+            // Exactly: hold times are whole microseconds, however many decisions split them.
+            #expect(r.held[.policy] == r.latency!.seconds && r.latency! > .zero)
             #expect(r.policyReasons == ["not_charging"])
         }
     }
@@ -227,5 +228,18 @@ struct WorldTests {
         let run = try simulate(s, EagerPolicy())
         let seen = run.world.compactMap { if case .network(let n) = $0.1 { NetworkChange(time: $0.0, state: n) } else { nil } }
         #expect(seen == trace)
+    }
+
+    @Test func holdTimesAddUpExactlyHoweverManyPiecesTheyComeIn() {
+        // In seconds as doubles, 0.1 + 0.2 is 0.30000000000000004: a hold split at every
+        // decision point would drift from its length.
+        var h = HoldTimes()
+        h.add(.milliseconds(100), to: .policy)
+        h.add(.milliseconds(200), to: .policy)
+        h.add(.microseconds(1), to: .wifiOnly)
+        #expect(h[.policy] == 0.3)
+        #expect(h[.wifiOnly] == 1e-6)
+        #expect(h.totalS == 0.300001)
+        #expect(h[.phoneOff] == 0)
     }
 }

@@ -221,6 +221,17 @@ public struct Battery: Equatable, Sendable {
         return Self.roundUp(seconds: gap / netPowerW)
     }
 
+    /// The most power that can flow between KiBaM's wells, in watts: with the update formula
+    /// above, the available well changes at -I + k (c q2 - (1 - c) q1), and |c q2 - (1 - c) q1|
+    /// is at most the capacity. Zero for `linear`. With the load, it bounds how fast the
+    /// available energy can move.
+    public var maxInternalFlowW: Double {
+        switch state {
+        case .linear: 0
+        case .kibam: k * capacityJ
+        }
+    }
+
     /// The most energy the available well can hold: all of the capacity for `linear`, the
     /// share c of it for `kibam`.
     public var availableCapacityJ: Double {

@@ -153,11 +153,26 @@ public struct WorldTimeline: Sendable {
     }
 }
 
+/// The states the battery levels that matter depend on (which levels, and whether they are
+/// approached), besides the battery itself.
+struct BatteryStates: Equatable {
+    var isOn, isCharging, holding, lowPower: Bool
+    /// Low Power Mode prompt levels offered, by bit.
+    var prompted: UInt64
+}
+
 /// What the next battery level depends on besides the battery itself.
 struct BatteryPlan: Equatable {
     var netW: Double
-    var isOn, isCharging, holding, lowPower: Bool
-    var prompted: Int
+    var states: BatteryStates
+}
+
+/// While the battery is far from every level that matters: no level can be reached before
+/// `until` while the load stays at most `maxLoadW` and the states stay the same.
+struct BatteryWatch {
+    var until: SimInstant
+    var maxLoadW: Double
+    var states: BatteryStates
 }
 
 /// Simulates one phone under one policy for one replication.
@@ -184,6 +199,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         /// The battery reached a level that was being waited for (empty, boot level, a level
         /// of the charging curve, a Low Power Mode level).
         case batteryLevel
+        /// The battery may be near such a level again: time to compute when it reaches it.
+        /// Nothing in the world happens at this instant (`BatteryWatch`).
+        case batteryWatchEnded
         /// Optimized Battery Charging stops holding, to finish by the predicted unplug.
         case optimizedRelease
         case policyWake
@@ -360,8 +378,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var swipingAway: Int?
     var inCall = false
     var lowPower = false
-    /// Prompt levels already offered since the last charge.
-    var prompted: Set<Double> = []
+    /// Prompt levels already offered since the last charge, by bit (index into
+    /// `lowPowerPromptLevels`).
+    var prompted: UInt64 = 0
     @inline(__always)
     var screenOnTime = SimDuration.zero
     var lowPowerTime = SimDuration.zero
@@ -404,6 +423,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     let policyTimer: TimerID
     /// What the battery timer was last computed from; `nil` after it fired.
     var batteryPlan: BatteryPlan?
+    /// Set while the battery is far from every level that matters; the battery timer then
+    /// names the end of the watch.
+    var batteryWatch: BatteryWatch?
     /// After the horizon: running tasks finish; no new work starts.
     var draining = false
 
@@ -426,6 +448,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         self.backgroundWorkIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
         self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
         self.lowPower = setup.settings.lowPowerMode == .on
+        precondition(setup.settings.lowPowerPromptLevels.count <= 64, "at most 64 Low Power Mode prompt levels")
         self.usage = UsageHistory(apps: setup.apps.count)
     }
 
@@ -498,12 +521,20 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     // MARK: - Events
 
     mutating func handle(_ event: Event) {
+        if case .batteryWatchEnded = event {
+            // Not a change in the world: no accounting (which would split the energy books'
+            // sums at an instant nothing happened) and no decision.
+            batteryWatch = nil
+            rescheduleBatteryEvent(watching: false)
+            return
+        }
         account(to: sim.now)
         switch event {
         case .plugIn: plugIn()
         case .unplug: unplug()
         case .optimizedRelease: holding = false
         case .batteryLevel: batteryReachedLevel()
+        case .batteryWatchEnded: preconditionFailure("handled above")
         case .network(let i): changeNetwork(i)
         case .radio(let r): radioTransition(Radio(rawValue: r)!)
         case .launch(let i): launch(i)
@@ -682,7 +713,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     mutating func plugIn() {
         isCharging = true
         powerChangedAt = sim.now
-        prompted.removeAll()
+        prompted = 0
         sink.worldEvent(.plugIn, at: sim.now)
         powerChanged()
         guard setup.charger.optimized else { return }
@@ -789,10 +820,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
             if lowPower, isCharging, charge >= setup.settings.lowPowerOffLevel - 1e-9 {
                 setLowPower(false)
             } else if isOn, !lowPower, !isCharging,
-                      let level = setup.settings.lowPowerPromptLevels.first(where: { !prompted.contains($0) && charge <= $0 + 1e-9 }) {
+                      setup.settings.lowPowerPromptLevels.indices.contains(where: {
+                          prompted & (1 << UInt64($0)) == 0 && charge <= setup.settings.lowPowerPromptLevels[$0] + 1e-9 }) {
                 // Every level passed at once is offered once; the person answers once.
-                for l in setup.settings.lowPowerPromptLevels where charge <= l + 1e-9 { prompted.insert(l) }
-                _ = level
+                for (k, l) in setup.settings.lowPowerPromptLevels.enumerated() where charge <= l + 1e-9 { prompted |= 1 << UInt64(k) }
                 let accepted = streams.lowPower.bernoulli(setup.people.lowPowerAcceptShare)
                 sink.worldEvent(.lowPowerPrompt(accepted: accepted), at: sim.now)
                 if accepted { setLowPower(true) }
@@ -839,15 +870,38 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// next level of the charging curve while charging, and Low Power Mode's levels. A phone
     /// that died does not start by itself, even when a KiBaM battery recovers at rest: it
     /// needs the charger.
-    mutating func rescheduleBatteryEvent() {
-        let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
+    ///
+    /// Called after every event, since most change the load. Far from every level, it only
+    /// checks that the watch still holds (`BatteryWatch`): working out the level's instant
+    /// at each change of load was a tenth of a run, for a few hundred levels a month. When a
+    /// watch ends (`watching` false), the instant is worked out, from the battery as of the
+    /// last event; the next event that changes the load may start a new watch.
+    mutating func rescheduleBatteryEvent(watching: Bool = true) {
+        let load = loadW
+        let states = BatteryStates(isOn: isOn, isCharging: isCharging, holding: holding, lowPower: lowPower, prompted: prompted)
+        if let watch = batteryWatch, sim.now < watch.until, load <= watch.maxLoadW, watch.states == states { return }
+        batteryWatch = nil
+        // The battery is as of the last accounting: now, except when a watch ends between events.
+        let base = accountedUntil
+        let net = battery.netPowerW(loadW: load, chargerW: chargerW)
         // Between levels the net power is constant, so while it and the states the levels
-        // depend on are unchanged, the timer already names the right instant. Most events
-        // (a radio's phase, a task's start or end) change the load, but many do not, and the
-        // KiBaM search below costs dozens of exponentials.
-        let plan = BatteryPlan(netW: net, isOn: isOn, isCharging: isCharging, holding: holding,
-                               lowPower: lowPower, prompted: prompted.count)
+        // depend on are unchanged, the timer already names the right instant.
+        let plan = BatteryPlan(netW: net, states: states)
         if plan == batteryPlan { return }
+        // Far from every level, watch instead: the net power's size is at most the load, or
+        // the charger's peak while charging, plus for KiBaM the flow between its wells.
+        if watching {
+            let maxLoadW = load + Self.watchHeadroomW
+            let rateW = max(maxLoadW, isCharging ? setup.charger.peakW : 0) + battery.maxInternalFlowW
+            let far = min(batteryMarginJ / rateW, Self.longestWatch.seconds)
+            if far >= Self.shortestWatch.seconds {
+                let until = base + SimDuration(microseconds: Int64(far * 1e6))
+                batteryWatch = BatteryWatch(until: until, maxLoadW: maxLoadW, states: states)
+                batteryPlan = nil
+                sim.setTimer(batteryTimer, .batteryWatchEnded, at: max(until, sim.now), priority: Self.worldPriority)
+                return
+            }
+        }
         batteryPlan = plan
         var wait = isOn
             ? battery.timeToEmpty(netPowerW: net)
@@ -861,20 +915,49 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging, net > 0 { consider(setup.settings.lowPowerOffLevel) }
-            if isOn, !lowPower, !isCharging, net < 0 {
-                // The highest prompt level still ahead (a loop, not filter: this runs per event).
-                var next: Double?
-                for level in setup.settings.lowPowerPromptLevels where level < battery.charge && !prompted.contains(level) {
-                    next = max(next ?? level, level)
-                }
-                if let next { consider(next) }
-            }
+            if isOn, !lowPower, !isCharging, net < 0, let next = nextPromptLevel { consider(next) }
         }
         if let wait {
-            sim.setTimer(batteryTimer, .batteryLevel, at: sim.now + wait, priority: Self.worldPriority)
+            assert(base + wait >= sim.now, "a battery level passed during a watch")
+            sim.setTimer(batteryTimer, .batteryLevel, at: max(base + wait, sim.now), priority: Self.worldPriority)
         } else {
             sim.cancelTimer(batteryTimer)
         }
+    }
+
+    /// Watches shorter than this are not worth their event; longer ones are cut to the longest.
+    static var shortestWatch: SimDuration { .minutes(5) }
+    static var longestWatch: SimDuration { .days(1) }
+    /// How much the load may grow during a watch before the watch is redone. Above the load of
+    /// a phone in use with both radios transferring; a larger value means shorter watches.
+    static var watchHeadroomW: Double { 5 }
+
+    /// The highest Low Power Mode prompt level below the charge not yet offered.
+    var nextPromptLevel: Double? {
+        var next: Double?
+        for (k, level) in setup.settings.lowPowerPromptLevels.enumerated()
+        where level < battery.charge && prompted & (1 << UInt64(k)) == 0 {
+            next = max(next ?? level, level)
+        }
+        return next
+    }
+
+    /// Energy, in joules, the battery's stored or available energy has to move before it can
+    /// reach any level `rescheduleBatteryEvent` waits for in the current states (whatever
+    /// the direction): the levels it looks for, and the same tolerances.
+    var batteryMarginJ: Double {
+        let capacity = battery.capacityJ, total = battery.energyJ, available = battery.availableJ
+        var margin = Double.infinity
+        if isOn { margin = available } else if isCharging { margin = abs(bootLevelJ - available) }
+        if isCharging, let level = setup.charger.nextLevel(after: battery.charge, holding: holding) {
+            margin = min(margin, abs(level * capacity - total))
+        }
+        if setup.settings.lowPowerMode == .auto {
+            if lowPower, isCharging { margin = min(margin, abs(setup.settings.lowPowerOffLevel * capacity - total)) }
+            if isOn, !lowPower, !isCharging, let next = nextPromptLevel { margin = min(margin, total - next * capacity) }
+        }
+        // The levels' tolerances (1e-9 of charge) and rounding to the microsecond.
+        return max(0, margin - 1e-6 * capacity)
     }
 
 }

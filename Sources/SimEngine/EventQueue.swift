@@ -6,11 +6,13 @@ public struct EventPriority: Hashable, Comparable, Sendable {
     public var rawValue: UInt8
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    public static let first = EventPriority(rawValue: 0)
-    public static let high = EventPriority(rawValue: 64)
-    public static let normal = EventPriority(rawValue: 128)
-    public static let low = EventPriority(rawValue: 192)
-    public static let last = EventPriority(rawValue: 255)
+    // Computed and inlinable, not stored `static let`s: those are globals that every access
+    // from another module reaches through an accessor with a once-check, per event.
+    @inlinable public static var first: EventPriority { EventPriority(rawValue: 0) }
+    @inlinable public static var high: EventPriority { EventPriority(rawValue: 64) }
+    @inlinable public static var normal: EventPriority { EventPriority(rawValue: 128) }
+    @inlinable public static var low: EventPriority { EventPriority(rawValue: 192) }
+    @inlinable public static var last: EventPriority { EventPriority(rawValue: 255) }
 
     @inlinable public static func < (a: EventPriority, b: EventPriority) -> Bool { a.rawValue < b.rawValue }
 }

@@ -13,7 +13,9 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     @inlinable
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
-    public static let zero = SimDuration(microseconds: 0)
+    // Constants are inlinable computed properties rather than `static let` globals, which
+    // other modules reach through an accessor with a once-check at every use.
+    @inlinable public static var zero: SimDuration { SimDuration(microseconds: 0) }
 
     @inlinable public static func microseconds(_ n: Int64) -> SimDuration { .init(microseconds: n) }
     @inlinable public static func milliseconds(_ n: Int64) -> SimDuration { .init(microseconds: n * 1_000) }
@@ -76,9 +78,9 @@ public struct SimInstant: Hashable, Comparable, Sendable, CustomStringConvertibl
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
     /// The start of the simulation.
-    public static let start = SimInstant(microseconds: 0)
+    @inlinable public static var start: SimInstant { SimInstant(microseconds: 0) }
     /// Later than every instant a simulation reaches.
-    public static let distantFuture = SimInstant(microseconds: .max)
+    @inlinable public static var distantFuture: SimInstant { SimInstant(microseconds: .max) }
 
     /// The instant `offset` after the start.
     @inlinable public static func after(_ offset: SimDuration) -> SimInstant { .init(microseconds: offset.microseconds) }

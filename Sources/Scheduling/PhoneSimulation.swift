@@ -424,8 +424,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// What the battery timer was last computed from; `nil` after it fired.
     var batteryPlan: BatteryPlan?
     /// Set while the battery is far from every level that matters; the battery timer then
-    /// names the end of the watch.
+    /// names the end of the watch. Watches can be turned off (tests compare the two), and
+    /// are counted.
     var batteryWatch: BatteryWatch?
+    var watchesBattery = true
+    var batteryWatches = 0
     /// After the horizon: running tasks finish; no new work starts.
     var draining = false
 
@@ -890,13 +893,14 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if plan == batteryPlan { return }
         // Far from every level, watch instead: the net power's size is at most the load, or
         // the charger's peak while charging, plus for KiBaM the flow between its wells.
-        if watching {
+        if watching && watchesBattery {
             let maxLoadW = load + Self.watchHeadroomW
             let rateW = max(maxLoadW, isCharging ? setup.charger.peakW : 0) + battery.maxInternalFlowW
             let far = min(batteryMarginJ / rateW, Self.longestWatch.seconds)
             if far >= Self.shortestWatch.seconds {
                 let until = base + SimDuration(microseconds: Int64(far * 1e6))
                 batteryWatch = BatteryWatch(until: until, maxLoadW: maxLoadW, states: states)
+                batteryWatches += 1
                 batteryPlan = nil
                 sim.setTimer(batteryTimer, .batteryWatchEnded, at: max(until, sim.now), priority: Self.worldPriority)
                 return

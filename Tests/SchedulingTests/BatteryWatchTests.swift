@@ -1,0 +1,76 @@
+import PhoneWorld
+@testable import Scheduling
+import SimEngine
+import SimRandom
+import Testing
+
+/// The battery watch (`BatteryWatch`): far from every level that matters, the simulation
+/// waits for a bound instead of working out each level's instant at every change of load.
+/// It must never move a level: these runs are compared with the watch turned off.
+@Suite("Battery watch")
+struct BatteryWatchTests {
+    func run(_ s: PhoneSetup, watching: Bool, seed: UInt64) throws -> (sink: RecordingSink, watches: Int) {
+        let streams = try WorldStreams(setup: s, masterSeed: seed, replication: 0)
+        var sim = PhoneSimulation(setup: s, policy: EagerPolicy(), sink: RecordingSink(summary: RunMetrics(apps: s.apps)), streams: streams)
+        sim.watchesBattery = watching
+        let sink = sim.run()
+        return (sink, sim.batteryWatches)
+    }
+
+    /// A busy phone with a small battery: radios, people, nightly charging with Optimized
+    /// Battery Charging, Low Power Mode prompts, shutdowns and boots.
+    func busyPhone(_ model: BatteryModelKind) -> PhoneSetup {
+        var s = setup(days: 4, apps: [app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
+                                      app("c", every: .hours(2), work: .seconds(30), kind: .processing)])
+        s.battery.model = model
+        s.battery.capacityWh = 3
+        s.battery.initialCharge = 0.6
+        s.battery.idleDrainPerHour = 0.04
+        s.charging.nightlyProbability = 0.6
+        s.people = PeopleParameters()
+        s.network.wifiRadio = wifiRadio
+        s.network.cellularRadio = lteRadio
+        s.settings.lowPowerMode = .auto
+        s.people.lowPowerAcceptShare = 0.5
+        return s
+    }
+
+    @Test(arguments: [BatteryModelKind.linear, .kibam], [UInt64(1), 2, 3])
+    func watchingNeverMovesALevel(_ model: BatteryModelKind, _ seed: UInt64) throws {
+        let s = busyPhone(model)
+        let (watched, watches) = try run(s, watching: true, seed: seed)
+        let (exact, none) = try run(s, watching: false, seed: seed)
+        #expect(watches > 0 && none == 0, "the watch was used, and only when asked for")
+        #expect(!exact.shutdowns.isEmpty && !exact.boots.isEmpty, "the battery ran out and came back")
+        #expect(watched.shutdowns == exact.shutdowns && watched.boots == exact.boots)
+        #expect(watched.world.map(\.0) == exact.world.map(\.0) && watched.world.map(\.1) == exact.world.map(\.1),
+                "prompts, Low Power Mode and the rest at the same instants")
+        #expect(watched.charges.count == exact.charges.count)
+        #expect(zip(watched.charges, exact.charges).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }, "the same charge at the same instants")
+        #expect(watched.records.count == exact.records.count)
+        #expect(zip(watched.records, exact.records).allSatisfy {
+            $0.request.id == $1.request.id && $0.started == $1.started && $0.ended == $1.ended && $0.outcome == $1.outcome
+                && $0.energyJ == $1.energyJ
+        })
+        #expect(watched.energy == exact.energy)
+    }
+
+    @Test func levelsHoursAheadAreReachedAtTheirMicrosecondAfterAWatch() throws {
+        // No apps, no person, no charger: a constant 0.5%/h from 25%. 20% comes after 10 h,
+        // 10% after 30 h, empty after 50 h. Nothing else happens: each level is first
+        // watched for, then, when the watch ends, its instant is worked out.
+        var s = setup(days: 3, apps: [], nights: 0)
+        s.battery.initialCharge = 0.25
+        s.settings.lowPowerMode = .auto
+        s.people.lowPowerAcceptShare = 0
+        let (sink, watches) = try run(s, watching: true, seed: 1)
+        #expect(watches >= 3)
+        let prompts = sink.world.filter { if case .lowPowerPrompt = $0.1 { true } else { false } }.map(\.0)
+        let expected: [SimInstant] = [.after(.hours(10)), .after(.hours(30)), .after(.hours(50))]
+        let got = prompts + sink.shutdowns
+        #expect(got.count == 3)
+        for (g, e) in zip(got, expected) { #expect(abs((g - e).microseconds) <= 1, "\(g) for \(e)") }
+        let (exact, _) = try run(s, watching: false, seed: 1)
+        #expect(got == exact.world.filter { if case .lowPowerPrompt = $0.1 { true } else { false } }.map(\.0) + exact.shutdowns)
+    }
+}

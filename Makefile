@@ -72,7 +72,8 @@ bench: deps
 
 ## The reference benchmark: phone-days per second per core on models/scenarios/reference.yaml
 ## for each policy, and the speed-up of --jobs 2 over --jobs 1. BASE=path/to/older/bgsim times
-## that binary too, runs interleaved, for a before/after table; RUNS=n medians of n runs.
+## that binary too, runs interleaved, for a before/after table whose speed-up is the median of
+## the pairs' ratios; RUNS=n medians of n runs.
 reference: deps
 	$(SWIFT) build -c release --product bgsim
 	Benchmarks/reference.sh

@@ -5,8 +5,10 @@
 # RUNS timed runs of the release binary (wall clock, summary files only).
 #
 # BASE=path/to/an/older/bgsim compares that binary with this one: each run of one is followed
-# by a run of the other, so both see the same machine (its speed drifts from hour to hour, by
-# a quarter or more here), and the table gains the older binary's seconds and the speed-up.
+# by a run of the other (which goes first alternates), so both see the same machine (its speed
+# drifts from hour to hour, by a quarter or more here), and the table gains the older binary's
+# seconds and the speed-up: the median, over the pairs, of base seconds / these seconds
+# (within a pair the drift mostly cancels).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bgsim=.build/release/bgsim
@@ -25,13 +27,15 @@ once() {  # wall-clock seconds of one run of binary $1 with the rest of the argu
   e=$(date +%s.%N)
   awk "BEGIN {print $e - $s}"
 }
-seconds() {  # median seconds of RUNS runs of this binary, and of BASE's if set: "new [base]"
-  : > "$out/new"; : > "$out/base"
-  for _ in $(seq "$RUNS"); do
-    if [ -n "$base" ]; then once "$base" "$@" >> "$out/base"; fi
-    once "$bgsim" "$@" >> "$out/new"
+seconds() {  # median seconds of RUNS runs of this binary; with BASE, "new base speed-up"
+  : > "$out/new"; : > "$out/base"; : > "$out/ratio"
+  for i in $(seq "$RUNS"); do
+    if [ -z "$base" ]; then once "$bgsim" "$@" >> "$out/new"; continue; fi
+    if [ $((i % 2)) = 1 ]; then b=$(once "$base" "$@"); n=$(once "$bgsim" "$@")
+    else n=$(once "$bgsim" "$@"); b=$(once "$base" "$@"); fi
+    echo "$n" >> "$out/new"; echo "$b" >> "$out/base"; awk "BEGIN {print $b / $n}" >> "$out/ratio"
   done
-  if [ -n "$base" ]; then echo "$(median < "$out/new") $(median < "$out/base")"; else median < "$out/new"; fi
+  if [ -n "$base" ]; then echo "$(median < "$out/new") $(median < "$out/base") $(median < "$out/ratio")"; else median < "$out/new"; fi
 }
 days=$(( 30 * reps ))
 echo "reference scenario: 20 apps, 30 days, $reps replications per policy; median of $RUNS runs"
@@ -42,9 +46,9 @@ else
   printf "%-12s %10s %18s\n" policy seconds "phone-days/s/core"
 fi
 for p in eager charge-only coalesce ios android oracle; do
-  read -r t b <<< "$(seconds --set "policies=[$p]" --jobs 1)"
+  read -r t b r <<< "$(seconds --set "policies=[$p]" --jobs 1)"
   if [ -n "$base" ]; then
-    printf "%-12s %10.3f %10.3f %18.0f %9.2f\n" "$p" "$b" "$t" "$(awk "BEGIN {print $days / $t}")" "$(awk "BEGIN {print $b / $t}")"
+    printf "%-12s %10.3f %10.3f %18.0f %9.2f\n" "$p" "$b" "$t" "$(awk "BEGIN {print $days / $t}")" "$r"
   else
     printf "%-12s %10.3f %18.0f\n" "$p" "$t" "$(awk "BEGIN {print $days / $t}")"
   fi

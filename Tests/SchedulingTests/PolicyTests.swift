@@ -213,6 +213,41 @@ struct DuetTests {
     }
 }
 
+/// Runs `DuetPolicy` and, at every decision, a copy of it with its application scores
+/// forgotten: the cached scores must decide exactly as freshly computed ones.
+struct CacheCheckedDuet: SchedulingPolicy {
+    var policy = DuetPolicy()
+    var decisions = 0, refreshesShown = 0, mismatches = 0
+    var name: String { policy.name }
+    mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        var fresh = policy
+        fresh.appScoresKey = nil
+        let expected = fresh.decide(state, eligible: eligible)
+        let got = policy.decide(state, eligible: eligible)
+        decisions += 1
+        refreshesShown += eligible.filter { $0.kind == .refresh }.count
+        if got != expected { mismatches += 1 }
+        return got
+    }
+    mutating func taskEnded(_ record: TaskRecord) { policy.taskEnded(record) }
+}
+
+extension DuetTests {
+    @Test func cachedApplicationScoresDecideAsFreshOnes() throws {
+        // A person who opens the apps, so the launch predictor learns and its bins matter.
+        var s = setup(days: 4, apps: [app("a", every: .minutes(20)), app("b", every: .hours(1)), app("c", every: .minutes(45))])
+        s.people = PeopleParameters()
+        s.network = network([(.zero, wifiState)])
+        let streams = try WorldStreams(setup: s, masterSeed: 7, replication: 0)
+        var sim = PhoneSimulation(setup: s, policy: CacheCheckedDuet(), sink: RecordingSink(summary: RunMetrics(apps: s.apps)),
+                                  streams: streams)
+        let run = sim.run()
+        #expect(sim.policy.decisions > 100 && sim.policy.refreshesShown > sim.policy.decisions)
+        #expect(sim.policy.mismatches == 0)
+        #expect(run.records.contains { $0.started != nil })
+    }
+}
+
 @Suite("android: Doze, standby buckets and quotas (FACTS.md §9)")
 struct AndroidTests {
     func state(_ now: SimInstant, lastUse: SimInstant = .start) -> DeviceState {

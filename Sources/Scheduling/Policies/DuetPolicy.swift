@@ -109,6 +109,18 @@ public struct DuetPolicy: SchedulingPolicy {
     /// Requests started on battery, and on cellular, whose cost is charged when they end.
     var onBattery: Set<Int> = []
     var onCellular: Set<Int> = []
+    /// The application rule's score per app, for the prediction bins and the predictor's state
+    /// `appScoresKey` names. It changes at a bin boundary (a launch counts in its bin from the
+    /// next day on), not at each decision: a division per bin and a square root per refresh
+    /// request per decision were a twentieth of a run. The predictor's state is in the key
+    /// all the same, so the cache does not depend on that reasoning.
+    var appScores: [Double?] = []
+    var appScoresKey: AppScoresKey?
+
+    struct AppScoresKey: Equatable {
+        var firstBin, lastBin: SimInstant
+        var launchesLearned, appsLearned: Int
+    }
 
     public init(_ parameters: Parameters = Parameters()) {
         self.parameters = parameters
@@ -132,6 +144,13 @@ public struct DuetPolicy: SchedulingPolicy {
                                           processing: batteryScore(parameters.processingBattery, level: level, state))
         }
         let battery = batteryScores!
+        let key = AppScoresKey(firstBin: predictor.binStart(of: state.now),
+                               lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
+                               launchesLearned: predictor.learned, appsLearned: predictor.hits.count)
+        if key != appScoresKey {
+            appScoresKey = key
+            for a in appScores.indices { appScores[a] = nil }
+        }
         var chosen: [TaskID] = []
         var wake = predictor.nextBoundary(after: state.now)
         for task in eligible {
@@ -141,7 +160,13 @@ public struct DuetPolicy: SchedulingPolicy {
                 wake = min(wake, last + parameters.minLaunchSpacing)
                 continue
             }
-            if admits(task, state, level: level, battery: battery) {
+            var appScore: Double?
+            if task.kind == .refresh {
+                if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
+                if appScores[task.app] == nil { appScores[task.app] = applicationScore(app: task.app, now: state.now) }
+                appScore = appScores[task.app]
+            }
+            if admits(task, state, level: level, battery: battery, appScore: appScore) {
                 chosen.append(task.id)
                 lastLaunch[task.app] = state.now
                 if !state.isCharging { onBattery.insert(task.id.rawValue) }
@@ -173,7 +198,7 @@ public struct DuetPolicy: SchedulingPolicy {
     /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing
     /// and skips the launch predictor once a rule has refused.
     func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
-                        _ visit: (Verdict) -> Bool) {
+                        appScore: Double? = nil, _ visit: (Verdict) -> Bool) {
         let p = parameters
         // Battery.
         let processing = task.kind == .processing
@@ -190,11 +215,8 @@ public struct DuetPolicy: SchedulingPolicy {
         guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
         // Application.
         if task.kind == .refresh {
-            var none = 1.0
-            predictor.forEachProbability(app: task.app, now: state.now, lookahead: p.launchLookahead) { pr in
-                none *= 1 - (pr > p.certainLaunchProbability ? 1 : pr)
-            }
-            guard visit(.score((1 - none).squareRoot(), weight: p.applicationWeight)) else { return }
+            let score = appScore ?? applicationScore(app: task.app, now: state.now)
+            guard visit(.score(score, weight: p.applicationWeight)) else { return }
         } else {
             guard visit(.canProceed) else { return }
         }
@@ -248,9 +270,21 @@ public struct DuetPolicy: SchedulingPolicy {
         return pow(base, curve.exponent) * (state.isCharging ? parameters.pluggedInBonus : 1)
     }
 
-    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil) -> Bool {
+    /// The application rule's score for a refresh of `app` at `now`: the square root of the
+    /// chance that the person opens it within the lookahead (a bin above the certain
+    /// probability counts as certain).
+    func applicationScore(app: Int, now: SimInstant) -> Double {
+        var none = 1.0
+        predictor.forEachProbability(app: app, now: now, lookahead: parameters.launchLookahead) { pr in
+            none *= 1 - (pr > parameters.certainLaunchProbability ? 1 : pr)
+        }
+        return (1 - none).squareRoot()
+    }
+
+    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+                appScore: Double? = nil) -> Bool {
         var tally = Tally(), refused = false
-        forEachVerdict(task, state, level: level, battery: battery) { v in
+        forEachVerdict(task, state, level: level, battery: battery, appScore: appScore) { v in
             refused = !tally.add(v)
             return !refused
         }

@@ -69,11 +69,16 @@ public struct LaunchPredictor: Sendable {
         return min(1, (h + prior * priorDays) / (elapsed + priorDays))
     }
 
+    /// The start of the bin that holds `time`.
+    public func binStart(of time: SimInstant) -> SimInstant {
+        SimInstant(microseconds: time.microseconds - time.microseconds % binWidth.microseconds)
+    }
+
     /// Calls `body` with the launch probability of `app` for each bin that overlaps
     /// `[now, now + lookahead]`, in time order (a closure, not an array: this runs per
     /// decision). At a bin boundary that is the current bin and the next.
     public func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
-        var start = SimInstant(microseconds: now.microseconds - now.microseconds % binWidth.microseconds)
+        var start = binStart(of: now)
         let end = now + lookahead
         repeat {
             body(probability(app: app, binStart: start))

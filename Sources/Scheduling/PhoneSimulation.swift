@@ -896,7 +896,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         if watching && watchesBattery {
             let maxLoadW = load + Self.watchHeadroomW
             let rateW = max(maxLoadW, isCharging ? setup.charger.peakW : 0) + battery.maxInternalFlowW
-            let far = min(batteryMarginJ / rateW, Self.longestWatch.seconds)
+            let far = min(batteryMarginJ() / rateW, Self.longestWatch.seconds)
             if far >= Self.shortestWatch.seconds {
                 let until = base + SimDuration(microseconds: Int64(far * 1e6))
                 batteryWatch = BatteryWatch(until: until, maxLoadW: maxLoadW, states: states)
@@ -919,7 +919,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging, net > 0 { consider(setup.settings.lowPowerOffLevel) }
-            if isOn, !lowPower, !isCharging, net < 0, let next = nextPromptLevel { consider(next) }
+            if isOn, !lowPower, !isCharging, net < 0,
+               let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted) {
+                consider(next)
+            }
         }
         if let wait {
             assert(base + wait >= sim.now, "a battery level passed during a watch")
@@ -936,11 +939,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// a phone in use with both radios transferring; a larger value means shorter watches.
     static var watchHeadroomW: Double { 5 }
 
-    /// The highest Low Power Mode prompt level below the charge not yet offered.
-    var nextPromptLevel: Double? {
+    /// The highest Low Power Mode prompt level below `charge` not yet offered.
+    static func nextPromptLevel(_ levels: [Double], below charge: Double, offered: UInt64) -> Double? {
         var next: Double?
-        for (k, level) in setup.settings.lowPowerPromptLevels.enumerated()
-        where level < battery.charge && prompted & (1 << UInt64(k)) == 0 {
+        for (k, level) in levels.enumerated() where level < charge && offered & (1 << UInt64(k)) == 0 {
             next = max(next ?? level, level)
         }
         return next
@@ -949,7 +951,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     /// Energy, in joules, the battery's stored or available energy has to move before it can
     /// reach any level `rescheduleBatteryEvent` waits for in the current states (whatever
     /// the direction): the levels it looks for, and the same tolerances.
-    var batteryMarginJ: Double {
+    ///
+    /// `mutating` though it changes nothing: as a non-mutating member called from
+    /// `rescheduleBatteryEvent`, which the compiler would not inline, each call copied the
+    /// whole simulation (2 kB, every array retained) to pass it as `self`.
+    mutating func batteryMarginJ() -> Double {
         let capacity = battery.capacityJ, total = battery.energyJ, available = battery.availableJ
         var margin = Double.infinity
         if isOn { margin = available } else if isCharging { margin = abs(bootLevelJ - available) }
@@ -958,7 +964,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         }
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging { margin = min(margin, abs(setup.settings.lowPowerOffLevel * capacity - total)) }
-            if isOn, !lowPower, !isCharging, let next = nextPromptLevel { margin = min(margin, total - next * capacity) }
+            if isOn, !lowPower, !isCharging,
+               let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted) {
+                margin = min(margin, total - next * capacity)
+            }
         }
         // The levels' tolerances (1e-9 of charge) and rounding to the microsecond.
         return max(0, margin - 1e-6 * capacity)

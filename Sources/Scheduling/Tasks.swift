@@ -276,9 +276,48 @@ public struct TaskRecord: Sendable {
 /// Per-task state by task id, keeping only the states still needed, so a run's memory does
 /// not grow with the number of tasks it has seen: ended tasks are dropped in batches by
 /// `compact`. Ids stay valid for live tasks; the id-to-slot map costs 4 bytes per task.
+///
+/// The states live in one buffer reached through addressors (`unsafeAddress`), so
+/// `tasks[i].field` is a load or a store at an offset. With an array and `_read`/`_modify`
+/// accessors the compiler often copied a whole state (hundreds of bytes, its strings
+/// retained) to read a few fields: several copies per task, seen with `objdump`. The buffer
+/// is copied on write like an array's (one uniqueness check per write), so the store keeps
+/// value semantics.
 struct TaskStore<State> {
-    private var states: [State] = []
-    /// For each id handed out, its index in `states`, or -1 once dropped.
+    /// Owns the states' buffer: `count` initialized states from `base`, room for `capacity`.
+    final class Buffer {
+        var base: UnsafeMutablePointer<State>
+        var count = 0
+        var capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 16)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        func copy() -> Buffer {
+            let new = Buffer(capacity: capacity)
+            new.base.initialize(from: base, count: count)
+            new.count = count
+            return new
+        }
+
+        func grow() {
+            let bigger = UnsafeMutablePointer<State>.allocate(capacity: capacity * 2)
+            bigger.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = bigger
+            capacity *= 2
+        }
+
+        deinit {
+            base.deinitialize(count: count)
+            base.deallocate()
+        }
+    }
+
+    private var buffer = Buffer(capacity: 1024)
+    /// For each id handed out, its index in the buffer, or -1 once dropped.
     private var slot: [Int32] = []
     /// Ended tasks since the last compaction (the caller counts them).
     var endedSinceCompaction = 0
@@ -286,16 +325,30 @@ struct TaskStore<State> {
     /// Ids handed out so far: the next task's id.
     var count: Int { slot.count }
 
-    mutating func append(_ state: State) {
-        slot.append(Int32(states.count))
-        states.append(state)
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+    }
+
+    mutating func append(_ state: consuming State) {
+        makeUnique()
+        if buffer.count == buffer.capacity { buffer.grow() }
+        slot.append(Int32(buffer.count))
+        (buffer.base + buffer.count).initialize(to: state)
+        buffer.count += 1
     }
 
     subscript(id: Int) -> State {
-        // `_read`, not `get`: reading one field must not copy the whole state (and retain
-        // its strings); perf showed those copies as a sixth of a run.
-        _read { yield states[Int(slot[id])] }
-        _modify { yield &states[Int(slot[id])] }
+        unsafeAddress {
+            let k = Int(slot[id])
+            precondition(k >= 0 && k < buffer.count, "task \(id) is not kept")
+            return UnsafePointer(buffer.base + k)
+        }
+        unsafeMutableAddress {
+            makeUnique()
+            let k = Int(slot[id])
+            precondition(k >= 0 && k < buffer.count, "task \(id) is not kept")
+            return buffer.base + k
+        }
     }
 
     /// Whether the state of `id` is still kept.
@@ -305,24 +358,29 @@ struct TaskStore<State> {
     var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
 
     /// Whether enough tasks ended since the last compaction to make one worth its copy.
-    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, states.count / 2) }
+    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, buffer.count / 2) }
 
-    /// Drops the states `done` says are no longer needed.
-    mutating func compact(keeping keep: (Int, State) -> Bool) {
-        // In place, so `states` keeps its capacity: a fresh, tight array would regrow (copying
-        // every state each time it doubles) until the next compaction.
+    /// Drops the states `keep` says are no longer needed, moving the others down in place, in
+    /// id order.
+    mutating func compact(keeping keep: (Int, borrowing State) -> Bool) {
+        makeUnique()
+        let base = buffer.base
         var kept = 0
         for id in slot.indices where slot[id] >= 0 {
             let from = Int(slot[id])
-            if keep(id, states[from]) {
-                if from != kept { states.swapAt(from, kept) }
+            // States are in id order (appends go last, compaction keeps the order), so the
+            // place a state moves to is always free.
+            assert(from >= kept, "task states out of id order")
+            if keep(id, base[from]) {
+                if from != kept { (base + kept).moveInitialize(from: base + from, count: 1) }
                 slot[id] = Int32(kept)
                 kept += 1
             } else {
+                (base + from).deinitialize(count: 1)
                 slot[id] = -1
             }
         }
-        states.removeLast(states.count - kept)
+        buffer.count = kept
         endedSinceCompaction = 0
     }
 }

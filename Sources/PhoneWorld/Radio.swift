@@ -135,16 +135,17 @@ public struct RadioLink: Sendable {
             powerW = profile.activePowerW(direction: direction, mbps: direction == .up ? upMbps : downMbps)
         case .tail(let stage, _): powerW = profile.tail[stage].powerW
         }
+        switch state {
+        case .promoting, .active: chargedTo = queue.first?.owner
+        case .idle, .tail: chargedTo = nil
+        }
     }
 
     /// Who the current power is charged to: the head transfer's owner while promoting or
-    /// active; in the tail, `nil`, and the power is split equally among `users`.
-    public var chargedTo: TransferOwner? {
-        switch state {
-        case .promoting, .active: queue.first?.owner
-        case .idle, .tail: nil
-        }
-    }
+    /// active; in the tail, `nil`, and the power is split equally among `users`. Stored with
+    /// the power: the energy books read it at every event, and a computed property of a link
+    /// in an array, called from another module, copied the whole link (160 bytes) each time.
+    public private(set) var chargedTo: TransferOwner?
 
     /// Empties the outbox of settled owners, once the driver has read it.
     public mutating func clearSettled() { settled.removeAll(keepingCapacity: true) }

@@ -486,9 +486,16 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
         sink.chargeObserved(battery.charge, at: .start)
         rescheduleBatteryEvent()
 
+        #if BGSIM_EVENT_COSTS
+        let loopStarted = EventCosts.now()
+        #endif
         while let event = sim.step(before: horizon) { handle(event) }
         draining = true
         while !runningIDs.isEmpty, let event = sim.step() { handle(event) }
+        #if BGSIM_EVENT_COSTS
+        EventCosts.loopNanos += EventCosts.now() - loopStarted
+        EventCosts.runs += 1
+        #endif
         let end = max(sim.now, horizon)
         account(to: end)
         // Tails still running at the end: their shares so far are all there is.
@@ -524,6 +531,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     // MARK: - Events
 
     mutating func handle(_ event: Event) {
+        #if BGSIM_EVENT_COSTS
+        let started = EventCosts.now()
+        defer {
+            EventCosts.counts[event.costIndex] += 1
+            EventCosts.nanos[event.costIndex] += EventCosts.now() - started
+        }
+        #endif
         if case .batteryWatchEnded = event {
             // Not a change in the world: no accounting (which would split the energy books'
             // sums at an instant nothing happened) and no decision.

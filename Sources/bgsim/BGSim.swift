@@ -396,7 +396,11 @@ struct Validate: AsyncParsableCommand {
 @main
 enum Main {
     static func main() async {
-        exit(await run(Array(CommandLine.arguments.dropFirst())))
+        let code = await run(Array(CommandLine.arguments.dropFirst()))
+        #if BGSIM_EVENT_COSTS
+        FileHandle.standardError.write(Data(EventCosts.report().utf8))
+        #endif
+        exit(code)
     }
 
     /// Parses and runs one command line; returns the exit code.

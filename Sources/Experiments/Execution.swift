@@ -53,11 +53,7 @@ public struct UnitStore: Sendable {
         let final = url(u)
         let tmp = folder.appendingPathComponent(".\(u.folderName).tmp-\(getpid())")
         try? fm.removeItem(at: tmp)
-        do {
-            try fm.createDirectory(at: tmp, withIntermediateDirectories: true)
-        } catch {
-            throw RuntimeFailure("cannot create \(tmp.path): \(OutputFiles.reason(error))")
-        }
+        try OutputFiles.createFolder(tmp)
         let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
         let result = try Experiment.run(plan.points[u.point].scenario, policy: plan.policies[u.policy], replication: u.replication,
                                         record: record, rows: RowDestination(folder: tmp, prefix: Array(prefix)))
@@ -114,11 +110,7 @@ extension Experiment {
     /// the thread count, the shard split or how often the study was interrupted.
     public static func perform(_ plan: StudyPlan, options: StudyOptions, to folder: URL) async throws -> StudyOutcome {
         let store = UnitStore(folder: folder.appendingPathComponent("units"))
-        do {
-            try FileManager.default.createDirectory(at: store.folder, withIntermediateDirectories: true)
-        } catch {
-            throw RuntimeFailure("cannot create output folder \(store.folder.path): \(OutputFiles.reason(error))")
-        }
+        try OutputFiles.createFolder(store.folder, "output folder ")
         OutputFiles.removeLeftovers(in: folder)
         OutputFiles.removeLeftovers(in: store.folder)
         var ran = 0, skipped = 0

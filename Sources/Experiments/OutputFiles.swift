@@ -27,11 +27,7 @@ public enum OutputFiles {
                              marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil)
         throws(RuntimeFailure) {
         let fm = FileManager.default
-        do {
-            try fm.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw RuntimeFailure("cannot create output folder \(folder.path): \(reason(error))")
-        }
+        try createFolder(folder, "output folder ")
         var temporaries: [(URL, URL)] = []
         defer { for (tmp, _) in temporaries { try? fm.removeItem(at: tmp) } }
         var written: [(name: String, bytes: Int, sha256: String)] = []
@@ -111,6 +107,29 @@ public enum OutputFiles {
             guard let dash = name.range(of: ".tmp-", options: .backwards),
                   let pid = Int32(name[dash.upperBound...]), pid != getpid() else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        }
+    }
+
+    /// Creates `folder` and its parents; on failure, the error says "cannot create <what><path>"
+    /// and why. Foundation often gives no cause (a folder under a file came out as "The operation
+    /// could not be completed. (NSCocoaErrorDomain error 512.)"), so a file in the way is looked
+    /// for first.
+    public static func createFolder(_ folder: URL, _ what: String = "") throws(RuntimeFailure) {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            var path = folder.standardizedFileURL
+            while path.path != "/" {
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder) {
+                    if !isFolder.boolValue {
+                        throw RuntimeFailure("cannot create \(what)\(folder.path): \(path.path) is a file, not a folder")
+                    }
+                    break
+                }
+                path.deleteLastPathComponent()
+            }
+            throw RuntimeFailure("cannot create \(what)\(folder.path): \(reason(error))")
         }
     }
 

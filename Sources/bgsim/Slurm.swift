@@ -41,12 +41,7 @@ enum SlurmScripts {
             + "array=${array%%;*}\n"
             + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" \(quote(dir + "/merge.sbatch")))\n"
             + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \(dir)/result\"\n"
-        let fm = FileManager.default
-        do {
-            try fm.createDirectory(at: folder.appendingPathComponent("logs"), withIntermediateDirectories: true)
-        } catch {
-            throw RuntimeFailure("cannot create \(folder.path)/logs: \(error.localizedDescription)")
-        }
+        try OutputFiles.createFolder(folder.appendingPathComponent("logs"))
         let files = [("sweep.sbatch", sweepJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
         try OutputFiles.write(files.map { ($0.0, OutputContent.text($0.1)) }, to: folder)
         for (name, _) in files { chmod(folder.appendingPathComponent(name).path, 0o755) }

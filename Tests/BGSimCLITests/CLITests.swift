@@ -187,6 +187,14 @@ struct CLITests {
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("error: cannot create output folder "))
         #expect(r.stderr.contains("blocker/out"))
+        // The reason names the file in the way (Foundation's own error gave only
+        // "NSCocoaErrorDomain error 512"), whether it is a parent or the folder itself.
+        let blocker = dir.appendingPathComponent("blocker").standardizedFileURL.path
+        #expect(r.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(r.stderr)")
+        let itself = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--out", "blocker"], in: dir)
+        #expect(itself.status == 1 && itself.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(itself.stderr)")
+        let slurm = try bgsim(["sweep", repo.appendingPathComponent("models/sweeps/refresh-setting.yaml").path, "--emit-slurm", "blocker"], in: dir)
+        #expect(slurm.status == 1 && slurm.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(slurm.stderr)")
     }
 
     @Test func validateChecksWithoutRunning() throws {

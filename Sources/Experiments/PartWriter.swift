@@ -31,7 +31,7 @@ final class PartWriter: @unchecked Sendable {
         do {
             try handle.write(contentsOf: buffer)
         } catch {
-            failure = "cannot write \(url.path): \(error.localizedDescription)"
+            failure = "cannot write \(url.path): \(OutputFiles.reason(error))"
         }
         buffer.removeAll(keepingCapacity: true)
     }

@@ -101,7 +101,11 @@ struct ConfigNode: Sendable {
                               locateSyntaxErrors: Bool) throws(ScenarioError) -> ConfigNode {
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            // The basic resolver: bgsim reads every scalar as text and converts it itself, so
+            // YAML's tag rules (regular expressions for booleans, numbers, nulls and dates,
+            // compiled at first use and run on every mapping key by the duplicate-key check)
+            // were a fifth of a short run's start, for nothing. Keys are compared as text.
+            node = try Yams.compose(yaml: yaml, .basic)
         } catch let error as YamlError {
             var e = Self.syntaxError(error, file: file, origin: origin)
             if locateSyntaxErrors, origin == nil, let line = e.line, let near = lastKey(in: yaml, before: line) {

@@ -3,19 +3,32 @@ import Foundation
 /// Minimal JSON text for the manifest: strings escaped per RFC 8259, keys in a fixed order.
 enum JSON {
     static func string(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
+        var out = ""
+        append(s, to: &out)
+        return out
+    }
+
+    /// Appends `s` as a JSON string. Text with nothing to escape (the usual case: names,
+    /// numbers) is appended whole; in UTF-8 every byte of a multi-byte character is at least
+    /// 0x80, so checking the bytes finds exactly the characters that need escaping.
+    static func append(_ s: String, to out: inout String) {
+        out += "\""
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += s
+        } else {
+            for u in s.unicodeScalars {
+                switch u {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                case "\n": out += "\\n"
+                case "\r": out += "\\r"
+                case "\t": out += "\\t"
+                case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+                default: out.unicodeScalars.append(u)
+                }
             }
         }
-        return out + "\""
+        out += "\""
     }
 
     /// An object from (key, already-encoded value) pairs, one per line at `indent`.
@@ -33,10 +46,33 @@ extension ConfigNode {
     /// The tree as compact JSON, scalars as strings, keys in document order: the resolved
     /// scenario (profiles in place, overrides applied), whose SHA-256 identifies it.
     var canonicalJSON: String {
+        var out = ""
+        appendCanonicalJSON(to: &out)
+        return out
+    }
+
+    /// Written into one string: built by concatenating each level's pieces, the resolved
+    /// reference scenario took a sixth of a short run's start.
+    func appendCanonicalJSON(to out: inout String) {
         switch value {
-        case .scalar(let text, _): JSON.string(text)
-        case .mapping(let pairs): "{" + pairs.map { JSON.string($0.key) + ":" + $0.value.canonicalJSON }.joined(separator: ",") + "}"
-        case .sequence(let items): "[" + items.map(\.canonicalJSON).joined(separator: ",") + "]"
+        case .scalar(let text, _):
+            JSON.append(text, to: &out)
+        case .mapping(let pairs):
+            out += "{"
+            for (k, pair) in pairs.enumerated() {
+                if k > 0 { out += "," }
+                JSON.append(pair.key, to: &out)
+                out += ":"
+                pair.value.appendCanonicalJSON(to: &out)
+            }
+            out += "}"
+        case .sequence(let items):
+            out += "["
+            for (k, item) in items.enumerated() {
+                if k > 0 { out += "," }
+                item.appendCanonicalJSON(to: &out)
+            }
+            out += "]"
         }
     }
 }

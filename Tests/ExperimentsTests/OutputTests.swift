@@ -13,6 +13,19 @@ struct OutputTests {
         ])
     }
 
+    /// JSON strings (manifests, and the resolved scenario whose SHA-256 fingerprints a study):
+    /// quotes, backslashes and control characters escaped, everything else (accents, emoji)
+    /// as it is, whether or not the text needs escaping at all.
+    @Test func jsonStringsEscapeExactlyWhatRFC8259Requires() throws {
+        #expect(JSON.string("news-2") == "\"news-2\"")
+        #expect(JSON.string("") == "\"\"")
+        #expect(JSON.string("café ☕️ 7°C") == "\"café ☕️ 7°C\"")
+        #expect(JSON.string("say \"hi\"\\ now") == "\"say \\\"hi\\\"\\\\ now\"")
+        #expect(JSON.string("a\nb\tc\rd\u{1}é\u{7f}") == "\"a\\nb\\tc\\rd\\u0001é\u{7f}\"")
+        let tree = try ConfigNode.parse(yaml: "name: \"x\\\"y\"\nlist: [1, café]\nmap: {k: ~}\n", file: "t.yaml")
+        #expect(tree.canonicalJSON == #"{"name":"x\"y","list":["1","café"],"map":{"k":"~"}}"#)
+    }
+
     @Test func sameSeedGivesByteIdenticalFilesWhateverTheThreadCount() async throws {
         let s = try scenario()
         let one = try await Experiment.runAll(s, jobs: 1)

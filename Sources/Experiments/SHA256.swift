@@ -68,9 +68,7 @@ public struct SHA256 {
     /// access) and an array built per block to add the state, hashing ran at about 90
     /// instructions a byte, and the manifest hashes every output file.
     private mutating func compress(_ block: UnsafeRawBufferPointer) {
-        // Masking shifts: with `>>` and `<<` (which give 0 for a count of 32 or more) the
-        // rotations were not single instructions.
-        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
         Self.k.withUnsafeBufferPointer { k in
             withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
                 for i in 0..<16 { w[i] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)) }

@@ -17,7 +17,16 @@ public struct CSVWriter {
 
     /// One record with its line break.
     public static func line(_ fields: [String]) -> String {
-        fields.map(escape).joined(separator: ",") + "\n"
+        // Into one string sized up front: `map(escape).joined(separator:) + "\n"` built three
+        // strings per row, a tenth of the instructions of a run writing tasks.csv.
+        var out = ""
+        out.reserveCapacity(fields.reduce(fields.count + 2) { $0 + $1.utf8.count })
+        for (k, field) in fields.enumerated() {
+            if k > 0 { out += "," }
+            out += escape(field)
+        }
+        out += "\n"
+        return out
     }
 
     /// The field, quoted if it holds a comma, a quote or a line break (RFC 4180).

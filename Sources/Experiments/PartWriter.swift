@@ -20,8 +20,10 @@ final class PartWriter: @unchecked Sendable {
         buffer.reserveCapacity(Self.flushBytes + 4096)
     }
 
-    /// Appends a line (with its line break). Write errors are kept and reported by `close`.
-    func append(_ line: String) {
+    /// Appends a line (with its line break), after `prefix` (the unit's first fields). Write
+    /// errors are kept and reported by `close`.
+    func append(_ line: String, after prefix: String = "") {
+        buffer.append(contentsOf: prefix.utf8)
         buffer.append(contentsOf: line.utf8)
         if buffer.count >= Self.flushBytes { flush() }
     }

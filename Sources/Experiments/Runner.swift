@@ -82,12 +82,12 @@ public enum Experiment {
         let prefix = rows.map { CSVWriter.line($0.prefix).dropLast() + "," } ?? ""
         if record.tasks, let rows {
             let writer = try PartWriter(rows.folder.appendingPathComponent("tasks.csv"))
-            sink.onTask = { writer.append(prefix + TaskRows.fields($0, appNames: names)) }
+            sink.onTask = { writer.append(TaskRows.fields($0, appNames: names), after: prefix) }
             tasks = writer
         }
         if let every = record.timelineEvery, let rows {
             let writer = try PartWriter(rows.folder.appendingPathComponent("timeline.csv"))
-            sink.timeline = TimelineSampler(every: every) { writer.append(prefix + TimelineRows.fields($0, appNames: names)) }
+            sink.timeline = TimelineSampler(every: every) { writer.append(TimelineRows.fields($0, appNames: names), after: prefix) }
             timeline = writer
         }
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
@@ -97,7 +97,7 @@ public enum Experiment {
         var events = done.events?.events
         if let log = events, let rows {
             let writer = try PartWriter(rows.folder.appendingPathComponent("events.csv"))
-            for e in log { writer.append(prefix + EventRows.fields(e, appNames: names)) }
+            for e in log { writer.append(EventRows.fields(e, appNames: names), after: prefix) }
             try writer.close()
             events = nil
         }

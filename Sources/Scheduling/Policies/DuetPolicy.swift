@@ -134,14 +134,15 @@ public struct DuetPolicy: SchedulingPolicy {
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         predictor.learn(state.usage)
         refill(to: state.now)
+        let rules = self.rules
         let level = scoredBatteryLevel(state)
         // The battery rule's scores depend only on the class, the scored level and the
         // charger: computed when those change, not per request (`pow` per request was a
         // twentieth of a run).
         if batteryScores?.level != level || batteryScores?.charging != state.isCharging {
             batteryScores = BatteryScores(level: level, charging: state.isCharging,
-                                          refresh: batteryScore(parameters.refreshBattery, level: level, state),
-                                          processing: batteryScore(parameters.processingBattery, level: level, state))
+                                          refresh: rules.batteryScore(parameters.refreshBattery, level: level, state),
+                                          processing: rules.batteryScore(parameters.processingBattery, level: level, state))
         }
         let battery = batteryScores!
         let key = AppScoresKey(firstBin: predictor.binStart(of: state.now),
@@ -160,13 +161,15 @@ public struct DuetPolicy: SchedulingPolicy {
                 wake = min(wake, last + parameters.minLaunchSpacing)
                 continue
             }
-            var appScore: Double?
+            var appScore = 0.0
             if task.kind == .refresh {
                 if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
-                if appScores[task.app] == nil { appScores[task.app] = applicationScore(app: task.app, now: state.now) }
-                appScore = appScores[task.app]
+                if appScores[task.app] == nil { appScores[task.app] = Self.applicationScore(
+                    predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                    certain: parameters.certainLaunchProbability) }
+                appScore = appScores[task.app]!
             }
-            if admits(task, state, level: level, battery: battery, appScore: appScore) {
+            if rules.admits(task, state, level: level, battery: battery, appScore: appScore) {
                 chosen.append(task.id)
                 lastLaunch[task.app] = state.now
                 if !state.isCharging { onBattery.insert(task.id.rawValue) }
@@ -190,45 +193,11 @@ public struct DuetPolicy: SchedulingPolicy {
     /// Every rule's verdict for `task`, in the order documented above.
     public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [Verdict] {
         var out: [Verdict] = []
-        forEachVerdict(task, state, level: level) { out.append($0); return true }
+        let appScore = task.kind == .refresh ? applicationScore(app: task.app, now: state.now) : 0
+        rules.forEachVerdict(task, state, level: level, appScore: appScore) { out.append($0); return true }
         return out
     }
 
-    /// Hands each rule's verdict for `task` to `visit`, in the order documented above, until
-    /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing
-    /// and skips the launch predictor once a rule has refused.
-    func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
-                        appScore: Double? = nil, _ visit: (Verdict) -> Bool) {
-        let p = parameters
-        // Battery.
-        let processing = task.kind == .processing
-        let curve = processing ? p.processingBattery : p.refreshBattery
-        if level <= curve.floor - 1 || (processing && p.processingNeedsPower && !state.isCharging) {
-            guard visit(.mustNot) else { return }
-        } else {
-            let score = battery.map { processing ? $0.processing : $0.refresh } ?? batteryScore(curve, level: level, state)
-            guard visit(.score(score, weight: p.batteryWeight)) else { return }
-        }
-        // Low Power Mode.
-        guard visit(state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed) else { return }
-        // Device activity.
-        guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
-        // Application.
-        if task.kind == .refresh {
-            let score = appScore ?? applicationScore(app: task.app, now: state.now)
-            guard visit(.score(score, weight: p.applicationWeight)) else { return }
-        } else {
-            guard visit(.canProceed) else { return }
-        }
-        // Network quality.
-        guard visit(state.network == .none || state.networkQuality < p.minNetworkQuality
-                    ? .mustNot : .score(state.networkQuality / 100, weight: p.networkWeight)) else { return }
-        // Budgets.
-        guard visit(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed) else { return }
-        guard visit(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed) else { return }
-        // Overdue.
-        if let maxWait = p.maxWait, state.now - task.eligibleSince >= maxWait { _ = visit(.must) }
-    }
 
     /// Verdicts combined so far: must-not first, then must, then the weighted mean against
     /// the threshold.
@@ -264,31 +233,85 @@ public struct DuetPolicy: SchedulingPolicy {
         var refresh, processing: Double
     }
 
-    /// `clamp(((L - B) / (100 - B))^k, 0, 1)`, times the bonus when plugged in.
-    func batteryScore(_ curve: BatteryCurve, level: Double, _ state: DeviceState) -> Double {
-        let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
-        return pow(base, curve.exponent) * (state.isCharging ? parameters.pluggedInBonus : 1)
+    /// What the rules read, bound once per decision. The rules are its methods rather than
+    /// the policy's: a non-mutating method of the policy called from `decide` (mutating) was
+    /// handed a copy of the whole policy (377 bytes, memcpy) twice per request.
+    struct Rules {
+        var parameters: Parameters
+        var energyLeftJ: Double
+        var dataLeft: Double
+
+        /// Hands each rule's verdict for `task` to `visit`, in the order documented above, until
+        /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing.
+        /// `appScore` is the application rule's score for a refresh request
+        /// (`applicationScore`, cached per app by `decide`), ignored otherwise.
+        func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+                            appScore: Double, _ visit: (Verdict) -> Bool) {
+            // Battery.
+            let processing = task.kind == .processing
+            let curve = processing ? parameters.processingBattery : parameters.refreshBattery
+            if level <= curve.floor - 1 || (processing && parameters.processingNeedsPower && !state.isCharging) {
+                guard visit(.mustNot) else { return }
+            } else {
+                let score = battery.map { processing ? $0.processing : $0.refresh } ?? batteryScore(curve, level: level, state)
+                guard visit(.score(score, weight: parameters.batteryWeight)) else { return }
+            }
+            // Low Power Mode.
+            guard visit(state.lowPowerMode && (level < parameters.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed) else { return }
+            // Device activity.
+            guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
+            // Application.
+            if task.kind == .refresh {
+                guard visit(.score(appScore, weight: parameters.applicationWeight)) else { return }
+            } else {
+                guard visit(.canProceed) else { return }
+            }
+            // Network quality.
+            guard visit(state.network == .none || state.networkQuality < parameters.minNetworkQuality
+                        ? .mustNot : .score(state.networkQuality / 100, weight: parameters.networkWeight)) else { return }
+            // Budgets.
+            guard visit(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed) else { return }
+            guard visit(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed) else { return }
+            // Overdue.
+            if let maxWait = parameters.maxWait, state.now - task.eligibleSince >= maxWait { _ = visit(.must) }
+        }
+
+        /// `clamp(((L - B) / (100 - B))^k, 0, 1)`, times the bonus when plugged in.
+        func batteryScore(_ curve: BatteryCurve, level: Double, _ state: DeviceState) -> Double {
+            let base = max(0, min(1, (level - curve.floor) / (100 - curve.floor)))
+            return pow(base, curve.exponent) * (state.isCharging ? parameters.pluggedInBonus : 1)
+        }
+
+        func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+                    appScore: Double) -> Bool {
+            var tally = Tally(), refused = false
+            forEachVerdict(task, state, level: level, battery: battery, appScore: appScore) { v in
+                refused = !tally.add(v)
+                return !refused
+            }
+            return !refused && tally.passes(threshold: parameters.threshold)
+        }
     }
+
+    var rules: Rules { Rules(parameters: parameters, energyLeftJ: energyLeftJ, dataLeft: dataLeft) }
 
     /// The application rule's score for a refresh of `app` at `now`: the square root of the
     /// chance that the person opens it within the lookahead (a bin above the certain
     /// probability counts as certain).
     func applicationScore(app: Int, now: SimInstant) -> Double {
-        var none = 1.0
-        predictor.forEachProbability(app: app, now: now, lookahead: parameters.launchLookahead) { pr in
-            none *= 1 - (pr > parameters.certainLaunchProbability ? 1 : pr)
-        }
-        return (1 - none).squareRoot()
+        Self.applicationScore(predictor, app: app, now: now, lookahead: parameters.launchLookahead,
+                              certain: parameters.certainLaunchProbability)
     }
 
-    func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
-                appScore: Double? = nil) -> Bool {
-        var tally = Tally(), refused = false
-        forEachVerdict(task, state, level: level, battery: battery, appScore: appScore) { v in
-            refused = !tally.add(v)
-            return !refused
+    /// `applicationScore(app:now:)`, static so that `decide` (mutating) passes the predictor
+    /// alone rather than a copy of the whole policy.
+    static func applicationScore(_ predictor: LaunchPredictor, app: Int, now: SimInstant, lookahead: SimDuration,
+                                 certain: Double) -> Double {
+        var none = 1.0
+        predictor.forEachProbability(app: app, now: now, lookahead: lookahead) { pr in
+            none *= 1 - (pr > certain ? 1 : pr)
         }
-        return !refused && tally.passes(threshold: parameters.threshold)
+        return (1 - none).squareRoot()
     }
 
     /// The level the battery policy uses: unchanged until it moves by `rescoreStep` or the

@@ -750,7 +750,9 @@ extension PhoneSimulation {
             let bit = policyReasonBit(decision.reason)
             for task in eligible where isShown(task.id) && !starting.contains(task.id) {
                 if tasks[task.id.rawValue].heldBy == nil { hold(task.id, .policy) }
-                tasks[task.id.rawValue].policyReasons |= bit
+                // Written only when new: a request the policy holds is held again at most
+                // decisions, and a write to the store checks first that it is not shared.
+                if tasks[task.id.rawValue].policyReasons & bit == 0 { tasks[task.id.rawValue].policyReasons |= bit }
             }
         }
         if !starting.isEmpty {

@@ -198,7 +198,6 @@ public struct DuetPolicy: SchedulingPolicy {
         return out
     }
 
-
     /// Verdicts combined so far: must-not first, then must, then the weighted mean against
     /// the threshold.
     struct Tally {

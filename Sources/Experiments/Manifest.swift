@@ -107,7 +107,7 @@ public struct Manifest: Sendable {
             ("command_line", JSON.array(commandLine.map(JSON.string))),
             ("scenario", JSON.string(plan.name)),
             ("scenario_file", JSON.string(scenario.file)),
-            ("scenario_sha256", JSON.string(SHA256.hex(scenario.resolvedJSON))),
+            ("scenario_sha256", JSON.string(plan.points[0].scenarioDigest)),
             ("plan_sha256", JSON.string(plan.fingerprint)),
             ("points", String(plan.points.count)),
             ("parameters", JSON.array(plan.parameters.map(JSON.string))),

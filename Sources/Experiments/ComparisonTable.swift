@@ -21,22 +21,32 @@ public enum ComparisonTable {
         Column(metric: "fresh_launches_pct", title: "fresh %", format: { fixed($0, 1) }),
     ]
 
+    /// The policies (indices) with the best mean, among those `ranked` (deployable: a bound
+    /// such as the oracle is shown but not ranked) whose mean is finite. Every policy that
+    /// ties for the best is named, not only the first; none when fewer than two are ranked,
+    /// when all of them are equal, or when the metric is neither better high nor low. The
+    /// comparison table, the report's tables and its bar charts all mark the best this way.
+    static func bestIndices(means: [Double], ranked: [Bool], better: Metric.Better) -> Set<Int> {
+        let candidates = means.indices.filter { ranked[$0] && means[$0].isFinite }
+        guard candidates.count > 1, Set(candidates.map { means[$0] }).count > 1 else { return [] }
+        let target: Double
+        switch better {
+        case .higher: target = candidates.map { means[$0] }.max()!
+        case .lower: target = candidates.map { means[$0] }.min()!
+        case .neither: return []
+        }
+        return Set(candidates.filter { means[$0] == target })
+    }
+
     /// The best mean per column is starred among the deployable policies: a bound (the
     /// oracle) is shown but not starred.
     public static func render(_ scenario: Scenario, _ summaries: [PolicySummary], replications: Int? = nil) -> String {
         let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
         var rows: [[String]] = [["policy"] + columns.map(\.title)]
-        var best: [Int: Int] = [:]  // column -> summary index with the best mean
-        for (c, column) in columns.enumerated() {
-            let m = RunMetrics.columns[metricIndex[column.metric]!]
-            let means = summaries.map { $0.intervals[metricIndex[column.metric]!].mean }
-            let finite = means.enumerated().filter { $0.element.isFinite && !summaries[$0.offset].policy.isBound }
-            guard finite.count > 1, Set(finite.map(\.element)).count > 1 else { continue }
-            switch m.better {
-            case .higher: best[c] = finite.max { $0.element < $1.element }?.offset
-            case .lower: best[c] = finite.min { $0.element < $1.element }?.offset
-            case .neither: break
-            }
+        let best = columns.map { column in
+            bestIndices(means: summaries.map { $0.intervals[metricIndex[column.metric]!].mean },
+                        ranked: summaries.map { !$0.policy.isBound },
+                        better: RunMetrics.columns[metricIndex[column.metric]!].better)
         }
         for (s, summary) in summaries.enumerated() {
             var row = [summary.policy.name]
@@ -44,7 +54,7 @@ public enum ComparisonTable {
                 let ci = summary.intervals[metricIndex[column.metric]!]
                 var cell = ci.mean.isFinite ? column.format(ci.mean) : "-"
                 if ci.halfWidth.isFinite { cell += " ± " + column.format(ci.halfWidth) }
-                if best[c] == s { cell += " *" }
+                if best[c].contains(s) { cell += " *" }
                 row.append(cell)
             }
             rows.append(row)

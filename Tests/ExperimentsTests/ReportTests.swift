@@ -17,6 +17,21 @@ struct ReportTests {
         return dir
     }
 
+    /// The table, the report's tables and its bars mark the best the same way: every policy
+    /// tied for the best mean, none when all are equal or fewer than two are ranked, never a
+    /// bound, never a mean that is not finite.
+    @Test func bestMarksEveryTieAndNothingWithoutAChoice() {
+        let best = ComparisonTable.bestIndices
+        let all = [true, true, true, true]
+        #expect(best([3, 1, 1, 2], all, .lower) == [1, 2], "both policies tied for the lowest")
+        #expect(best([3, 1, 3, 2], all, .higher) == [0, 2], "both policies tied for the highest")
+        #expect(best([2, 2, 2, 2], all, .lower) == [], "all equal: no best")
+        #expect(best([1, 2, 3, 4], all, .neither) == [], "a metric neither better high nor low")
+        #expect(best([0, 1, 2, 3], [false, true, true, true], .lower) == [1], "a bound is not ranked")
+        #expect(best([.nan, 1, 2, .infinity], all, .lower) == [1], "a mean that is not finite is not ranked")
+        #expect(best([5, 1, 2, 3], [true, false, false, false], .lower) == [], "one ranked policy: no best")
+    }
+
     @Test func csvReaderHandlesQuotesCommasNewlinesAndEmptyFields() throws {
         let t = try CSVTable.parse("a,b,c\n1,\"x, \"\"y\"\"\",\n\"multi\nline\",,3\n", file: "t.csv")
         #expect(t.header == ["a", "b", "c"])

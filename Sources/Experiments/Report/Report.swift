@@ -145,16 +145,11 @@ public struct Report {
         RunMetrics.columns.first { $0.name == metric }?.better ?? .neither
     }
 
-    /// For each column, the policy (index) with the best mean among the deployable ones.
-    func best(_ intervals: [[ConfidenceInterval]]) -> [Int?] {
+    /// For each column, the policies (indices) with the best mean among the deployable ones.
+    func best(_ intervals: [[ConfidenceInterval]]) -> [Set<Int>] {
         Self.columns.indices.map { c in
-            let candidates = results.policies.indices.filter { !isBound(results.policies[$0]) && intervals[$0][c].mean.isFinite }
-            guard candidates.count > 1, Set(candidates.map { intervals[$0][c].mean }).count > 1 else { return nil }
-            switch better(Self.columns[c].metric) {
-            case .higher: return candidates.max { intervals[$0][c].mean < intervals[$1][c].mean }
-            case .lower: return candidates.min { intervals[$0][c].mean < intervals[$1][c].mean }
-            case .neither: return nil
-            }
+            ComparisonTable.bestIndices(means: intervals.map { $0[c].mean }, ranked: results.policies.map { !isBound($0) },
+                                        better: better(Self.columns[c].metric))
         }
     }
 
@@ -211,7 +206,7 @@ public struct Report {
                 var cell = column.format(ci.mean)
                 if !ci.mean.isFinite { cell = "–" }
                 if ci.halfWidth.isFinite { cell += " <small>± \(SVG.esc(column.format(ci.halfWidth)))</small>" }
-                let isBest = bestColumn[c] == i
+                let isBest = bestColumn[c].contains(i)
                 body += "<td\(isBest ? " class=\"best\"" : "")>\(cell)\(isBest ? " ★" : "")</td>"
             }
             body += "</tr>"
@@ -230,13 +225,10 @@ public struct Report {
         for (k, (column, unit)) in barCharts.enumerated() {
             let (metric, title, format) = (column.metric, column.title, column.format)
             let cis = policies.map { interval(metric, policy: $0) }
-            let bestIndex: Int? = {
-                let ok = policies.indices.filter { !isBound(policies[$0]) && cis[$0].mean.isFinite }
-                return ok.count > 1 ? ok.min { cis[$0].mean < cis[$1].mean } : nil
-            }()
+            let best = ComparisonTable.bestIndices(means: cis.map(\.mean), ranked: policies.map { !isBound($0) }, better: better(metric))
             body += SVG.bars(id: "bars-\(k)", title: title, unit: unit,
                              rows: policies.indices.map { SVG.Bar(label: policies[$0], color: colors[$0], interval: cis[$0],
-                                                                  best: bestIndex == $0, bound: isBound(policies[$0])) },
+                                                                  best: best.contains($0), bound: isBound(policies[$0])) },
                              format: format, durations: column.isDuration)
         }
         body += "</div></section>"
@@ -385,7 +377,7 @@ public struct Report {
                 let ci = intervals[i][c]
                 var cell = ci.mean.isFinite ? column.format(ci.mean) : "–"
                 if ci.halfWidth.isFinite { cell += " ± " + column.format(ci.halfWidth) }
-                s += " " + (bestColumn[c] == i ? "**\(cell) ★**" : cell) + " |"
+                s += " " + (bestColumn[c].contains(i) ? "**\(cell) ★**" : cell) + " |"
             }
             s += "\n"
         }

@@ -187,7 +187,10 @@ struct BatteryWatch {
 /// Energy is integrated exactly: every component's power is constant between events, and
 /// every instant at which one changes (a radio's phase, the battery reaching a level that
 /// matters) is itself an event, rescheduled whenever the load changes.
-public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
+///
+/// A simulation cannot be copied (`~Copyable`): it is made, run and read. Its task store owns
+/// its buffer outright, with no copy-on-write check per write (`TaskStore`).
+public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Copyable {
     enum Event {
         case plugIn, unplug
         case eligible(TaskID)
@@ -431,6 +434,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink> {
     var batteryWatches = 0
     /// After the horizon: running tasks finish; no new work starts.
     var draining = false
+
+    /// Empty, so that a simulation is always destroyed by this module's code, which knows the
+    /// internal task store and its deinit. Without it, a test module that imports Scheduling
+    /// without `@testable` crashed in the destroy code it generated for a simulation (Swift
+    /// 6.3, debug build; TraceTests). Release builds did not crash and did not leak (maximum
+    /// resident memory the same for 2 and 20 replications as before the store changed).
+    deinit {}
 
     public init(setup: PhoneSetup, policy: Policy, sink: Sink, streams: WorldStreams) {
         precondition(streams.apps.count == setup.apps.count, "one random stream per app")

@@ -280,74 +280,60 @@ public struct TaskRecord: Sendable {
 /// The states live in one buffer reached through addressors (`unsafeAddress`), so
 /// `tasks[i].field` is a load or a store at an offset. With an array and `_read`/`_modify`
 /// accessors the compiler often copied a whole state (hundreds of bytes, its strings
-/// retained) to read a few fields: several copies per task, seen with `objdump`. The buffer
-/// is copied on write like an array's (one uniqueness check per write), so the store keeps
-/// value semantics.
-struct TaskStore<State> {
-    /// Owns the states' buffer: `count` initialized states from `base`, room for `capacity`.
-    final class Buffer {
-        var base: UnsafeMutablePointer<State>
-        var count = 0
-        var capacity: Int
-
-        init(capacity: Int) {
-            self.capacity = max(capacity, 16)
-            base = .allocate(capacity: self.capacity)
-        }
-
-        func copy() -> Buffer {
-            let new = Buffer(capacity: capacity)
-            new.base.initialize(from: base, count: count)
-            new.count = count
-            return new
-        }
-
-        func grow() {
-            let bigger = UnsafeMutablePointer<State>.allocate(capacity: capacity * 2)
-            bigger.moveInitialize(from: base, count: count)
-            base.deallocate()
-            base = bigger
-            capacity *= 2
-        }
-
-        deinit {
-            base.deinitialize(count: count)
-            base.deallocate()
-        }
-    }
-
-    private var buffer = Buffer(capacity: 1024)
+/// retained) to read a few fields: several copies per task, seen with `objdump`.
+///
+/// The store cannot be copied (`~Copyable`), so it owns its buffer outright: no copy on
+/// write, hence no uniqueness check on each of the dozens of writes per task, which were 3%
+/// of a run's instructions (callgrind). The compiler rejects any copy of the store, or of
+/// the simulation that holds it.
+struct TaskStore<State>: ~Copyable {
+    /// `count` initialized states from `base`, room for `capacity`.
+    private var base: UnsafeMutablePointer<State>
+    private var stored = 0
+    private var capacity: Int
     /// For each id handed out, its index in the buffer, or -1 once dropped.
     private var slot: [Int32] = []
     /// Ended tasks since the last compaction (the caller counts them).
     var endedSinceCompaction = 0
 
+    init(capacity: Int = 1024) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: stored)
+        base.deallocate()
+    }
+
     /// Ids handed out so far: the next task's id.
     var count: Int { slot.count }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&buffer) { buffer = buffer.copy() }
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<State>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: base, count: stored)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
     }
 
     mutating func append(_ state: consuming State) {
-        makeUnique()
-        if buffer.count == buffer.capacity { buffer.grow() }
-        slot.append(Int32(buffer.count))
-        (buffer.base + buffer.count).initialize(to: state)
-        buffer.count += 1
+        if stored == capacity { grow() }
+        slot.append(Int32(stored))
+        (base + stored).initialize(to: state)
+        stored += 1
     }
 
     subscript(id: Int) -> State {
         unsafeAddress {
             let k = Int(slot[id])
-            precondition(k >= 0 && k < buffer.count, "task \(id) is not kept")
-            return UnsafePointer(buffer.base + k)
+            precondition(k >= 0 && k < stored, "task \(id) is not kept")
+            return UnsafePointer(base + k)
         }
         unsafeMutableAddress {
-            makeUnique()
             let k = Int(slot[id])
-            precondition(k >= 0 && k < buffer.count, "task \(id) is not kept")
-            return buffer.base + k
+            precondition(k >= 0 && k < stored, "task \(id) is not kept")
+            return base + k
         }
     }
 
@@ -357,14 +343,12 @@ struct TaskStore<State> {
     /// The ids whose states are kept, ascending.
     var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
 
-    /// Whether enough tasks ended since the last compaction to make one worth its copy.
-    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, buffer.count / 2) }
+    /// Whether enough tasks ended since the last compaction to make one worth its moves.
+    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, stored / 2) }
 
     /// Drops the states `keep` says are no longer needed, moving the others down in place, in
     /// id order.
     mutating func compact(keeping keep: (Int, borrowing State) -> Bool) {
-        makeUnique()
-        let base = buffer.base
         var kept = 0
         for id in slot.indices where slot[id] >= 0 {
             let from = Int(slot[id])
@@ -380,7 +364,7 @@ struct TaskStore<State> {
                 slot[id] = -1
             }
         }
-        buffer.count = kept
+        stored = kept
         endedSinceCompaction = 0
     }
 }

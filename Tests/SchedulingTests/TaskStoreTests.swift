@@ -1,7 +1,7 @@
 @testable import Scheduling
 import Testing
 
-/// The task store: states by id in one buffer, copied on write, compacted in place.
+/// The task store: states by id in one buffer it owns, compacted in place.
 @Suite("Task store")
 struct TaskStoreTests {
     struct State {
@@ -30,13 +30,30 @@ struct TaskStoreTests {
         #expect(s[2998].name.hasPrefix("task number 2998"))
     }
 
-    @Test func aCopyIsIndependentOfTheOriginal() {
-        let original = store(10)
-        var copy = original
-        copy[4].name = "changed"
-        copy.compact { id, _ in id != 5 }
-        #expect(original[4].name.hasPrefix("task number 4") && copy[4].name == "changed")
-        #expect(original.isKept(5) && !copy.isKept(5))
-        #expect(original.keptIDs.count == 10 && copy.keptIDs.count == 9)
+    /// The store owns its states by hand (it cannot be copied): each state is destroyed
+    /// exactly once, by a compaction that drops it or when the store goes, including the
+    /// states moved by a growth or a compaction.
+    @Test func everyStateIsDestroyedExactlyOnce() {
+        final class Counter: @unchecked Sendable { var alive = 0 }
+        final class Token {
+            let counter: Counter
+            init(_ c: Counter) { counter = c; c.alive += 1 }
+            deinit { counter.alive -= 1 }
+        }
+        struct Held { var token: Token; var done = false }
+        let counter = Counter()
+        do {
+            var s = TaskStore<Held>(capacity: 16)
+            for _ in 0..<100 { s.append(Held(token: Token(counter))) }  // grows three times
+            #expect(counter.alive == 100)
+            for i in stride(from: 0, to: 100, by: 2) { s[i].done = true }
+            s.compact { _, state in !state.done }
+            #expect(counter.alive == 50, "the dropped states are destroyed at once")
+            s[1].token = Token(counter)  // a write through the addressor replaces one in place
+            #expect(counter.alive == 50)
+            s.append(Held(token: Token(counter)))
+            #expect(counter.alive == 51 && s.keptIDs.count == 51)
+        }
+        #expect(counter.alive == 0, "the store's end destroys what it still holds")
     }
 }

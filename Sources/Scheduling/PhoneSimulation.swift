@@ -367,7 +367,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// `networkState.quality` (two logarithms), computed when the connection changes rather
     /// than at every decision.
     var networkQuality = NetworkState.disconnected.quality
-    var links: [RadioLink]
+    var links: OwnedArray<RadioLink>
     /// Each radio's next transition, by `Radio.rawValue`.
     let radioTimers: [TimerID]
     /// Transfers waiting for a connection they may use.
@@ -405,7 +405,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// The reasons policies gave for holding requests, numbered in the order first heard.
     var policyReasonTokens: [String] = []
 
-    var apps: [AppRuntime]
+    var apps: OwnedArray<AppRuntime>
     /// Per app and task model: whether the app resubmits from the task's handler, and when
     /// it leaves the foreground (`AppTask.submitOn`, a set, looked up once here rather than
     /// hashed at every start).
@@ -455,11 +455,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         self.policyTimer = sim.makeTimer()
         self.sim = sim
         self.battery = Battery(setup.battery)
-        self.apps = setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) }
+        self.apps = OwnedArray(setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) })
         self.resubmitsInHandler = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.handler) } }
         self.submitsOnLeave = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.background) } }
         self.backgroundWorkIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
-        self.links = [RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)]
+        self.links = OwnedArray([RadioLink(profile: setup.network.wifiRadio), RadioLink(profile: setup.network.cellularRadio)])
         self.lowPower = setup.settings.lowPowerMode == .on
         precondition(setup.settings.lowPowerPromptLevels.count <= 64, "at most 64 Low Power Mode prompt levels")
         self.usage = UsageHistory(apps: setup.apps.count)

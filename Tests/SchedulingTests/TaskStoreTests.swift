@@ -1,6 +1,16 @@
 @testable import Scheduling
 import Testing
 
+/// Counts the tokens alive, to check that a store that owns its elements by hand destroys
+/// each exactly once.
+final class Counter: @unchecked Sendable { var alive = 0 }
+final class Token {
+    let counter: Counter
+    init(_ c: Counter) { counter = c; c.alive += 1 }
+    deinit { counter.alive -= 1 }
+}
+struct Held { var token: Token; var done = false }
+
 /// The task store: states by id in one buffer it owns, compacted in place.
 @Suite("Task store")
 struct TaskStoreTests {
@@ -34,13 +44,6 @@ struct TaskStoreTests {
     /// exactly once, by a compaction that drops it or when the store goes, including the
     /// states moved by a growth or a compaction.
     @Test func everyStateIsDestroyedExactlyOnce() {
-        final class Counter: @unchecked Sendable { var alive = 0 }
-        final class Token {
-            let counter: Counter
-            init(_ c: Counter) { counter = c; c.alive += 1 }
-            deinit { counter.alive -= 1 }
-        }
-        struct Held { var token: Token; var done = false }
         let counter = Counter()
         do {
             var s = TaskStore<Held>(capacity: 16)
@@ -55,5 +58,24 @@ struct TaskStoreTests {
             #expect(counter.alive == 51 && s.keptIDs.count == 51)
         }
         #expect(counter.alive == 0, "the store's end destroys what it still holds")
+    }
+}
+
+/// The simulation's fixed per-radio and per-app state.
+@Suite("Owned array")
+struct OwnedArrayTests {
+    @Test func writesLandInPlaceAndEveryElementIsDestroyedOnce() {
+        let counter = Counter()
+        do {
+            var a = OwnedArray((0..<5).map { _ in Held(token: Token(counter)) })
+            #expect(a.count == 5 && a.indices == 0..<5 && counter.alive == 5)
+            a[3].done = true
+            a[1] = Held(token: Token(counter))  // replaces, destroying the old element
+            #expect(counter.alive == 5)
+            #expect(a.indices.filter { a[$0].done } == [3])
+        }
+        #expect(counter.alive == 0, "the array's end destroys every element")
+        let empty = OwnedArray<Held>([])
+        #expect(empty.count == 0 && empty.indices.isEmpty)
     }
 }

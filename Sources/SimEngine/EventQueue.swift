@@ -55,13 +55,15 @@ public struct ScheduledEvent<Event> {
 /// live; cancelling clears the slot in O(1), and the dead entry is dropped when it reaches
 /// the top, or all dead entries at once when they come to outnumber the live ones. The top of the heap is always live, which keeps `first` O(1) and non-mutating.
 ///
-/// Storage: the heap, the slot table and the free-slot stack live in raw buffers owned by one
-/// class, so an operation costs one uniqueness check (copy-on-write keeps value semantics),
-/// no bounds checks and no dynamic exclusivity checks. The buffers grow to the peak number of pending events and are then
-/// reused, so a steady-state simulation does not allocate per event. (The first version used
-/// three `ContiguousArray`s; callgrind showed their checks and an un-inlined `popLast` as a
-/// quarter of the hold model's instructions.)
-public struct EventQueue<Event> {
+/// Storage: the heap, the slot table and the free-slot stack live in raw buffers the queue owns
+/// outright. The queue cannot be copied (`~Copyable`), so an operation costs no uniqueness
+/// check, no bounds checks and no dynamic exclusivity checks. The buffers grow to the peak
+/// number of pending events and are then reused, so a steady-state simulation does not
+/// allocate per event. (The first version used three `ContiguousArray`s; callgrind showed
+/// their checks and an un-inlined `popLast` as a quarter of the hold model's instructions.
+/// The second kept the buffers in a class, copied on write: one uniqueness check per
+/// operation, about 2% of a phone simulation's instructions.)
+public struct EventQueue<Event>: ~Copyable {
     @usableFromInline
     struct Entry {
         @usableFromInline var time: Int64
@@ -84,9 +86,9 @@ public struct EventQueue<Event> {
         }
     }
 
-    /// The queue's buffers and counters. A plain struct reached through a pointer: stored
-    /// `var`s of a class would pay a dynamic exclusivity check on every access, which
-    /// callgrind showed costing more than the heap itself.
+    /// The queue's buffers and counters, a plain struct stored in the queue: stored `var`s of
+    /// a class would pay a dynamic exclusivity check on every access, which callgrind showed
+    /// costing more than the heap itself.
     @usableFromInline
     struct Buffers {
         @usableFromInline var heap: UnsafeMutablePointer<Entry>
@@ -119,20 +121,6 @@ public struct EventQueue<Event> {
             heap.deallocate()
             slotKeys.deallocate()
             freeSlots.deallocate()
-        }
-
-        @inlinable
-        func copy() -> Buffers {
-            var new = Buffers(capacity: capacity)
-            new.heap.initialize(from: heap, count: count)
-            new.slotKeys.update(from: slotKeys, count: slotCount)
-            new.freeSlots.update(from: freeSlots, count: freeCount)
-            new.count = count
-            new.slotCount = slotCount
-            new.freeCount = freeCount
-            new.deadCount = deadCount
-            new.nextSequence = nextSequence
-            return new
         }
 
         @usableFromInline @inline(never)
@@ -243,39 +231,18 @@ public struct EventQueue<Event> {
         }
     }
 
-    /// Owns the buffers; its only stored property is a constant pointer.
-    @usableFromInline
-    final class Storage {
-        @usableFromInline let b: UnsafeMutablePointer<Buffers>
-
-        @inlinable
-        init(_ buffers: Buffers) {
-            b = .allocate(capacity: 1)
-            b.initialize(to: buffers)
-        }
-
-        deinit {
-            b.pointee.release()
-            b.deinitialize(count: 1)
-            b.deallocate()
-        }
-    }
-
-    @usableFromInline var storage: Storage
+    @usableFromInline var b: Buffers
 
     /// An empty queue with room for `capacity` pending events before it grows.
     @inlinable
     public init(capacity: Int = 0) {
-        storage = Storage(Buffers(capacity: capacity))
+        b = Buffers(capacity: capacity)
     }
 
-    @inlinable
-    mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.b.pointee.copy()) }
-    }
+    deinit { b.release() }
 
     /// The number of pending (scheduled, not cancelled, not yet popped) events.
-    @inlinable public var count: Int { storage.b.pointee.count - storage.b.pointee.deadCount }
+    @inlinable public var count: Int { b.count - b.deadCount }
     @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Adds an event due at `time`.
@@ -283,23 +250,21 @@ public struct EventQueue<Event> {
     @inlinable
     @discardableResult
     public mutating func insert(_ event: Event, at time: SimInstant, priority: EventPriority = .normal) -> EventHandle {
-        makeUnique()
-        let s = storage.b
-        precondition(s.pointee.nextSequence < (1 << 56) - 1, "event queue: more than 2^56 events scheduled")
-        let key = UInt64(priority.rawValue) << 56 | s.pointee.nextSequence
-        s.pointee.nextSequence &+= 1
-        if s.pointee.count == s.pointee.capacity { s.pointee.grow() }
+        precondition(b.nextSequence < (1 << 56) - 1, "event queue: more than 2^56 events scheduled")
+        let key = UInt64(priority.rawValue) << 56 | b.nextSequence
+        b.nextSequence &+= 1
+        if b.count == b.capacity { b.grow() }
         let slot: UInt32
-        if s.pointee.freeCount > 0 {
-            s.pointee.freeCount -= 1
-            slot = s.pointee.freeSlots[s.pointee.freeCount]
+        if b.freeCount > 0 {
+            b.freeCount -= 1
+            slot = b.freeSlots[b.freeCount]
         } else {
-            slot = UInt32(s.pointee.slotCount)
-            s.pointee.slotCount += 1
+            slot = UInt32(b.slotCount)
+            b.slotCount += 1
         }
-        s.pointee.slotKeys[Int(slot)] = key
-        s.pointee.count += 1
-        s.pointee.siftUp(Entry(time: time.microseconds, key: key, slot: slot, event: event), from: s.pointee.count - 1)
+        b.slotKeys[Int(slot)] = key
+        b.count += 1
+        b.siftUp(Entry(time: time.microseconds, key: key, slot: slot, event: event), from: b.count - 1)
         return EventHandle(slot: slot, key: key)
     }
 
@@ -310,14 +275,11 @@ public struct EventQueue<Event> {
     public mutating func cancel(_ handle: EventHandle) -> Bool {
         // Firing and cancelling vacate the slot, and a reused slot holds a newer key, so a
         // matching key means "pending and live".
-        let b = storage.b.pointee
         guard Int(handle.slot) < b.slotCount, b.slotKeys[Int(handle.slot)] == handle.key else { return false }
-        makeUnique()
-        let s = storage.b
-        s.pointee.slotKeys[Int(handle.slot)] = Buffers.vacant
-        s.pointee.deadCount += 1
-        s.pointee.dropDeadTop()
-        if s.pointee.deadCount > 64, 2 * s.pointee.deadCount > s.pointee.count { s.pointee.purgeDead() }
+        b.slotKeys[Int(handle.slot)] = Buffers.vacant
+        b.deadCount += 1
+        b.dropDeadTop()
+        if b.deadCount > 64, 2 * b.deadCount > b.count { b.purgeDead() }
         return true
     }
 
@@ -325,7 +287,6 @@ public struct EventQueue<Event> {
     /// - Complexity: O(1).
     @inlinable
     public var first: ScheduledEvent<Event>? {
-        let b = storage.b.pointee
         guard b.count > 0 else { return nil }
         let top = b.heap[0]
         return ScheduledEvent(
@@ -338,17 +299,14 @@ public struct EventQueue<Event> {
     /// an event kept outside the queue (a `Simulator` timer) orders exactly like one inside.
     @inlinable
     mutating func takeKey(priority: EventPriority) -> UInt64 {
-        makeUnique()
-        let s = storage.b
-        precondition(s.pointee.nextSequence < (1 << 56) - 1, "event queue: more than 2^56 events scheduled")
-        defer { s.pointee.nextSequence &+= 1 }
-        return UInt64(priority.rawValue) << 56 | s.pointee.nextSequence
+        precondition(b.nextSequence < (1 << 56) - 1, "event queue: more than 2^56 events scheduled")
+        defer { b.nextSequence &+= 1 }
+        return UInt64(priority.rawValue) << 56 | b.nextSequence
     }
 
     /// The earliest pending event's time and key, its place in the total order.
     @inlinable
     var firstOrder: (time: Int64, key: UInt64)? {
-        let b = storage.b.pointee
         guard b.count > 0 else { return nil }
         return (b.heap[0].time, b.heap[0].key)
     }
@@ -356,7 +314,6 @@ public struct EventQueue<Event> {
     /// The due time of the earliest pending event.
     @inlinable
     public var firstTime: SimInstant? {
-        let b = storage.b.pointee
         return b.count > 0 ? SimInstant(microseconds: b.heap[0].time) : nil
     }
 
@@ -364,36 +321,32 @@ public struct EventQueue<Event> {
     /// - Complexity: O(log n) amortized.
     @inlinable
     public mutating func popFirst() -> (time: SimInstant, event: Event)? {
-        guard storage.b.pointee.count > 0 else { return nil }
-        makeUnique()
-        let s = storage.b
-        let top = s.pointee.heap.move()
-        s.pointee.fillRootHole()
-        s.pointee.slotKeys[Int(top.slot)] = Buffers.vacant
-        s.pointee.freeSlots[s.pointee.freeCount] = top.slot
-        s.pointee.freeCount += 1
+        guard b.count > 0 else { return nil }
+        let top = b.heap.move()
+        b.fillRootHole()
+        b.slotKeys[Int(top.slot)] = Buffers.vacant
+        b.freeSlots[b.freeCount] = top.slot
+        b.freeCount += 1
         // Most simulations cancel rarely: skip the call when nothing is dead.
-        if s.pointee.deadCount > 0 { s.pointee.dropDeadTop() }
+        if b.deadCount > 0 { b.dropDeadTop() }
         return (SimInstant(microseconds: top.time), top.event)
     }
 
     /// Removes every pending event, keeping the storage for reuse.
     public mutating func removeAll() {
-        makeUnique()
-        let s = storage.b
-        for i in 0..<s.pointee.count {
-            let e = (s.pointee.heap + i).move()
-            s.pointee.slotKeys[Int(e.slot)] = Buffers.vacant
-            s.pointee.freeSlots[s.pointee.freeCount] = e.slot
-            s.pointee.freeCount += 1
+        for i in 0..<b.count {
+            let e = (b.heap + i).move()
+            b.slotKeys[Int(e.slot)] = Buffers.vacant
+            b.freeSlots[b.freeCount] = e.slot
+            b.freeCount += 1
         }
-        s.pointee.count = 0
-        s.pointee.deadCount = 0
+        b.count = 0
+        b.deadCount = 0
     }
 
     /// Checks the heap order and the bookkeeping. O(n): for tests, not for the hot loop.
     public func checkInvariants() {
-        let s = storage.b.pointee
+        let s = b
         let entries = (0..<s.count).map { s.heap[$0] }
         for i in entries.indices.dropFirst() {
             precondition(!entries[i].precedes(entries[(i - 1) >> 1]), "heap order broken at index \(i)")

@@ -22,7 +22,7 @@ public struct TimerID: Hashable, Sendable {
 ///     switch event { case .arrival: sim.schedule(.arrival, after: .seconds(5)) }
 /// }
 /// ```
-public struct Simulator<Event> {
+public struct Simulator<Event>: ~Copyable {
     /// The current simulated time.
     @inlinable public var now: SimInstant { clock }
     @usableFromInline var clock: SimInstant

@@ -387,7 +387,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     @inline(__always)
     var screenOnTime = SimDuration.zero
     var lowPowerTime = SimDuration.zero
-    var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
+    var onNetwork = OwnedArray([SimDuration](repeating: .zero, count: NetworkKind.allCases.count))
     /// What policies observe of the past: each app's use, when the phone was last in use,
     /// when the charger last came or went.
     var usage: UsageHistory
@@ -522,7 +522,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         let launchesBefore = world.people.launches.prefix { $0.start < horizon }.count
         var totals = RunTotals(
             end: end, energy: energy, components: components, offSince: isOn ? nil : offSince,
-            screenOn: screenOnTime, lowPower: lowPowerTime, onNetwork: onNetwork,
+            screenOn: screenOnTime, lowPower: lowPowerTime, onNetwork: onNetwork.indices.map { onNetwork[$0] },
             sessions: world.people.sessionStarts.prefix { $0 < launchesBefore }.count, launches: launchesBefore)
         totals.promotions = promotions + links[0].promotions + links[1].promotions
         totals.taskPromotions = taskPromotions + links[0].taskPromotions + links[1].taskPromotions

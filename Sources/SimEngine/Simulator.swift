@@ -41,8 +41,12 @@ public struct Simulator<Event>: ~Copyable {
         }
     }
 
-    /// Timers, by `TimerID`, and the index of the earliest armed one (-1: none).
-    @usableFromInline var timers: ContiguousArray<Armed?> = []
+    /// Timers, by `TimerID` (`timerCount` of them, room for `timerCapacity`), and the index of
+    /// the earliest armed one (-1: none). In a buffer the simulator owns, like the queue's:
+    /// set at almost every step, an array's copy-on-write check was paid at each.
+    @usableFromInline var timers: UnsafeMutablePointer<Armed?>
+    @usableFromInline var timerCount = 0
+    @usableFromInline var timerCapacity = 4
     @usableFromInline var soonest = -1
 
     /// A simulator whose clock starts at `start`, with room for `capacity` pending events.
@@ -50,10 +54,16 @@ public struct Simulator<Event>: ~Copyable {
     public init(start: SimInstant = .start, capacity: Int = 0) {
         clock = start
         queue = EventQueue(capacity: capacity)
+        timers = .allocate(capacity: timerCapacity)
+    }
+
+    deinit {
+        timers.deinitialize(count: timerCount)
+        timers.deallocate()
     }
 
     /// The number of pending events, armed timers included.
-    @inlinable public var pendingCount: Int { queue.count + timers.lazy.filter { $0 != nil }.count }
+    @inlinable public var pendingCount: Int { queue.count + (0..<timerCount).filter { timers[$0] != nil }.count }
 
     // MARK: Timers
 
@@ -61,8 +71,16 @@ public struct Simulator<Event>: ~Copyable {
     /// step (a battery level, a radio's next transition): setting one costs a scan of the
     /// timers instead of a cancellation plus an insertion into the heap.
     public mutating func makeTimer() -> TimerID {
-        timers.append(nil)
-        return TimerID(index: timers.count - 1)
+        if timerCount == timerCapacity {
+            let bigger = UnsafeMutablePointer<Armed?>.allocate(capacity: 2 * timerCapacity)
+            bigger.moveInitialize(from: timers, count: timerCount)
+            timers.deallocate()
+            timers = bigger
+            timerCapacity *= 2
+        }
+        (timers + timerCount).initialize(to: nil)
+        timerCount += 1
+        return TimerID(index: timerCount - 1)
     }
 
     /// Arms `timer` to fire `event` at `time`, replacing what it was armed with. It orders
@@ -71,6 +89,7 @@ public struct Simulator<Event>: ~Copyable {
     @inlinable
     public mutating func setTimer(_ timer: TimerID, _ event: Event, at time: SimInstant, priority: EventPriority = .normal) {
         require(time >= now, "cannot set a timer at \(time): it is before now (\(now))")
+        precondition(timer.index < timerCount, "timer \(timer.index) was not made by this simulator")
         timers[timer.index] = Armed(time: time.microseconds, key: queue.takeKey(priority: priority), event: event)
         findSoonest()
     }
@@ -79,6 +98,7 @@ public struct Simulator<Event>: ~Copyable {
     @inlinable
     @discardableResult
     public mutating func cancelTimer(_ timer: TimerID) -> Bool {
+        precondition(timer.index < timerCount, "timer \(timer.index) was not made by this simulator")
         guard timers[timer.index] != nil else { return false }
         timers[timer.index] = nil
         findSoonest()
@@ -88,14 +108,15 @@ public struct Simulator<Event>: ~Copyable {
     /// When `timer` fires, or `nil` when it is disarmed.
     @inlinable
     public func timerTime(_ timer: TimerID) -> SimInstant? {
-        timers[timer.index].map { SimInstant(microseconds: $0.time) }
+        precondition(timer.index < timerCount, "timer \(timer.index) was not made by this simulator")
+        return timers[timer.index].map { SimInstant(microseconds: $0.time) }
     }
 
     @inlinable
     mutating func findSoonest() {
         soonest = -1
         var best: (Int64, UInt64) = (.max, .max)
-        for i in timers.indices {
+        for i in 0..<timerCount {
             guard let t = timers[i] else { continue }
             if (t.time, t.key) < best {
                 best = (t.time, t.key)

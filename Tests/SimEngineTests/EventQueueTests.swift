@@ -76,7 +76,8 @@ struct EventQueueTests {
         let hs = (0..<10).map { q.insert($0, at: .after(.seconds(Int64($0)))) }
         q.cancel(hs[3])
         q.removeAll()
-        #expect(q.isEmpty)
+        let emptied = q.isEmpty
+        #expect(emptied)
         let cancelledCleared = q.cancel(hs[5])
         #expect(!cancelledCleared)
         q.checkInvariants()

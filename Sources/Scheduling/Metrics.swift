@@ -258,6 +258,7 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     /// Freshness follows the instant a refresh ends, not its record, which waits for the
     /// radio tail.
+    @inline(__always)
     public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {
         if case .lost(_, _, let energyJ) = event {
             lostWork += 1

@@ -117,6 +117,7 @@ public struct StandardSink: MetricsSink {
         metrics.lifecycle(l, at: t)
         events?.lifecycle(l, at: t)
     }
+    @inline(__always)
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         metrics.taskEvent(e, at: t)
         events?.taskEvent(e, at: t)

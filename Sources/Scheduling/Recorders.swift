@@ -117,6 +117,7 @@ public struct StandardSink: MetricsSink {
         metrics.lifecycle(l, at: t)
         events?.lifecycle(l, at: t)
     }
+    /// Inlined, as `RunMetrics.taskEvent` is, so the event's record is not copied.
     @inline(__always)
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         metrics.taskEvent(e, at: t)

@@ -283,7 +283,7 @@ public struct TaskRecord: Sendable {
 /// retained) to read a few fields: several copies per task, seen with `objdump`.
 ///
 /// The store cannot be copied (`~Copyable`), so it owns its buffer outright: no copy on
-/// write, hence no uniqueness check on each of the dozens of writes per task, which were 3%
+/// write, hence no uniqueness check on each of the dozens of writes per task, which were 4%
 /// of a run's instructions (callgrind). The compiler rejects any copy of the store, or of
 /// the simulation that holds it.
 struct TaskStore<State>: ~Copyable {

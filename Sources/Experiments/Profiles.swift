@@ -32,6 +32,15 @@ enum Profiles {
 
     static func isReference(_ path: KeyPath) -> Bool { kinds.contains { matches($0.path, path) } }
 
+    /// Whether a value set at `path` may hold references below it: `apps` (a list of app
+    /// models by name) or `network` (a mapping that may name its radios).
+    static func mayHoldReferences(_ path: KeyPath) -> Bool {
+        kinds.contains { kind in
+            kind.path.components.count > path.components.count
+                && matches(KeyPath(Array(kind.path.components.prefix(path.components.count))), path)
+        }
+    }
+
     /// The names of the profiles of the kind stored at `path`, for messages.
     static func available(in folder: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []

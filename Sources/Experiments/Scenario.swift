@@ -102,10 +102,10 @@ public struct Scenario: Equatable, Sendable {
     /// The document with every profile reference replaced by the profile, after overrides:
     /// what `read` checks.
     ///
-    /// Overrides that choose a profile (`people=heavy`, `network.cellular_radio=3g`, `models`) apply
-    /// first, then profiles are resolved, then every other override applies to the result, so
-    /// `--set` reaches any field of a profile, inside its lists too, in whatever order the
-    /// options were given.
+    /// Overrides that choose a profile (`people=heavy`, `network.cellular_radio=3g`, `models`),
+    /// or set a value that may name profiles (`apps=[news, mail]`), apply first, then profiles
+    /// are resolved, then every other override applies to the result, so `--set` reaches any
+    /// field of a profile, inside its lists too, in whatever order the options were given.
     static func tree(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> ConfigNode {
         var tree = try ConfigNode.parse(yaml: yaml, file: file)
         func apply(_ o: Override) throws(ScenarioError) {
@@ -113,7 +113,7 @@ public struct Scenario: Equatable, Sendable {
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
         }
         let choosesProfile = { (o: Override) in
-            o.path == KeyPath([.key("models")]) || Profiles.isReference(o.path)
+            o.path == KeyPath([.key("models")]) || Profiles.isReference(o.path) || Profiles.mayHoldReferences(o.path)
                 || (o.path.components.last == .key("profile") && Profiles.isReference(KeyPath(Array(o.path.components.dropLast()))))
         }
         for o in overrides where choosesProfile(o) { try apply(o) }

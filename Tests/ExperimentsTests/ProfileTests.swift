@@ -60,6 +60,25 @@ struct ProfileTests {
         #expect(set.setup.charging.topUpsPerDay == 1.5)
     }
 
+    /// A value that names profiles below its key path (a whole list of apps, a network that
+    /// names its radios) is resolved like the scenario's own, whatever the options' order:
+    /// a sweep axis over `apps` compares phones with more or fewer apps.
+    @Test func aSetValueThatNamesProfilesIsResolved() throws {
+        let two = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
+            Override(parsing: "apps[1].usage_weight=3")!,
+            Override(parsing: "apps=[news, {profile: mail, name: work-mail}]")!,
+        ])
+        #expect(two.setup.apps.map(\.name) == ["news", "work-mail"])
+        #expect(two.setup.apps[1].tasks.map(\.identifier) == ["com.example.mail.fetch"], "mail's tasks")
+        #expect(two.setup.apps[1].usageWeight == 3, "a field set after the list replaced it, though given before")
+        let radios = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
+            Override(parsing: "network={profile: commuter, cellular_radio: 3g}")!,
+        ])
+        #expect(radios.setup.network.cellularRadio.tail.map(\.powerW) == [1.02, 0.40], "3g's tail")
+        let message = parseError(minimal, overrides: ["apps=[news, nosuch]"])?.description ?? ""
+        #expect(message.contains("apps[1]: no app model named 'nosuch'"), "\(message)")
+    }
+
     @Test func aProfileErrorNamesTheProfileFile() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-profiles-\(getpid())")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("people"), withIntermediateDirectories: true)

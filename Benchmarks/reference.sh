@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The reference benchmark from the command line (`make reference`): simulated phone-days per
 # second per core for each policy on models/scenarios/reference.yaml (20 apps, 30 days), and
-# the speed-up of --jobs 2 over --jobs 1 on the whole study. Each figure is the median of
+# the speed-up of --jobs 2 over --jobs 1 on the whole study; and how the speed of eager
+# depends on the number of apps (the first 5, 10 and all 20). Each figure is the median of
 # RUNS timed runs of the release binary (wall clock, summary files only).
 #
 # The --jobs 2 speed-up is always the median of RUNS pair ratios (one run with each thread
@@ -44,16 +45,28 @@ days=$(( 30 * reps ))
 echo "reference scenario: 20 apps, 30 days, $reps replications per policy; median of $RUNS runs"
 if [ -n "$base" ]; then
   echo "compared with $base, runs interleaved"
-  printf "%-12s %10s %10s %18s %9s\n" policy base-s seconds "phone-days/s/core" speed-up
+  printf "%-14s %10s %10s %18s %9s\n" policy base-s seconds "phone-days/s/core" speed-up
 else
-  printf "%-12s %10s %18s\n" policy seconds "phone-days/s/core"
+  printf "%-14s %10s %18s\n" policy seconds "phone-days/s/core"
 fi
 for p in eager charge-only coalesce ios android oracle; do
   read -r t b r <<< "$(seconds --set "policies=[$p]" --jobs 1)"
   if [ -n "$base" ]; then
-    printf "%-12s %10.3f %10.3f %18.0f %9.2f\n" "$p" "$b" "$t" "$(awk "BEGIN {print $days / $t}")" "$r"
+    printf "%-14s %10.3f %10.3f %18.0f %9.2f\n" "$p" "$b" "$t" "$(awk "BEGIN {print $days / $t}")" "$r"
   else
-    printf "%-12s %10.3f %18.0f\n" "$p" "$t" "$(awk "BEGIN {print $days / $t}")"
+    printf "%-14s %10.3f %18.0f\n" "$p" "$t" "$(awk "BEGIN {print $days / $t}")"
+  fi
+done
+# How speed depends on the size of the phone: eager on the scenario's first 5 and 10 apps
+# (an override of the whole list, `--set 'apps=[...]'`) and on all 20.
+apps=$(sed -n 's/^  - //p' "$scenario")
+for n in 5 10 20; do
+  list=$(head -n "$n" <<< "$apps" | paste -sd'|' - | sed 's/|/, /g')
+  read -r t b r <<< "$(seconds --set "policies=[eager]" --set "apps=[$list]" --jobs 1)"
+  if [ -n "$base" ]; then
+    printf "%-14s %10.3f %10.3f %18.0f %9.2f\n" "eager $n apps" "$b" "$t" "$(awk "BEGIN {print $days / $t}")" "$r"
+  else
+    printf "%-14s %10.3f %18.0f\n" "eager $n apps" "$t" "$(awk "BEGIN {print $days / $t}")"
   fi
 done
 # The speed-up of --jobs 2 is this binary's own, measured the same way: a --jobs 1 run and a

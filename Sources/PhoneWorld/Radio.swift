@@ -148,12 +148,12 @@ public struct RadioLink: Sendable {
     public private(set) var chargedTo: TransferOwner?
 
     /// Empties the outbox of settled owners, once the driver has read it.
-    public mutating func clearSettled() { settled.removeAll(keepingCapacity: true) }
+    public mutating func clearSettled() { settled.removeAllKeepingCapacity() }
 
     /// The current burst is over: its users are settled.
     mutating func endBurst() {
         settled.append(contentsOf: users)
-        users.removeAll(keepingCapacity: true)
+        users.removeAllKeepingCapacity()
     }
 
     public var nextEvent: SimInstant? {

@@ -730,12 +730,12 @@ extension PhoneSimulation {
         if closed == 0 {
             decision = policy.decide(state, eligible: eligible)
         } else {
-            shown.removeAll(keepingCapacity: true)
+            shown.removeAllKeepingCapacity()
             for task in eligible where isShown(task.id) { shown.append(task) }
             decision = policy.decide(state, eligible: shown)
         }
         // The ids to start, in a buffer kept across calls (no allocation per decision).
-        starting.removeAll(keepingCapacity: true)
+        starting.removeAllKeepingCapacity()
         switch decision.start {
         case .none: break
         case .all:
@@ -758,7 +758,7 @@ extension PhoneSimulation {
         if !starting.isEmpty {
             let ids = starting
             if ids.count == eligible.count {
-                eligible.removeAll(keepingCapacity: true)
+                eligible.removeAllKeepingCapacity()
             } else {
                 eligible.removeAll { ids.contains($0.id) }
             }

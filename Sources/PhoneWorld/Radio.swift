@@ -195,7 +195,7 @@ public struct RadioLink: Sendable {
                 startPhase(at: t)
             case .active:
                 if headDirection == .up { queue[0].upBits = 0 } else { queue[0].downBits = 0 }
-                if queue[0].isEmpty { finished(queue.removeFirst().owner) }
+                if queue[0].isEmpty { finished(queue.removeFirstQuickly().owner) }
                 startPhase(at: t)
             case .tail(let stage, _):
                 if stage + 1 < profile.tail.count {
@@ -211,7 +211,7 @@ public struct RadioLink: Sendable {
 
     /// Serves the head of the queue from `now`, or enters the tail when the queue is empty.
     mutating func startPhase(at now: SimInstant) {
-        while let head = queue.first, head.isEmpty { queue.removeFirst() }
+        while let head = queue.first, head.isEmpty { queue.removeFirstQuickly() }
         guard let head = queue.first else {
             enterTail(at: now)
             return
@@ -280,7 +280,7 @@ public struct RadioLink: Sendable {
             let left = remainingHeadBits(at: now)
             if headDirection == .up { queue[0].upBits = left } else { queue[0].downBits = left }
         }
-        let left = queue.remove(at: i)
+        let left = queue.removeQuickly(at: i)
         guard i == 0 else { return left }
         switch state {
         case .active: startPhase(at: now)

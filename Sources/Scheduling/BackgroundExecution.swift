@@ -378,7 +378,7 @@ extension PhoneSimulation {
         switch tasks[i].status {
         case .running:
             setCPU(id, on: false)
-            runningIDs.remove(at: runningIDs.firstIndex(of: i)!)
+            runningIDs.removeQuickly(at: runningIDs.firstIndex(of: i)!)
             if tasks[i].holdsApp { apps[app].running -= 1 }
             if apps[app].modeSession == i { apps[app].modeSession = nil }
             tasks[i].status = .ended(outcome)
@@ -394,7 +394,7 @@ extension PhoneSimulation {
             if outcome == .completed { keepResult(i) }
             energyJ = tasks[i].cpuJ + tasks[i].radioJ
         case .eligible:
-            eligible.removeAll { $0.id == id }
+            if let k = eligible.firstIndex(where: { $0.id == id }) { eligible.removeQuickly(at: k) }
             apps[app].scheduler.remove(id)
             hold(id, nil, at: time)
         case .waiting:

@@ -668,7 +668,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     mutating func cancelTransfer(of id: TaskID) {
         let owner = TransferOwner.task(id.rawValue)
         var left: Transfer?
-        if let k = heldTransfers.firstIndex(where: { $0.owner == owner }) { left = heldTransfers.remove(at: k) }
+        if let k = heldTransfers.firstIndex(where: { $0.owner == owner }) { left = heldTransfers.removeQuickly(at: k) }
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
             advanceRadio(r)

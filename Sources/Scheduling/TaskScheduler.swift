@@ -68,7 +68,7 @@ public struct BGTaskScheduler: Sendable {
         var replaced: TaskID?
         if let same {
             replaced = pending[same].task
-            pending.remove(at: same)
+            pending.removeQuickly(at: same)
         }
         pending.append(request)
         return .success(replaced)
@@ -77,7 +77,7 @@ public struct BGTaskScheduler: Sendable {
     /// `cancel(taskRequestWithIdentifier:)`: the cancelled request, if one was pending.
     public mutating func cancel(identifier: String) -> TaskID? {
         guard let i = pending.firstIndex(where: { $0.identifier == identifier }) else { return nil }
-        return pending.remove(at: i).task
+        return pending.removeQuickly(at: i).task
     }
 
     /// `cancelAllTaskRequests()`: the cancelled requests, in submission order.
@@ -88,6 +88,6 @@ public struct BGTaskScheduler: Sendable {
 
     /// The system started (or ended) `task`: it is no longer pending.
     public mutating func remove(_ task: TaskID) {
-        if let i = pending.firstIndex(where: { $0.task == task }) { pending.remove(at: i) }
+        if let i = pending.firstIndex(where: { $0.task == task }) { pending.removeQuickly(at: i) }
     }
 }

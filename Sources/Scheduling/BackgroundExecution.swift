@@ -53,7 +53,9 @@ extension PhoneSimulation {
             request.requiresNetworkConnectivity = setup.apps[app].tasks[k].requiresNetworkConnectivity
         }
         let begin = request.earliestBegin
-        tasks.append(TaskState(request: request, model: k))
+        // Moved into the store, not copied: the optimizer kept a copy (retaining the request's
+        // strings) and released the local after, about 140 instructions a submission.
+        tasks.append(TaskState(request: consume request, model: k))
         // Background App Refresh off, for the phone or the app, turns both kinds off (FACTS.md §5).
         let available = setup.settings.backgroundAppRefresh != .off && setup.apps[app].backgroundRefresh
         let pending = BGTaskScheduler.Pending(identifier: setup.apps[app].tasks[k].identifier, kind: kind, task: id,
@@ -601,7 +603,7 @@ extension PhoneSimulation {
             request.downBytes = down.rounded()
             request.forgetsCompletion = forgets
             request.expirationResponse = setup.apps[app].expirationResponse
-            tasks.append(TaskState(request: request, model: nil))
+            tasks.append(TaskState(request: consume request, model: nil))
             tasks[id.rawValue].deadline = deadline
             begin(id)
         }

@@ -51,7 +51,7 @@ extension PhoneSimulation {
         request.upBytes = upBytes
         request.downBytes = downBytes
         request.expirationResponse = model.expirationResponse
-        tasks.append(TaskState(request: request, model: nil))
+        tasks.append(TaskState(request: consume request, model: nil))
         return id
     }
 

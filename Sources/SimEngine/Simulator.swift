@@ -90,8 +90,17 @@ public struct Simulator<Event>: ~Copyable {
     public mutating func setTimer(_ timer: TimerID, _ event: Event, at time: SimInstant, priority: EventPriority = .normal) {
         require(time >= now, "cannot set a timer at \(time): it is before now (\(now))")
         precondition(timer.index < timerCount, "timer \(timer.index) was not made by this simulator")
-        timers[timer.index] = Armed(time: time.microseconds, key: queue.takeKey(priority: priority), event: event)
-        findSoonest()
+        let armed = Armed(time: time.microseconds, key: queue.takeKey(priority: priority), event: event)
+        timers[timer.index] = armed
+        // Only a timer that was the soonest and may have moved later needs a scan; otherwise
+        // the new one is the soonest or the soonest stays (keys are unique: no ties).
+        if soonest == timer.index {
+            findSoonest()
+        } else if soonest < 0 {
+            soonest = timer.index
+        } else if let current = timers[soonest], (armed.time, armed.key) < (current.time, current.key) {
+            soonest = timer.index
+        }
     }
 
     /// Disarms `timer`; returns whether it was armed.
@@ -101,7 +110,7 @@ public struct Simulator<Event>: ~Copyable {
         precondition(timer.index < timerCount, "timer \(timer.index) was not made by this simulator")
         guard timers[timer.index] != nil else { return false }
         timers[timer.index] = nil
-        findSoonest()
+        if soonest == timer.index { findSoonest() }
         return true
     }
 

@@ -467,10 +467,17 @@ extension PhoneSimulation {
     }
 
     /// Reports the tasks whose radio bursts are over and that were only waiting for that.
-    /// The link's outbox is read in place and then emptied, so its storage is reused.
+    /// Inlined, for the check: it runs twice per radio event and finds nothing to report
+    /// almost every time, and the call cost more than the check (about 2 M instructions a
+    /// 30-day run).
+    @inline(__always)
     mutating func settleRadio(_ r: Radio) {
+        if !links[r.rawValue].settled.isEmpty { reportSettled(r) }
+    }
+
+    /// The link's outbox is read in place and then emptied, so its storage is reused.
+    mutating func reportSettled(_ r: Radio) {
         let n = links[r.rawValue].settled.count
-        guard n > 0 else { return }
         for k in 0..<n {
             guard case .task(let i) = links[r.rawValue].settled[k], tasks.isKept(i), tasks[i].awaitingTail,
                   !links[0].users.contains(.task(i)), !links[1].users.contains(.task(i)) else { continue }

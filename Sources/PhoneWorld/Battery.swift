@@ -78,6 +78,7 @@ public struct EnergyFlow: Equatable, Sendable {
 /// While a charger is connected it powers the load first and stores what is left, up to full;
 /// if the load exceeds the charger's power, the battery covers the difference.
 public struct Battery: Equatable, Sendable {
+    @usableFromInline
     enum State: Equatable, Sendable {
         case linear(energyJ: Double)
         /// Available (q1) and bound (q2) energy.
@@ -87,7 +88,7 @@ public struct Battery: Equatable, Sendable {
     public let capacityJ: Double
     let c: Double
     let k: Double
-    var state: State
+    @usableFromInline var state: State
 
     public init(_ p: BatteryParameters) {
         capacityJ = p.capacityJ
@@ -101,7 +102,11 @@ public struct Battery: Equatable, Sendable {
         }
     }
 
+    // The getters below are inlinable: the simulation reads them at every event, from
+    // another module, where a call cost more than the read.
+
     /// Total stored energy, in [0, capacityJ].
+    @inlinable
     public var energyJ: Double {
         switch state {
         case .linear(let e): e
@@ -110,6 +115,7 @@ public struct Battery: Equatable, Sendable {
     }
 
     /// Energy the load can draw now: all of it for `linear`, the available well for `kibam`.
+    @inlinable
     public var availableJ: Double {
         switch state {
         case .linear(let e): e
@@ -119,7 +125,9 @@ public struct Battery: Equatable, Sendable {
 
     /// State of charge in [0, 1]: total stored energy over capacity.
     /// Clamped: the two wells' sum can exceed the capacity by a rounding error when full.
+    @inlinable
     public var charge: Double { min(1, max(0, energyJ / capacityJ)) }
+    @inlinable
     public var isFull: Bool { energyJ >= capacityJ }
 
     /// Net power into the battery (negative: out of it) at the given load and charger power.

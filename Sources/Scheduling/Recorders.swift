@@ -78,6 +78,9 @@ public struct StandardSink: MetricsSink {
         events?.taskEnded(r)
         onTask?(r)
     }
+    /// Inlined: the energy books call it at every event (61,000 times in a 30-day run), and
+    /// with no timeline it is two stores.
+    @inline(__always)
     public mutating func chargeObserved(_ c: Double, at t: SimInstant) {
         metrics.chargeObserved(c, at: t)
         timeline?.observe(c, at: t)

@@ -105,7 +105,10 @@ struct ConfigNode: Sendable {
             // YAML's tag rules (regular expressions for booleans, numbers, nulls and dates,
             // compiled at first use and run on every mapping key by the duplicate-key check)
             // were a fifth of a short run's start, for nothing. Keys are compared as text.
-            node = try Yams.compose(yaml: yaml, .basic)
+            // The encoding is named: Yams' default reads the whole process environment at
+            // each parse (for YAMS_DEFAULT_ENCODING, and prints to stdout when that is set),
+            // 380,000 instructions per file (callgrind). A Swift string is UTF-8.
+            node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             var e = Self.syntaxError(error, file: file, origin: origin)
             if locateSyntaxErrors, origin == nil, let line = e.line, let near = lastKey(in: yaml, before: line) {

@@ -58,9 +58,11 @@ struct ConfigReader {
                 var message = "unknown key '\(pair.key)'"
                 if let close = asked.min(by: { editDistance($0, pair.key) < editDistance($1, pair.key) }),
                    editDistance(close, pair.key) <= max(2, pair.key.count / 3) {
-                    message += "; did you mean '\(close)'?"
+                    message += "; did you mean '\(close)'? Known keys: "
+                } else {
+                    message += "; known keys: "
                 }
-                message += " Known keys: \(asked.joined(separator: ", "))"
+                message += asked.joined(separator: ", ")
                 throw reader.error(pair.value, path.appending(pair.key), message, line: pair.keyLine)
             }
         }

@@ -72,6 +72,14 @@ extension Experiment {
     /// that each unit's files match its shard's manifest; the result is byte-identical to
     /// the study run in one piece.
     public static func merge(_ folders: [URL], to folder: URL) throws -> StudyOutcome {
+        // One folder named twice (a glob and a name, say) is a slip, not a second copy of its
+        // units: say so, rather than list every unit in it as a duplicate.
+        var named: [String: URL] = [:]
+        for f in folders {
+            let key = f.standardizedFileURL.resolvingSymlinksInPath().path
+            if let earlier = named[key] { throw MergeError("\(earlier.path) is named more than once") }
+            named[key] = f
+        }
         var shards: [ShardFolder] = []
         for f in folders {
             let url = f.appendingPathComponent("manifest.json")
@@ -136,7 +144,7 @@ extension Experiment {
             }
         }
         if !missing.isEmpty || !duplicate.isEmpty {
-            var lines: [String] = []
+            var lines = shardLines(shards)
             if !missing.isEmpty {
                 lines.append("\(missing.count) of \(plan.unitCount) units missing:")
                 lines += missing.prefix(20).map { "  missing: \(plan.describe($0))" }
@@ -157,5 +165,24 @@ extension Experiment {
         let written = try writeResults(plan, runs: runs, replications: plan.replications, precision: nil, options: options,
                                        storeOf: storeOf, to: folder)
         return StudyOutcome(runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount)
+    }
+
+    /// Which shards (K/N) were given, when all split the study the same way: the shards not
+    /// given, and any given twice, which is what a Slurm user has to rerun or drop. Nothing
+    /// when the shards split it differently (1/2 with 2/4 and 4/4 is a complete study).
+    static func shardLines(_ shards: [ShardFolder]) -> [String] {
+        let given = shards.map { ($0.manifest["shard"] as? String).flatMap(Shard.init(parsing:)) }
+        guard let n = given.first??.count, given.allSatisfy({ $0?.count == n }) else { return [] }
+        var lines: [String] = []
+        let absent = (1...n).filter { k in !given.contains { $0?.index == k } }
+        if !absent.isEmpty {
+            lines.append("shards not given: " + absent.prefix(20).map { "\($0)/\(n)" }.joined(separator: ", ")
+                         + (absent.count > 20 ? " and \(absent.count - 20) more" : ""))
+        }
+        for k in 1...n {
+            let folders = shards.indices.filter { given[$0]?.index == k }.map { shards[$0].folder.path }
+            if folders.count > 1 { lines.append("shard \(k)/\(n) given more than once: " + folders.joined(separator: " and ")) }
+        }
+        return lines
     }
 }

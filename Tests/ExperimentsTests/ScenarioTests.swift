@@ -39,6 +39,8 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
         (minimalPhone + "\n  battery:\n    capcity_wh: 10\n",
          "s.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
+        (minimalPhone + "\n  battery:\n    voltage: 3.8\n",
+         "s.yaml:12: phone.battery.voltage: unknown key 'voltage'; known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
         (minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
          "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"),
         (minimalPhone + "\n  battery:\n    model: lithium\n",

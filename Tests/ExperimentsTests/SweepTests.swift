@@ -174,10 +174,17 @@ struct SweepTests {
             } catch { return "\(error)" }
         }
         let missing = failure([a])
-        #expect(missing.contains("18 of 36 units missing"))
+        #expect(missing.contains("the shards do not make one complete study:\nshards not given: 2/2\n18 of 36 units missing"))
         #expect(missing.contains("missing: point 0 (settings.background_app_refresh=wifi, people.sessions_per_day=30), eager, replication 1"))
-        let duplicate = failure([a, b, a])
-        #expect(duplicate.contains("18 units in more than one shard") && duplicate.contains("duplicate: point 0"))
+        // A second copy of a shard (a rerun into another folder) holds the same units.
+        let copy = Self.temporary()
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try FileManager.default.copyItem(at: a, to: copy)
+        let duplicate = failure([a, b, copy])
+        #expect(duplicate.contains("shard 1/2 given more than once: \(a.path) and \(copy.path)\n18 units in more than one shard"))
+        #expect(duplicate.contains("duplicate: point 0"))
+        // The same folder named twice is said to be that, not listed unit by unit.
+        #expect(failure([a, b, a.appendingPathComponent(".")]) == "\(a.path) is named more than once")
         let tasks = b.appendingPathComponent("units/p000000-0-r000001/tasks.csv")
         try (try String(contentsOf: tasks, encoding: .utf8) + "extra\n").write(to: tasks, atomically: true, encoding: .utf8)
         #expect(failure([a, b]).contains("p000000-0-r000001/tasks.csv does not match its SHA-256"))

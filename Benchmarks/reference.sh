@@ -6,7 +6,8 @@
 # RUNS timed runs of the release binary (wall clock, summary files only).
 #
 # The --jobs 2 speed-up is always the median of RUNS pair ratios (one run with each thread
-# count, back to back, which goes first alternating).
+# count, back to back, which goes first alternating), printed with the machine's own ceiling:
+# the same study as two --jobs 1 processes side by side.
 #
 # BASE=path/to/an/older/bgsim compares that binary with this one: each run of one is followed
 # by a run of the other (which goes first alternates), so both see the same machine (its speed
@@ -78,11 +79,28 @@ done
 base=$compared
 # The speed-up of --jobs 2 is this binary's own, measured the same way: a --jobs 1 run and a
 # --jobs 2 run back to back (which goes first alternating), the median of the pairs' ratios.
-: > "$out/j1"; : > "$out/j2"; : > "$out/jr"
+#
+# What the machine allows: the same --jobs 1 study run twice at once, as two processes that
+# share nothing. Two cores that slow each other (shared caches, memory bandwidth, SMT
+# siblings, a host's other guests) cap any parallel speed-up at 2 x alone / side by side;
+# --jobs 2 is compared with that ceiling measured in the same rounds.
+side_by_side() {
+  local s e
+  s=$(date +%s.%N)
+  "$bgsim" run "$scenario" --replications "$reps" --no-tasks --quiet --jobs 1 --out "$out/a" & local a=$!
+  "$bgsim" run "$scenario" --replications "$reps" --no-tasks --quiet --jobs 1 --out "$out/b" & local b=$!
+  if ! wait "$a" || ! wait "$b"; then echo "reference.sh: two side-by-side runs failed" >&2; kill -TERM $$; fi
+  e=$(date +%s.%N)
+  awk "BEGIN {print $e - $s}"
+}
+: > "$out/j1"; : > "$out/j2"; : > "$out/jr"; : > "$out/cr"; : > "$out/er"
 for i in $(seq "$RUNS"); do
-  if [ $((i % 2)) = 1 ]; then a=$(once "$bgsim" --jobs 1); b=$(once "$bgsim" --jobs 2)
-  else b=$(once "$bgsim" --jobs 2); a=$(once "$bgsim" --jobs 1); fi
+  if [ $((i % 2)) = 1 ]; then a=$(once "$bgsim" --jobs 1); b=$(once "$bgsim" --jobs 2); c=$(side_by_side)
+  else c=$(side_by_side); b=$(once "$bgsim" --jobs 2); a=$(once "$bgsim" --jobs 1); fi
   echo "$a" >> "$out/j1"; echo "$b" >> "$out/j2"; awk "BEGIN {print $a / $b}" >> "$out/jr"
+  awk "BEGIN {print 2 * $a / $c}" >> "$out/cr"; awk "BEGIN {print $c / (2 * $b)}" >> "$out/er"
 done
 printf "all 6 policies: --jobs 1 %.3f s, --jobs 2 %.3f s (medians): speed-up %.2f (median of %s pairs) on %s cores\n" \
   "$(median < "$out/j1")" "$(median < "$out/j2")" "$(median < "$out/jr")" "$RUNS" "$(nproc)"
+printf "the machine's ceiling: two --jobs 1 runs side by side, 2 x alone / together = %.2f (median); --jobs 2 reaches %.2f of it (median)\n" \
+  "$(median < "$out/cr")" "$(median < "$out/er")"

@@ -76,7 +76,8 @@ bench: deps
 	cd Benchmarks && $(SWIFT) package --disable-sandbox benchmark
 
 ## The reference benchmark: phone-days per second per core on models/scenarios/reference.yaml
-## for each policy, and the speed-up of --jobs 2 over --jobs 1. BASE=path/to/older/bgsim times
+## for each policy, and the speed-up of --jobs 2 over --jobs 1 with the machine's ceiling (two
+## --jobs 1 processes side by side). BASE=path/to/older/bgsim times
 ## that binary too, runs interleaved, for a before/after table whose speed-up is the median of
 ## the pairs' ratios; RUNS=n medians of n runs.
 reference: deps

@@ -90,7 +90,7 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "The output folder (default: notebooks-data/<name>).")
     var out: String?
 
-    @Option(help: "Simulations to run in parallel (default: the number of cores).")
+    @Option(help: "Simulations to run in parallel (default: the cores this process may use: its CPU affinity, as taskset or Slurm set it, capped by a cgroup CPU quota).")
     var jobs: Int?
 
     @Flag(help: "Also write events.csv: every app transition, task step and world event of every run (grows with the run).")
@@ -126,9 +126,9 @@ struct OutputOptions: ParsableArguments {
 
     func folder(default name: String) -> URL { URL(fileURLWithPath: out ?? "notebooks-data/\(name)") }
 
-    var jobCount: Int { jobs ?? ProcessInfo.processInfo.activeProcessorCount }
+    var jobCount: Int { jobs ?? Cores.available() }
 
-    func progress() -> ProgressReporter? { quiet ? nil : ProgressReporter() }
+    func progress() -> ProgressReporter? { quiet ? nil : ProgressReporter(jobs: jobCount) }
 }
 
 struct Run: AsyncParsableCommand {

@@ -4,12 +4,18 @@ import Foundation
 /// a terminal; otherwise (a log file, a CI job, a Slurm output file) a plain line at every
 /// tenth of the work and at most every 10 seconds, so logs stay short and readable.
 final class ProgressReporter: @unchecked Sendable {
+    /// Simulations run at once (`--jobs`, or the cores this process may use): named on the
+    /// bar and on the first plain line, so a default that is not what the user expected shows.
+    private let jobs: Int
     private let lock = NSLock()
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let started = Date()
     private var lastDraw = Date.distantPast
     private var lastTenth = -1
+    private var wroteLine = false
     private var drewBar = false
+
+    init(jobs: Int) { self.jobs = jobs }
 
     func update(done: Int, total: Int, skipped: Int) {
         lock.lock()
@@ -25,7 +31,7 @@ final class ProgressReporter: @unchecked Sendable {
             let width = 30
             let filled = total > 0 ? width * done / total : width
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            let line = "\r[\(bar)] \(done)/\(total) units  \(String(format: "%.1f", rate))/s  ETA \(Self.clock(left))\(resumed) "
+            let line = "\r[\(bar)] \(done)/\(total) units, \(min(jobs, total)) at a time  \(String(format: "%.1f", rate))/s  ETA \(Self.clock(left))\(resumed) "
             FileHandle.standardError.write(Data(line.utf8))
             drewBar = true
         } else {
@@ -34,7 +40,9 @@ final class ProgressReporter: @unchecked Sendable {
             lastTenth = tenth
             lastDraw = now
             let pct = total > 0 ? 100 * done / total : 100
-            let line = "progress: \(done)/\(total) units (\(pct)%), \(String(format: "%.1f", rate)) units/s, ETA \(Self.clock(left))\(resumed)\n"
+            let first = wroteLine ? "" : ", \(min(jobs, total)) at a time"
+            wroteLine = true
+            let line = "progress: \(done)/\(total) units (\(pct)%)\(first), \(String(format: "%.1f", rate)) units/s, ETA \(Self.clock(left))\(resumed)\n"
             FileHandle.standardError.write(Data(line.utf8))
         }
     }

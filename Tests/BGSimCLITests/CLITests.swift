@@ -2,13 +2,15 @@ import Foundation
 import Testing
 
 /// Runs the built `bgsim` binary, which SwiftPM places beside the test bundle.
-func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+/// Runs bgsim; `under` a wrapper command such as `["taskset", "-c", "0"]` if given.
+func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
+           under wrapper: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
     let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
     let binary = ProcessInfo.processInfo.environment["BGSIM_BINARY"]
         ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: binary)
-    p.arguments = arguments
+    p.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? binary : "/usr/bin/env")
+    p.arguments = wrapper.isEmpty ? arguments : wrapper + [binary] + arguments
     if let folder { p.currentDirectoryURL = folder }
     if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
@@ -53,6 +55,20 @@ struct CLITests {
         for option in ["--set <key.path=value>", "--seed <seed>", "--replications <replications>", "--out <out>", "--jobs <jobs>"] {
             #expect(run.stdout.contains(option), "run --help lacks \(option)")
         }
+    }
+
+    /// Without --jobs, as many simulations run at once as the process has CPUs to run on:
+    /// one under `taskset -c 0`, whatever the machine has. The first progress line says so.
+    @Test func defaultJobsAreTheCPUsTheProcessMayUse() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let arguments = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--no-tasks"]
+        let pinned = try bgsim(arguments, in: dir, under: ["taskset", "-c", "0"])
+        #expect(pinned.status == 0 && pinned.stderr.hasPrefix("progress: 1/12 units (8%), 1 at a time, "), "\(pinned.stderr)")
+        let asked = try bgsim(arguments + ["--jobs", "3"], in: dir, under: ["taskset", "-c", "0"])
+        #expect(asked.status == 0 && asked.stderr.hasPrefix("progress: 1/12 units (8%), 3 at a time, "), "\(asked.stderr)")
+        // Only the first line names it.
+        #expect(asked.stderr.components(separatedBy: "at a time").count == 2)
     }
 
     @Test func runWritesEveryFileAndATable() throws {

@@ -111,6 +111,8 @@ extension Experiment {
     public static func perform(_ plan: StudyPlan, options: StudyOptions, to folder: URL) async throws -> StudyOutcome {
         let store = UnitStore(folder: folder.appendingPathComponent("units"))
         try OutputFiles.createFolder(store.folder, "output folder ")
+        let lock = try FolderLock(folder)
+        defer { lock.release() }
         OutputFiles.removeLeftovers(in: folder)
         OutputFiles.removeLeftovers(in: store.folder)
         var ran = 0, skipped = 0

@@ -6,6 +6,39 @@ public struct RuntimeFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// An exclusive lock on an output folder while a study or a merge writes into it.
+///
+/// Two bgsim processes writing into one folder (a command started twice, a requeued Slurm task
+/// whose first run still runs) would compute the same units side by side, and the first to
+/// finish would delete `units/` while the other still read it. The second now stops at once
+/// and says why. The lock is `flock(2)` on the folder itself, so no lock file is left in the
+/// results; the kernel drops it when the process ends, however it ends, so a killed run
+/// leaves nothing to clear and resumes as before. On a file system without `flock` the run
+/// goes on unlocked, as it did before.
+public final class FolderLock {
+    private var descriptor: Int32
+
+    public init(_ folder: URL) throws(RuntimeFailure) {
+        descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        if flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK {
+            close(descriptor)
+            descriptor = -1
+            throw RuntimeFailure("\(folder.path) is in use: another bgsim is writing there (a run, sweep or merge); "
+                                 + "wait for it to end, or choose another --out")
+        }
+    }
+
+    /// Releases the lock; written at the end of the work it guards (`defer { lock.release() }`)
+    /// so the lock lives until then.
+    public func release() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { release() }
+}
+
 /// One output file's contents: text, or a header followed by part files joined in order.
 public enum OutputContent: Sendable {
     case text(String)

@@ -162,6 +162,9 @@ extension Experiment {
         let storeOf = { (u: UnitKey) in shards[holder[u]![0]].store }
         let runs = try readRuns(plan, replications: plan.replications, storeOf: storeOf)
         let options = StudyOptions(jobs: 1, record: record, overrides: overrides)
+        try OutputFiles.createFolder(folder, "output folder ")
+        let lock = try FolderLock(folder)
+        defer { lock.release() }
         let written = try writeResults(plan, runs: runs, replications: plan.replications, precision: nil, options: options,
                                        storeOf: storeOf, to: folder)
         return StudyOutcome(runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount)

@@ -132,7 +132,8 @@ struct FileIntegrityTests {
 
     /// SIGKILL in the middle of a sweep, then the same command again: the second run skips
     /// the units the first one finished, and the final files equal an uninterrupted run's,
-    /// byte for byte.
+    /// byte for byte. While the first runs, a second into the same folder is refused; the
+    /// killed one's lock goes with it.
     @Test func aSweepKilledMidwayResumesAndWritesTheSameFilesAsAnUninterruptedOne() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -163,6 +164,12 @@ struct FileIntegrityTests {
             ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasPrefix("p") }
         }
         while finished().count < 10 && p.isRunning && Date() < deadline { usleep(5_000) }
+        try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")
+        // The same command into the same folder while the first runs stops at once, naming
+        // the folder, and touches nothing.
+        let second = try bgsim(command + ["--out", out.path, "--quiet"])
+        #expect(second.status == 1 && second.stderr == "error: \(out.path) is in use: another bgsim is writing there "
+                + "(a run, sweep or merge); wait for it to end, or choose another --out\n", "\(second.stderr)")
         try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()

@@ -16,6 +16,25 @@ struct OutputTests {
     /// JSON strings (manifests, and the resolved scenario whose SHA-256 fingerprints a study):
     /// quotes, backslashes and control characters escaped, everything else (accents, emoji)
     /// as it is, whether or not the text needs escaping at all.
+    /// One writer per output folder: a second lock on it fails, naming it, until the first
+    /// is released (flock locks conflict between open files, even within one process).
+    @Test func anOutputFolderHasOneWriterAtATime() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-lock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let first = try FolderLock(dir)
+        #expect(throws: RuntimeFailure.self) { try FolderLock(dir) }
+        do {
+            _ = try FolderLock(dir)
+        } catch {
+            #expect(error.description.hasPrefix("\(dir.path) is in use: another bgsim is writing there"))
+        }
+        first.release()
+        let again = try FolderLock(dir)
+        again.release()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "no lock file is left")
+    }
+
     @Test func jsonStringsEscapeExactlyWhatRFC8259Requires() throws {
         #expect(JSON.string("news-2") == "\"news-2\"")
         #expect(JSON.string("") == "\"\"")

@@ -1,7 +1,7 @@
 import Foundation
 import Yams
 
-/// A position in a configuration document: `apps[1].refresh_every`.
+/// A position in a configuration document: `apps[1].tasks[0].interval`.
 public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     public enum Component: Hashable, Sendable {
         case key(String)
@@ -17,7 +17,7 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
     public func appending(_ key: String) -> KeyPath { KeyPath(components + [.key(key)]) }
     public func appending(index: Int) -> KeyPath { KeyPath(components + [.index(index)]) }
 
-    /// Parses `battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
+    /// Parses `phone.battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
     public init?(parsing text: String) {
         var components: [Component] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {

@@ -2,7 +2,7 @@
 ///
 /// The message names the file, the key path and what was expected, and the line and column
 /// where the YAML parser gives them:
-/// `models/scenarios/x.yaml:4:17: battery.capacity_wh: expected a number > 0, got -5`.
+/// `models/scenarios/x.yaml:4:17: phone.battery.capacity_wh: expected a number > 0, got -5`.
 public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable {
     enum Kind: Equatable, Sendable {
         case unreadable
@@ -14,12 +14,12 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
     let kind: Kind
     /// The file the input came from.
     public let file: String
-    /// The key path, such as `apps[1].refresh_every`; empty for the whole document.
+    /// The key path, such as `apps[1].tasks[0].interval`; empty for the whole document.
     public let keyPath: String
     /// 1-based line and column, where known.
     public let line: Int?
     public let column: Int?
-    /// Where a value came from when it was not the file (`--set battery.capacity_wh=-5`).
+    /// Where a value came from when it was not the file (`--set phone.battery.capacity_wh=-5`).
     public let origin: String?
     public let message: String
 

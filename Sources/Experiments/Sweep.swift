@@ -152,7 +152,7 @@ public struct Sweep: Sendable {
             }
             for pair in pairs {
                 guard let path = KeyPath(parsing: pair.key) else {
-                    throw r.error(pair.value, KeyPath([.key("set"), .key(pair.key)]), "expected a key path such as battery.capacity_wh")
+                    throw r.error(pair.value, KeyPath([.key("set"), .key(pair.key)]), "expected a key path such as phone.battery.capacity_wh")
                 }
                 common.append(Override(path: path, value: yamlText(pair.value), origin: "\(file): set.\(pair.key)"))
             }

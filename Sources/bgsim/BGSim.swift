@@ -28,12 +28,12 @@ struct BGSim: AsyncParsableCommand {
               bgsim run models/scenarios/default.yaml
               bgsim run models/scenarios/default.yaml --replications 30 --seed 7
               bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
-              bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11
-              bgsim validate models/scenarios/default.yaml --set apps.0.refresh_every=30m
+              bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w
+              bgsim validate models/scenarios/default.yaml --set people.sessions_per_day=80
               bgsim sweep models/sweeps/refresh-setting.yaml --jobs 2
-              bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1   (then merge)
+              bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1
               bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
-              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep --shards 16
+              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep
               bgsim report notebooks-data/default --format md
 
             Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,
@@ -51,7 +51,7 @@ struct ScenarioOptions: ParsableArguments {
     var scenario: String
 
     @Option(name: .customLong("set"), help: ArgumentHelp(
-        "Override a scenario value by its key path (repeatable), such as battery.capacity_wh=17.11 or apps[0].refresh_every=30m.",
+        "Override a scenario value by its key path (repeatable), such as phone.battery.capacity_wh=17.11 or 'apps[0].tasks[0].interval=30m'.",
         valueName: "key.path=value"))
     var overrides: [String] = []
 
@@ -63,7 +63,7 @@ struct ScenarioOptions: ParsableArguments {
 
     func validate() throws {
         for text in overrides where Override(parsing: text) == nil {
-            throw ValidationError("--set '\(text)': expected key.path=value, such as battery.capacity_wh=17.11")
+            throw ValidationError("--set '\(text)': expected key.path=value, such as phone.battery.capacity_wh=17.11")
         }
     }
 
@@ -266,7 +266,7 @@ struct SweepCommand: AsyncParsableCommand {
 
     func validate() throws {
         for text in overrides where Override(parsing: text) == nil {
-            throw ValidationError("--set '\(text)': expected key.path=value, such as battery.capacity_wh=17.11")
+            throw ValidationError("--set '\(text)': expected key.path=value, such as phone.battery.capacity_wh=17.11")
         }
         if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
         if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }

@@ -47,7 +47,7 @@ struct CLITests {
         #expect(r.stdout.contains("validate "))
         #expect(r.stdout.contains("sweep ") && r.stdout.contains("merge "))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
-        #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set battery.capacity_wh=17.11\n"))
+        #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w\n"))
         #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,\na sweep, an option, a folder that is not a results folder), 3 incomplete or\ninconsistent shards (merge)."))
         #expect(r.stdout.contains("report ") && r.stdout.contains("  bgsim report notebooks-data/default --format md\n"))
         let run = try bgsim(["run", "--help"])
@@ -69,6 +69,50 @@ struct CLITests {
         #expect(asked.status == 0 && asked.stderr.hasPrefix("progress: 1/12 units (8%), 3 at a time, "), "\(asked.stderr)")
         // Only the first line names it.
         #expect(asked.stderr.components(separatedBy: "at a time").count == 2)
+    }
+
+    /// Every example in `bgsim --help` works as written, from the repository's folder, and
+    /// none is wrapped. Outputs go to a scratch folder (the examples' /tmp and /shared paths,
+    /// and --out where an example has none); runs and sweeps are cut to one hour and one
+    /// replication by options added after the example's own (the last of an option counts).
+    @Test func everyExampleInTheHelpRunsAsWritten() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let help = try bgsim(["--help"]).stdout
+        let block = try #require(help.components(separatedBy: "Examples:\n").dropFirst().first?.components(separatedBy: "\n\n").first)
+        let lines = block.split(separator: "\n").map(String.init)
+        #expect(lines.count == 10 && lines.allSatisfy { $0.hasPrefix("  bgsim ") }, "an example is wrapped: \(lines)")
+        var firstRun: String?
+        for (i, line) in lines.enumerated() {
+            var words = line.split(separator: " ").dropFirst().map { word -> String in
+                let w = String(word)
+                return w.hasPrefix("/tmp/") || w.hasPrefix("/shared/")
+                    ? dir.appendingPathComponent(w.dropFirst().replacingOccurrences(of: "/", with: "_")).path : w
+            }
+            let command = words[0]
+            if command == "report", let firstRun { words[1] = firstRun }
+            if command == "run" || command == "sweep" {
+                words += ["--set", "duration=1h", "--replications", "1", "--quiet"]
+                if !words.contains("--out") && !words.contains("--emit-slurm") {
+                    words += ["--out", dir.appendingPathComponent("out-\(i)").path]
+                }
+                if command == "run" && firstRun == nil { firstRun = words[words.lastIndex(of: "--out")! + 1] }
+            }
+            // The shard example's siblings, for the merge example after it.
+            let shards = words.contains("--shard") ? ["1/4", "2/4", "3/4", "4/4"] : [nil]
+            for k in shards {
+                var these = words
+                if let k, let at = these.firstIndex(of: "--shard") {
+                    these[at + 1] = k
+                    these[these.lastIndex(of: "--out")! + 1] = dir.appendingPathComponent("tmp_s" + k.prefix(1)).path
+                }
+                let r = try bgsim(these, in: repo)
+                #expect(r.status == 0, "example \(line) (as \(these.joined(separator: " "))): \(r.stderr)")
+            }
+        }
+        for file in ["tmp_study/runs.csv", "tmp_sweep/runs.csv", "shared_sweep/submit.sh", "out-0/report.md", "out-0/report.html"] {
+            #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "no \(file)")
+        }
     }
 
     @Test func runWritesEveryFileAndATable() throws {
@@ -181,7 +225,7 @@ struct CLITests {
     @Test(arguments: [
         (["run"], "Error: Missing expected argument '<scenario>'"),
         (["run", "x.yaml", "--jobs", "0"], "Error: --jobs must be at least 1, got 0"),
-        (["run", "x.yaml", "--set", "nope"], "Error: --set 'nope': expected key.path=value, such as battery.capacity_wh=17.11"),
+        (["run", "x.yaml", "--set", "nope"], "Error: --set 'nope': expected key.path=value, such as phone.battery.capacity_wh=17.11"),
         (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
         (["run", "x.yaml", "--precision", "2"], "Error: --precision must be a fraction between 0 and 1, such as 0.05; got 2.0"),
         (["run", "x.yaml", "--precision", "0.1", "--precision-metric", "speed"], "Error: --precision-metric 'speed' is not a runs.csv metric"),

@@ -127,6 +127,16 @@ public struct Sweep: Sendable {
     var resolvedJSON: String
 
     /// Reads a sweep file. Errors name the file, the key path and the line.
+    /// Whether `file` reads as a sweep: a YAML mapping with a `scenario` key (the base
+    /// scenario), which no scenario has. False for anything unreadable, which the caller's
+    /// own reader then reports.
+    public static func isSweep(file: String) -> Bool {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+              let tree = try? ConfigNode.parse(yaml: text, file: file),
+              case .mapping(let pairs) = tree.value else { return false }
+        return pairs.contains { $0.key == "scenario" }
+    }
+
     public static func load(file: String) throws(ScenarioError) -> Sweep {
         let text: String
         do {
@@ -140,6 +150,11 @@ public struct Sweep: Sendable {
         var top = try r.mapping(tree, at: .root)
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         let name = try top.optional("name", default: stem, r.name)
+        if top.node("scenario") == nil, top.node("duration") != nil || top.node("apps") != nil {
+            throw ScenarioError(.invalid, file: file, keyPath: "scenario",
+                                message: "this is a scenario, not a sweep (a sweep names its base scenario under 'scenario'); "
+                                    + "run it with: bgsim run \(file)")
+        }
         let scenario = try top.required("scenario", "the base scenario file, relative to the sweep file") { n, p throws(ScenarioError) in
             try r.string(n, p)
         }

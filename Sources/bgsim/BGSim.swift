@@ -386,12 +386,20 @@ struct ReportCommand: AsyncParsableCommand {
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check a scenario file (with any overrides) without running it."
+        abstract: "Check a scenario or sweep file (with any overrides) without running it.",
+        discussion: "A sweep is checked at every point of its design, as 'bgsim sweep' would read it."
     )
 
     @OptionGroup var options: ScenarioOptions
 
     func run() async throws {
+        if Experiments.Sweep.isSweep(file: options.scenario) {
+            let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all)
+            print("\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
+                  + "\(plan.parameters.joined(separator: ", ")): \(plan.points.count) points x \(plan.policies.count) policies x "
+                  + "\(plan.replications) replications = \(plan.unitCount) units, base scenario \(plan.first.file)")
+            return
+        }
         let s = try options.load()
         let policies = s.policies.map(\.name).joined(separator: ", ")
         print("\(s.file): ok: scenario '\(s.name)', \(s.setup.duration), \(s.setup.apps.count) apps, "

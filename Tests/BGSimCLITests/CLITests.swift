@@ -269,6 +269,27 @@ struct CLITests {
         #expect(bad.stderr == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only, coalesce, ios, android, oracle)\n")
     }
 
+    /// validate reads a sweep at every point, as `sweep` would, and runs nothing; a sweep given
+    /// to `run` and a scenario given to `sweep` are named as such, with the right command.
+    @Test func validateChecksSweepsAndAWrongCommandIsNamed() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let ok = try bgsim(["validate", sweep, "--replications", "2"], in: dir)
+        #expect(ok.status == 0 && ok.stdout == "\(sweep): ok: sweep 'sweep', sobol design over people.sessions_per_day: "
+                + "3 points x 2 policies x 2 replications = 12 units, base scenario \(defaultScenario)\n", "\(ok.stderr)")
+        #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
+        let bad = try bgsim(["validate", sweep, "--set", "people.sessions_per_day=-3"], in: dir)
+        #expect(bad.status == 2 && bad.stderr.contains("people.sessions_per_day: expected a mean number of sessions per day"), "\(bad.stderr)")
+        let run = try bgsim(["run", sweep], in: dir)
+        #expect(run.status == 2 && run.stderr == "error: \(sweep):1: scenario: this is a sweep, not a scenario "
+                + "(it names a base scenario and axes); run it with: bgsim sweep \(sweep)\n", "\(run.stderr)")
+        let wrong = try bgsim(["sweep", defaultScenario], in: dir)
+        #expect(wrong.status == 2 && wrong.stderr == "error: \(defaultScenario): scenario: this is a scenario, not a sweep "
+                + "(a sweep names its base scenario under 'scenario'); run it with: bgsim run \(defaultScenario)\n", "\(wrong.stderr)")
+        #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
+    }
+
     static func sweepFile(in dir: URL) throws -> String {
         let url = dir.appendingPathComponent("sweep.yaml")
         try """

@@ -108,8 +108,7 @@ public struct Scenario: Equatable, Sendable {
     /// field of a profile, inside its lists too, in whatever order the options were given.
     static func tree(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> ConfigNode {
         var tree = try ConfigNode.parse(yaml: yaml, file: file)
-        if case .mapping(let pairs) = tree.value, let base = pairs.first(where: { $0.key == "scenario" }) {
-            // No scenario has this key; a sweep names its base scenario with it.
+        if let base = Sweep.baseScenarioEntry(tree) {
             throw ScenarioError(.invalid, file: file, keyPath: "scenario", line: base.keyLine,
                                 message: "this is a sweep, not a scenario (it names a base scenario and axes); "
                                     + "run it with: bgsim sweep \(file)")

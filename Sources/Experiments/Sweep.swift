@@ -126,17 +126,22 @@ public struct Sweep: Sendable {
     /// The sweep file as canonical JSON, for the manifest.
     var resolvedJSON: String
 
-    /// Reads a sweep file. Errors name the file, the key path and the line.
-    /// Whether `file` reads as a sweep: a YAML mapping with a `scenario` key (the base
-    /// scenario), which no scenario has. False for anything unreadable, which the caller's
-    /// own reader then reports.
+    /// Whether `file` reads as a sweep. False for anything unreadable, which the caller's own
+    /// reader then reports.
     public static func isSweep(file: String) -> Bool {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let tree = try? ConfigNode.parse(yaml: text, file: file),
-              case .mapping(let pairs) = tree.value else { return false }
-        return pairs.contains { $0.key == "scenario" }
+              let tree = try? ConfigNode.parse(yaml: text, file: file) else { return false }
+        return baseScenarioEntry(tree) != nil
     }
 
+    /// The top-level `scenario` entry, naming the base scenario, that makes a document a sweep:
+    /// no scenario has that key.
+    static func baseScenarioEntry(_ tree: ConfigNode) -> (key: String, keyLine: Int?, value: ConfigNode)? {
+        guard case .mapping(let pairs) = tree.value else { return nil }
+        return pairs.first { $0.key == "scenario" }
+    }
+
+    /// Reads a sweep file. Errors name the file, the key path and the line.
     public static func load(file: String) throws(ScenarioError) -> Sweep {
         let text: String
         do {

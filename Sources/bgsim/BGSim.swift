@@ -277,10 +277,14 @@ struct SweepCommand: AsyncParsableCommand {
         let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all)
         if let emitSlurm {
             let folder = URL(fileURLWithPath: emitSlurm)
+            // A shard beyond the number of units would be an array task that runs nothing and
+            // still waits in the queue for a node.
+            let count = min(shards, plan.unitCount)
             let written = try SlurmScripts.write(plan: plan, sweepFile: sweep, overrides: overrides, seed: seed, replications: replications,
-                                                 output: output, shards: shards, options: slurmOptions, to: folder)
+                                                 output: output, shards: count, options: slurmOptions, to: folder)
             if !output.quiet {
-                print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(shards) shards.")
+                let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
+                print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")
                 print("Submit with: \(folder.appendingPathComponent("submit.sh").path)")
             }
             return

@@ -369,5 +369,13 @@ struct CLITests {
         let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
         #expect(submit.contains("--dependency=afterok:"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("notebooks-data").path), "nothing was run")
+        // More shards than units (3 points x 2 policies x 3 replications = 18 here): one
+        // shard per unit, said so, and no array task left with nothing to run.
+        let many = try bgsim(["sweep", sweep, "--emit-slurm", "many", "--shards", "40"], in: dir)
+        #expect(many.status == 0 && many.stdout.contains("18 units in 18 shards (one per unit: 40 were asked for)"), "\(many.stdout)")
+        let manyJob = try String(contentsOf: dir.appendingPathComponent("many/sweep.sbatch"), encoding: .utf8)
+        #expect(manyJob.contains("#SBATCH --array=1-18\n") && manyJob.contains("/18\" --out "))
+        let manyMerge = try String(contentsOf: dir.appendingPathComponent("many/merge.sbatch"), encoding: .utf8)
+        #expect(manyMerge.contains("/many/shard-18 --out ") && !manyMerge.contains("/many/shard-19"))
     }
 }

@@ -104,11 +104,16 @@ public struct StudyPlan: Sendable {
     /// What the plan's units compute, as a SHA-256: each point's resolved scenario, the
     /// policies and replications. Shards of one plan share it; `merge` checks it.
     public var fingerprint: String {
+        Self.fingerprint(replications: replications, points: points.map { ($0.values, $0.scenario.resolvedJSON) })
+    }
+
+    /// The same from each point's values and resolved scenario (a report rebuilds them).
+    static func fingerprint(replications: Int, points: [(values: [String], resolvedJSON: String)]) -> String {
         var h = SHA256()
         h.update(Data("bgsim plan\n\(replications)\n".utf8))
         for p in points {
             h.update(Data((p.values.joined(separator: "\u{1f}") + "\n").utf8))
-            h.update(Data((p.scenario.resolvedJSON + "\n").utf8))
+            h.update(Data((p.resolvedJSON + "\n").utf8))
         }
         return h.hexDigest()
     }

@@ -340,7 +340,8 @@ struct ReportCommand: AsyncParsableCommand {
             distribution per policy (from tasks.csv, when written); energy against staleness with \
             the Pareto front; for sweeps, each metric against each swept parameter per policy \
             with interval bands; one phone's day under every policy (re-simulated from the \
-            manifest's scenario, so no --events is needed); and the resolved scenario.
+            manifest's scenario, so no --events is needed; for a sweep at the point --point \
+            names); and the resolved scenario.
             """
     )
 
@@ -359,6 +360,9 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "The day the timeline shows (from 0).")
     var day = 0
 
+    @Option(help: "For a sweep, the point the timeline and the resolved scenario show (from 0; runs.csv's 'point').")
+    var point = 0
+
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
@@ -366,6 +370,7 @@ struct ReportCommand: AsyncParsableCommand {
         guard format == "html" || format == "md" else { throw ValidationError("--format '\(format)': expected html or md") }
         if replication < 0 { throw ValidationError("--replication must be at least 0, got \(replication)") }
         if day < 0 { throw ValidationError("--day must be at least 0, got \(day)") }
+        if point < 0 { throw ValidationError("--point must be at least 0, got \(point)") }
     }
 
     func run() async throws {
@@ -373,7 +378,10 @@ struct ReportCommand: AsyncParsableCommand {
         guard replication < set.replications else {
             throw ReportError("--replication \(replication): the study in \(results) has replications 0 to \(set.replications - 1)")
         }
-        let report = Report(set, options: ReportOptions(replication: replication, day: day))
+        let report = Report(set, options: ReportOptions(replication: replication, day: day, point: point))
+        // Point 0's timeline is optional (the report says why it has none); another point was
+        // asked for by name.
+        if point > 0, let problem = report.scenarioProblem { throw ReportError("--point \(point): \(problem)") }
         let html = URL(fileURLWithPath: out ?? (results as NSString).appendingPathComponent("report.html"))
         let folder = html.deletingLastPathComponent()
         var files: [(name: String, content: OutputContent)] = [(html.lastPathComponent, .text(try report.html()))]

@@ -25,6 +25,8 @@ struct ReportCLITests {
         #expect(try Data(contentsOf: dir.appendingPathComponent("other.html")) != Data(contentsOf: dir.appendingPathComponent("r/report.html")))
         let tooFar = try bgsim(["report", "r", "--replication", "2"], in: dir)
         #expect(tooFar.status == 2 && tooFar.stderr.contains("--replication 2: the study in r has replications 0 to 1"), "\(tooFar.stderr)")
+        let point = try bgsim(["report", "r", "--point", "1"], in: dir)
+        #expect(point.status == 2 && point.stderr.contains("--point 1: a run has one point, 0; --point is for sweeps"), "\(point.stderr)")
     }
 
     @Test(arguments: [
@@ -32,6 +34,7 @@ struct ReportCLITests {
         (["report", "nowhere"], "nowhere: no such results folder"),
         (["report", ".", "--format", "pdf"], "--format 'pdf': expected html or md"),
         (["report", ".", "--day=-1"], "--day must be at least 0"),
+        (["report", ".", "--point=-1"], "--point must be at least 0"),
     ])
     func badReportInputExitsTwo(arguments: [String], message: String) throws {
         let dir = try scratch()

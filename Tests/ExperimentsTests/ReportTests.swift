@@ -144,6 +144,50 @@ struct ReportTests {
         #expect(md.contains("against `settings.background_app_refresh`") && md.contains("| off |"))
     }
 
+    /// `report --point N`: a sweep's point rebuilt from the manifest is the scenario that ran
+    /// there, even where the sweep's `set` and the command line's `--set` reach inside a
+    /// swept profile; and when the profiles have changed since, it is refused, not drawn.
+    @Test func aSweepPointIsRebuiltExactlyOrRefused() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-point-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // A private copy of models/, so a profile can be changed after the sweep ran.
+        try FileManager.default.copyItem(at: repoRoot.appendingPathComponent("models"), to: root.appendingPathComponent("models"))
+        let sweep = root.appendingPathComponent("models/sweeps/point.yaml").path
+        try """
+            scenario: ../scenarios/default.yaml
+            set: {duration: 1d, charging.plug_in: "21:30"}
+            replications: 1
+            policies: [eager, ios]
+            design: grid
+            axes:
+              - {path: charging, values: [nightly, top-up]}
+              - {path: people.sessions_per_day, values: [20, 60]}
+            """.write(toFile: sweep, atomically: true, encoding: .utf8)
+        let overrides = [Override(parsing: "charging.unplug=06:15")!]
+        let plan = try StudyPlan(sweep: try Sweep.load(file: sweep), overrides: overrides)
+        let dir = root.appendingPathComponent("out")
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(tasks: false), overrides: overrides), to: dir)
+        let set = try ResultSet.load(dir.path)
+        for p in plan.points.indices {
+            #expect(try set.scenario(atPoint: p).resolvedJSON == plan.points[p].scenario.resolvedJSON, "point \(p)")
+        }
+        let topUp = try set.scenario(atPoint: 3).resolvedJSON
+        #expect(topUp.contains("\"top_ups_per_day\":\"1.5\"") && topUp.contains("\"plug_in\":\"21:30\"") && topUp.contains("\"unplug\":\"06:15\""))
+        let html = try Report(set, options: ReportOptions(point: 3)).html()
+        #expect(html.contains("scenario at point 3 (charging=top-up, people.sessions_per_day=60)"))
+        #expect(html.contains("id=\"timeline-1\""))
+        let far = #expect(throws: ReportError.self) { try set.scenario(atPoint: 4) }
+        #expect(far?.description == "the sweep has points 0 to 3 (runs.csv), not 4")
+        // The top-up habit changed after the sweep: point 3 would not be the phone that ran.
+        let habit = root.appendingPathComponent("models/charging/top-up.yaml")
+        let text = try String(contentsOf: habit, encoding: .utf8)
+        try text.replacingOccurrences(of: "top_ups_per_day: 1.5", with: "top_ups_per_day: 3").write(to: habit, atomically: true, encoding: .utf8)
+        let changed = #expect(throws: ReportError.self) { try set.scenario(atPoint: 3) }
+        #expect(changed?.description.contains("cannot be rebuilt exactly from the manifest") == true, "\(String(describing: changed))")
+        #expect(Report(set, options: ReportOptions(point: 3)).scenarioProblem != nil)
+        #expect(try set.scenario(atPoint: 0).resolvedJSON == plan.points[0].scenario.resolvedJSON, "point 0 is the manifest's own")
+    }
+
     @Test func notAResultsFolderIsAClearError() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-empty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

@@ -5,12 +5,14 @@ import SimRandom
 
 /// What `bgsim report` draws beyond the result files' own content.
 public struct ReportOptions: Sendable {
-    /// The replication and day (from 0) the timeline shows.
+    /// The replication and day (from 0) the timeline shows, and for a sweep the point.
     public var replication = 0
     public var day = 0
-    public init(replication: Int = 0, day: Int = 0) {
+    public var point = 0
+    public init(replication: Int = 0, day: Int = 0, point: Int = 0) {
         self.replication = replication
         self.day = day
+        self.point = point
     }
 }
 
@@ -24,10 +26,11 @@ public struct ReportOptions: Sendable {
 public struct Report {
     let results: ResultSet
     let options: ReportOptions
-    /// The scenario rebuilt from the manifest (point 0's for a sweep), for the timeline and
-    /// to know which policies are bounds; `nil` if it could not be rebuilt.
+    /// The scenario rebuilt from the manifest (for a sweep, the chosen point's), for the
+    /// timeline and to know which policies are bounds; `nil` if it could not be rebuilt.
     let scenario: Scenario?
-    let scenarioProblem: String?
+    /// Why there is no scenario.
+    public let scenarioProblem: String?
 
     struct Column: Sendable {
         var metric: String
@@ -67,22 +70,24 @@ public struct Report {
     public init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
         self.results = results
         self.options = options
-        var problem: String?
-        var rebuilt: Scenario?
-        if let resolved = results.resolvedScenario,
-           let json = try? JSONSerialization.data(withJSONObject: resolved, options: [.sortedKeys]) {
-            // JSON is YAML: the manifest's resolved scenario reads back as a scenario file.
-            do {
-                rebuilt = try Scenario.parse(yaml: String(decoding: json, as: UTF8.self),
-                                             file: results.folder.appendingPathComponent("manifest.json").path)
-            } catch {
-                problem = "the manifest's resolved scenario could not be read back: \(error)"
-            }
-        } else {
-            problem = "the manifest has no resolved scenario"
+        // JSON is YAML: the manifest's resolved scenario reads back as a scenario file.
+        do {
+            scenario = try results.scenario(atPoint: options.point)
+            scenarioProblem = nil
+        } catch {
+            scenario = nil
+            scenarioProblem = error.description
         }
-        scenario = rebuilt
-        scenarioProblem = problem
+    }
+
+    /// For a sweep, "at point 3 (charging=top-up)": the point the timeline and the scenario
+    /// section show.
+    var pointPhrase: String {
+        guard results.kind == "sweep" else { return "" }
+        let values = results.pointValues()
+        let p = options.point
+        guard p < values.count, values[p].count == results.parameters.count else { return " at point \(p)" }
+        return " at point \(p) (" + zip(results.parameters, values[p]).map { "\($0)=\($1)" }.joined(separator: ", ") + ")"
     }
 
     // MARK: - Numbers
@@ -308,7 +313,7 @@ public struct Report {
         let from = SimInstant.after(.days(Int64(day)))
         let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
         s += "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
-        s += results.kind == "sweep" ? " at point 0" : ""
+        s += SVG.esc(pointPhrase)
         s += ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
         let apps = scenario.setup.apps.map(\.name)
         for (i, policy) in scenario.policies.enumerated() {
@@ -319,10 +324,12 @@ public struct Report {
     }
 
     func scenarioSection() -> String {
-        guard let resolved = results.resolvedScenario,
-              let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
+        // The point the timeline shows (point 0's is the manifest's own).
+        let resolved = options.point == 0 ? results.resolvedScenario
+            : scenario.flatMap { try? JSONSerialization.jsonObject(with: Data($0.resolvedJSON.utf8)) }
+        guard let resolved, let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
         var s = "<section><h2>Scenario</h2><p class=\"note\">As resolved (profiles expanded, overrides applied)"
-        s += results.kind == "sweep" ? ", at point 0; the swept parameters vary from point to point." : "."
+        s += results.kind == "sweep" ? SVG.esc(pointPhrase) + "; the swept parameters vary from point to point." : "."
         s += "</p><details><summary>resolved scenario</summary><pre>\(SVG.esc(String(decoding: data, as: UTF8.self)))</pre></details></section>"
         return s
     }

@@ -95,6 +95,15 @@ public struct ResultSet {
     public var commandLine: [String]
     /// The resolved scenario (point 0's for a sweep), as the manifest holds it.
     public var resolvedScenario: Any?
+    /// The same as written, keys in document order (what the plan's digest covers), and
+    /// for a sweep the sweep file as read.
+    var resolvedScenarioText: String?
+    var resolvedSweepText: String?
+    /// The scenario file the study read (relative to the folder it ran in), where profiles
+    /// named by a swept parameter are looked up again.
+    var scenarioFile: String?
+    /// `plan_sha256`: the digest of every point's values and resolved scenario.
+    var planDigest: String?
     var runs: CSVTable
     var summary: CSVTable
     /// One row per task, when the study wrote them.
@@ -142,7 +151,100 @@ public struct ResultSet {
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
             replications: replications, seed: (json["seed"] as? Int).map(String.init) ?? "\(json["seed"] ?? "")",
             commandLine: json["command_line"] as? [String] ?? [], resolvedScenario: json["resolved_scenario"],
-            runs: runs, summary: summary, tasks: tasks)
+            resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
+            resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
+            planDigest: json["plan_sha256"] as? String, runs: runs, summary: summary, tasks: tasks)
+    }
+
+    /// A manifest entry's value as written: the manifest puts each resolved document on one
+    /// line of its own (`  "key": {...},`). A JSON parser keeps no key order, and the plan's
+    /// digest covers the document's own.
+    static func rawValue(of key: String, in manifest: Data) -> String? {
+        let prefix = "  \"\(key)\": "
+        for line in String(decoding: manifest, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
+            var value = line.dropFirst(prefix.count)
+            if value.hasSuffix(",") { value = value.dropLast() }
+            return String(value)
+        }
+        return nil
+    }
+
+    /// The scenario a point ran, rebuilt from the manifest: point 0's resolved scenario as
+    /// written, and for another point of a sweep, that scenario with the study's overrides
+    /// set over it again in the order the sweep set them (the sweep file's `set`, the point's
+    /// parameter values from runs.csv, the command line's `--set`), so a swept profile gets
+    /// the settings the sweep made inside it. Profiles are looked up from the scenario file's
+    /// folder, as when the study ran. The result is checked: every point rebuilt this way must
+    /// give the plan's digest, or this says why the point cannot be shown.
+    public func scenario(atPoint point: Int) throws(ReportError) -> Scenario {
+        let manifest = folder.appendingPathComponent("manifest.json").path
+        guard let text = resolvedScenarioText else { throw ReportError("the manifest has no resolved scenario") }
+        let points = pointValues()
+        guard point == 0 || (kind == "sweep" && point < points.count) else {
+            throw ReportError(kind == "sweep" ? "the sweep has points 0 to \(points.count - 1) (runs.csv), not \(point)"
+                                              : "a run has one point, 0; --point is for sweeps")
+        }
+        // A scenario's policies given by name are written out as mappings when it is read,
+        // unless `policies` was set (as a sweep or --set sets it), so reading the resolved
+        // scenario again would change them: they are set to what was written.
+        let policies = Self.entries(of: text, keys: ["policies"], origin: manifest)
+        guard point > 0 else {
+            do { return try Scenario.parse(yaml: text, file: manifest, overrides: policies) } catch {
+                throw ReportError("the manifest's resolved scenario could not be read back: \(error)")
+            }
+        }
+        let sweepSet = resolvedSweepText.map { Self.entries(of: $0, under: "set", origin: "\(manifest): resolved_sweep.set") } ?? []
+        var commandSet: [Override] = []
+        for (k, word) in commandLine.enumerated() where word == "--set" && k + 1 < commandLine.count {
+            if let o = Override(parsing: commandLine[k + 1]) { commandSet.append(o) }
+        }
+        var rebuilt: [(values: [String], resolvedJSON: String)] = []
+        var shown: Scenario?
+        for p in points.indices {
+            let axes = zip(parameters, points[p]).map { path, value in
+                Override(path: KeyPath(parsing: path) ?? KeyPath([.key(path)]), value: value, origin: "point \(p): \(path)=\(value)")
+            }
+            let scenario: Scenario
+            do {
+                scenario = try Scenario.parse(yaml: text, file: scenarioFile ?? manifest, overrides: policies + sweepSet + axes + commandSet)
+            } catch {
+                throw ReportError("point \(p) cannot be rebuilt from the manifest: \(error)")
+            }
+            if p == point { shown = scenario }
+            rebuilt.append((points[p], scenario.resolvedJSON))
+        }
+        guard StudyPlan.fingerprint(replications: replications, points: rebuilt) == planDigest, let shown else {
+            throw ReportError("point \(point) cannot be rebuilt exactly from the manifest: its overrides set over point 0's "
+                              + "scenario do not give the plan's digest (have the model files that \(scenarioFile ?? "the scenario") names changed "
+                              + "since the study ran?)")
+        }
+        return shown
+    }
+
+    /// Overrides that set each of `keys` of a JSON document's top level to its value there,
+    /// or (with `under`) each entry of one of its mappings.
+    static func entries(of json: String, keys: [String]? = nil, under: String? = nil, origin: String) -> [Override] {
+        guard let tree = try? ConfigNode.parse(yaml: json, file: origin), case .mapping(var pairs) = tree.value else { return [] }
+        if let under {
+            guard let node = pairs.first(where: { $0.key == under })?.value, case .mapping(let inner) = node.value else { return [] }
+            pairs = inner
+        }
+        return pairs.compactMap { pair in
+            guard keys?.contains(pair.key) ?? true, let path = KeyPath(parsing: pair.key) else { return nil }
+            return Override(path: path, value: pair.value.canonicalJSON, origin: "\(origin): \(pair.key)")
+        }
+    }
+
+    /// Each point's parameter values, by point number, from runs.csv.
+    func pointValues() -> [[String]] {
+        guard let pc = runs.column("point") else { return [[]] }
+        let columns = parameters.compactMap(runs.column)
+        var values: [Int: [String]] = [:]
+        for row in runs.rows {
+            guard let p = Int(row[pc]), values[p] == nil else { continue }
+            values[p] = columns.map { row[$0] }
+        }
+        return (0..<(values.keys.max().map { $0 + 1 } ?? 1)).map { values[$0] ?? [] }
     }
 
     /// A metric's values in runs.csv by row (NaN where empty).

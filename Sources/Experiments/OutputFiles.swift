@@ -132,7 +132,7 @@ public enum OutputFiles {
         return (bytes, hash.hexDigest())
     }
 
-    /// Removes hidden temporaries (files, or unit folders being written) left in `folder` by
+    /// Removes hidden temporaries (result files being written) left in `folder` by
     /// runs that were killed (their process no longer exists).
     public static func removeLeftovers(in folder: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }

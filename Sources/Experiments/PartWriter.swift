@@ -1,8 +1,8 @@
 import Foundation
 
 /// Rows one run writes straight to a file as they are produced, so that a long run's
-/// per-task rows and timeline never sit in memory. The files live in the run's unit folder
-/// (`units/p000000-1-r000003/tasks.csv`); the result files join them in unit order.
+/// per-task rows and timeline never sit in memory. The files are the run's unit's row
+/// files (`units/p000000-1-r000003.tasks.csv`); the result files join them in unit order.
 final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?

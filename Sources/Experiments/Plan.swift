@@ -138,7 +138,7 @@ public struct UnitKey: Hashable, Sendable, Comparable {
     public static func < (a: UnitKey, b: UnitKey) -> Bool {
         (a.point, a.policy, a.replication) < (b.point, b.policy, b.replication)
     }
-    /// The unit's folder name in a unit store: `p000003-1-r000007`.
+    /// The unit's name in a unit store and a shard manifest: `p000003-1-r000007`.
     var folderName: String {
         "p" + Self.pad(point, 6) + "-\(policy)-r" + Self.pad(replication, 6)
     }

@@ -31,12 +31,13 @@ public struct RecordOptions: Sendable, Equatable {
     }
 }
 
-/// Where a run writes its rows of `tasks.csv`, `timeline.csv` and `events.csv` (files of
-/// those names in `folder`, without headers), and the fields that start each row.
+/// Where a run writes its rows of `tasks.csv`, `timeline.csv` and `events.csv` (without
+/// headers), and the fields that start each row.
 struct RowDestination {
-    var folder: URL
     /// `policy,replication` for a run; `point,policy,replication` for a sweep.
     var prefix: [String]
+    /// Where the rows of a result file (`tasks.csv`) go.
+    var file: (String) -> URL
 }
 
 /// Runs the units of a scenario: every policy in every replication.
@@ -81,12 +82,12 @@ public enum Experiment {
         let names = scenario.setup.apps.map(\.name)
         let prefix = rows.map { CSVWriter.line($0.prefix).dropLast() + "," } ?? ""
         if record.tasks, let rows {
-            let writer = try PartWriter(rows.folder.appendingPathComponent("tasks.csv"))
+            let writer = try PartWriter(rows.file("tasks.csv"))
             sink.onTask = { writer.append(TaskRows.fields($0, appNames: names), after: prefix) }
             tasks = writer
         }
         if let every = record.timelineEvery, let rows {
-            let writer = try PartWriter(rows.folder.appendingPathComponent("timeline.csv"))
+            let writer = try PartWriter(rows.file("timeline.csv"))
             sink.timeline = TimelineSampler(every: every) { writer.append(TimelineRows.fields($0, appNames: names), after: prefix) }
             timeline = writer
         }
@@ -96,7 +97,7 @@ public enum Experiment {
         try timeline?.close()
         var events = done.events?.events
         if let log = events, let rows {
-            let writer = try PartWriter(rows.folder.appendingPathComponent("events.csv"))
+            let writer = try PartWriter(rows.file("events.csv"))
             for e in log { writer.append(EventRows.fields(e, appNames: names), after: prefix) }
             try writer.close()
             events = nil

@@ -17,8 +17,8 @@ extension Experiment {
         var units: [String] = []
         for u in store.present() where shard.contains(plan.index(of: u)) {
             var files: [(name: String, bytes: Int, sha256: String)] = []
-            for name in ["unit.txt", "tasks.csv", "timeline.csv", "events.csv"] {
-                let url = store.url(u).appendingPathComponent(name)
+            for name in ["unit.txt"] + UnitStore.rowFiles {
+                let url = store.file(u, name)
                 guard FileManager.default.fileExists(atPath: url.path) else { continue }
                 let (bytes, digest) = try digest(of: url)
                 files.append((name, bytes, digest))
@@ -121,15 +121,18 @@ extension Experiment {
                       u.point < plan.points.count, u.policy < plan.policies.count, u.replication < plan.replications else {
                     throw MergeError("\(s.folder.path)/manifest.json: a unit that is not part of the study: \(entry["unit"] ?? "?")")
                 }
-                guard s.store.isDone(u, fingerprint: plan.fingerprint(of: u, record: record), record: record) else {
-                    throw MergeError("\(s.folder.path): unit \(plan.describe(u)) (\(name)) is missing or not of this study")
-                }
+                // The manifest's digests first: they name the file that changed.
                 for f in entry["files"] as? [[String: Any]] ?? [] {
                     guard let fname = f["name"] as? String, let sha = f["sha256"] as? String else { continue }
-                    let (_, digest) = try digest(of: s.store.url(u).appendingPathComponent(fname))
+                    let file = s.store.file(u, fname)
+                    guard FileManager.default.fileExists(atPath: file.path) else { continue }
+                    let (_, digest) = try digest(of: file)
                     guard digest == sha else {
-                        throw MergeError("\(s.store.url(u).path)/\(fname) does not match its SHA-256 in \(s.folder.path)/manifest.json")
+                        throw MergeError("\(file.path) does not match its SHA-256 in \(s.folder.path)/manifest.json")
                     }
+                }
+                guard s.store.isDone(u, fingerprint: plan.fingerprint(of: u, record: record), record: record) else {
+                    throw MergeError("\(s.folder.path): unit \(plan.describe(u)) (\(name)) is missing or not of this study")
                 }
                 holder[u, default: []].append(i)
             }

@@ -161,7 +161,7 @@ struct FileIntegrityTests {
         // Wait until some units are finished (96 in all), then kill it outright.
         let deadline = Date().addingTimeInterval(120)
         func finished() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasPrefix("p") }
+            ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasSuffix(".unit.txt") }
         }
         while finished().count < 10 && p.isRunning && Date() < deadline { usleep(5_000) }
         try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")

@@ -207,7 +207,7 @@ struct OutputFilesTests {
         // pid 2^22 + 1 is above Linux's pid_max limit, so no such process exists.
         let names = [".runs.csv.tmp-4194305", ".runs.csv.tmp-\(getpid())", ".keep", "runs.csv"]
         for n in names { try Data().write(to: dir.appendingPathComponent(n)) }
-        // A unit folder a killed process was writing.
+        // A folder a killed process left (older versions wrote each unit into one).
         try FileManager.default.createDirectory(at: dir.appendingPathComponent(".p000001-0-r000002.tmp-4194305"), withIntermediateDirectories: true)
         OutputFiles.removeLeftovers(in: dir)
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == [".keep", ".runs.csv.tmp-\(getpid())", "runs.csv"])

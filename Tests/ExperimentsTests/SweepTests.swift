@@ -185,9 +185,9 @@ struct SweepTests {
         #expect(duplicate.contains("duplicate: point 0"))
         // The same folder named twice is said to be that, not listed unit by unit.
         #expect(failure([a, b, a.appendingPathComponent(".")]) == "\(a.path) is named more than once")
-        let tasks = b.appendingPathComponent("units/p000000-0-r000001/tasks.csv")
+        let tasks = b.appendingPathComponent("units/p000000-0-r000001.tasks.csv")
         try (try String(contentsOf: tasks, encoding: .utf8) + "extra\n").write(to: tasks, atomically: true, encoding: .utf8)
-        #expect(failure([a, b]).contains("p000000-0-r000001/tasks.csv does not match its SHA-256"))
+        #expect(failure([a, b]).contains("p000000-0-r000001.tasks.csv does not match its SHA-256"))
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("runs.csv").path), "nothing written")
     }
 
@@ -209,5 +209,34 @@ struct SweepTests {
         _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(), shard: Shard(index: 1, count: 3)), to: resumed)
         let again = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: resumed)
         #expect(again.skipped == 0)
+    }
+
+    /// Units are not synced to disk, so a machine that goes down can leave a unit's record or
+    /// its rows cut short: such a unit is not finished, and runs again.
+    @Test func aUnitCutShortByACrashRunsAgain() async throws {
+        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
+        let record = RecordOptions(tasks: true)
+        let whole = Self.temporary(), crashed = Self.temporary()
+        defer { for f in [whole, crashed] { try? FileManager.default.removeItem(at: f) } }
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
+        let first = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, shard: Shard(index: 1, count: 3)), to: crashed)
+        #expect(first.ran == 12)
+        let units = crashed.appendingPathComponent("units")
+        let store = UnitStore(folder: units)
+        let present = store.present()
+        try #require(present.count == 12)
+        func cut(_ unit: UnitKey, _ file: String, by bytes: Int) throws {
+            let url = store.file(unit, file)
+            let data = try Data(contentsOf: url)
+            try data.prefix(data.count - bytes).write(to: url)
+        }
+        try cut(present[0], "unit.txt", by: 1)           // the check line's newline
+        try cut(present[1], "unit.txt", by: 80)          // into the check line
+        try cut(present[2], "tasks.csv", by: 10)         // rows cut short
+        try Data().write(to: store.file(present[3], "unit.txt"))
+        #expect(throws: RuntimeFailure.self) { try store.values(present[2]) }
+        let rest = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: crashed)
+        #expect(rest.skipped == 8 && rest.ran == 28)
+        #expect(try Self.files(crashed) == (try Self.files(whole)))
     }
 }

@@ -91,12 +91,14 @@ struct UnitRecord {
     static func read(_ u: UnitKey, in store: UnitStore) throws(RuntimeFailure) -> UnitRecord {
         let file = store.file(u, "unit.txt")
         guard let text = try? String(contentsOf: file, encoding: .utf8) else { throw RuntimeFailure("cannot read \(file.path)") }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // Split on bytes: splitting a String on a Character walks grapheme clusters, and cost
+        // more than the rest of reading a record.
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
         guard lines.count == 5, lines[4].isEmpty, lines[2].hasPrefix("files"), lines[3].hasPrefix("check "),
-              SHA256.hex(lines[0...2].joined(separator: "\n") + "\n") == lines[3].dropFirst(6) else {
+              SHA256.hex(String(decoding: text.utf8.dropLast(lines[3].utf8.count + 1), as: UTF8.self)) == lines[3].dropFirst(6) else {
             throw RuntimeFailure("\(file.path): not a whole unit record (a fingerprint, values, row files and a check line)")
         }
-        let fields = lines[1].split(separator: ",", omittingEmptySubsequences: false)
+        let fields = lines[1].utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { Substring($0) }
         guard fields.count == RunMetrics.columns.count else {
             throw RuntimeFailure("\(file.path): expected \(RunMetrics.columns.count) values, found \(fields.count)")
         }

@@ -64,12 +64,14 @@ public struct StudyPlan: Sendable {
         guard !values.isEmpty else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
         var points: [Point] = []
         points.reserveCapacity(values.count)
+        let documents = DocumentCache()
         for (i, row) in values.enumerated() {
             let axes = zip(sweep.design.axes.indices, row).map { a, v in
                 Override(path: sweep.design.axes[a].path, value: v,
                          origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
             }
-            var scenario = try Scenario.parse(yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides)
+            var scenario = try Scenario.parse(yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides,
+                                              documents: documents)
             scenario.name = sweep.name
             if let first = points.first?.scenario {
                 if scenario.policies != first.policies || scenario.replications != first.replications || scenario.seed != first.seed {

@@ -49,28 +49,28 @@ enum Profiles {
 
     /// Replaces every profile reference in `tree` by the merged profile.
     /// - Parameter modelsDir: the folder holding `phones/`, `people/` and the other kinds.
-    static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String) throws(ScenarioError) {
-        // Each profile file is read and parsed once, however many references name it (the
-        // reference scenario names each app model four times; parsing was most of startup).
-        var parsed: [String: ConfigNode] = [:]
+    /// - Parameter documents: parsed profile files; each is read and parsed once, however
+    ///   many references name it (the reference scenario names each app model four times) and
+    ///   however many scenarios share the cache (a sweep's points). Parsing was most of startup.
+    static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String, documents: DocumentCache) throws(ScenarioError) {
         for kind in kinds {
             try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDir: modelsDir, file: file,
-                        parsed: &parsed)
+                        parsed: documents)
         }
     }
 
     private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>, walked: KeyPath,
                                 kind: (path: KeyPath, folder: String, what: String),
-                                modelsDir: String, file: String, parsed: inout [String: ConfigNode]) throws(ScenarioError) {
+                                modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
         guard let first = rest.first else {
-            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file, parsed: &parsed)
+            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file, parsed: parsed)
             return
         }
         if first == anyIndex {
             guard case .sequence(var items) = node.value else { return }
             for i in items.indices {
                 try resolve(&items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
-                            modelsDir: modelsDir, file: file, parsed: &parsed)
+                            modelsDir: modelsDir, file: file, parsed: parsed)
             }
             node.value = .sequence(items)
             return
@@ -78,13 +78,13 @@ enum Profiles {
         guard case .key(let key) = first, case .mapping(var pairs) = node.value,
               let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
         try resolve(&pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
-                    modelsDir: modelsDir, file: file, parsed: &parsed)
+                    modelsDir: modelsDir, file: file, parsed: parsed)
         node.value = .mapping(pairs)
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
     private static func expand(_ node: inout ConfigNode, at here: KeyPath, kind: (path: KeyPath, folder: String, what: String),
-                               modelsDir: String, file: String, parsed: inout [String: ConfigNode]) throws(ScenarioError) {
+                               modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
         let namePath: KeyPath
@@ -104,18 +104,11 @@ enum Profiles {
         let name = try reader.name(nameNode, namePath)
         let folder = (modelsDir as NSString).appendingPathComponent(kind.folder)
         let path = (folder as NSString).appendingPathComponent(name + ".yaml")
-        var base: ConfigNode
-        if let cached = parsed[path] {
-            base = cached
-        } else {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                let known = available(in: folder)
-                throw reader.error(nameNode, namePath,
-                                   "no \(kind.what) named '\(name)' (looked for \(path)); "
-                                   + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
-            }
-            base = try ConfigNode.parse(yaml: text, file: path)
-            parsed[path] = base
+        guard var base = try parsed.file(path) else {
+            let known = available(in: folder)
+            throw reader.error(nameNode, namePath,
+                               "no \(kind.what) named '\(name)' (looked for \(path)); "
+                               + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
         }
         guard case .mapping(let basePairs) = base.value else {
             throw ScenarioError(.invalid, file: path, line: base.line, column: base.column,
@@ -158,5 +151,35 @@ extension ConfigNode {
             }
         }
         value = .mapping(pairs)
+    }
+}
+
+/// YAML documents as parsed, by file: for reading many scenarios from the same files (the
+/// points of a sweep), each file once. Parsing the base scenario and its profiles again at
+/// every point cost about 15 M instructions a point. Used by one thread at a time.
+final class DocumentCache {
+    private var documents: [String: (text: String?, tree: ConfigNode)] = [:]
+    /// Files parsed so far.
+    private(set) var parses = 0
+
+    init() {}
+
+    /// `yaml`, the text of `file`, parsed (again only if the text differs).
+    func tree(yaml: String, file: String) throws(ScenarioError) -> ConfigNode {
+        if let d = documents[file], d.text == yaml { return d.tree }
+        let tree = try ConfigNode.parse(yaml: yaml, file: file)
+        parses += 1
+        documents[file] = (yaml, tree)
+        return tree
+    }
+
+    /// The file at `path` parsed, or `nil` if it cannot be read.
+    func file(_ path: String) throws(ScenarioError) -> ConfigNode? {
+        if let d = documents[path] { return d.tree }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let tree = try ConfigNode.parse(yaml: text, file: path)
+        parses += 1
+        documents[path] = (nil, tree)
+        return tree
     }
 }

@@ -92,8 +92,13 @@ public struct Scenario: Equatable, Sendable {
     }
 
     /// Reads and validates scenario YAML; `file` is used in messages and for the default name.
+    /// `documents` keeps the parsed files for the next scenario read from the same ones.
     public static func parse(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
-        let resolved = try tree(yaml: yaml, file: file, overrides: overrides)
+        try parse(yaml: yaml, file: file, overrides: overrides, documents: DocumentCache())
+    }
+
+    static func parse(yaml: String, file: String, overrides: [Override], documents: DocumentCache) throws(ScenarioError) -> Scenario {
+        let resolved = try tree(yaml: yaml, file: file, overrides: overrides, documents: documents)
         var scenario = try read(resolved, file: file)
         scenario.resolvedJSON = resolved.canonicalJSON
         return scenario
@@ -106,8 +111,9 @@ public struct Scenario: Equatable, Sendable {
     /// or set a value that may name profiles (`apps=[news, mail]`), apply first, then profiles
     /// are resolved, then every other override applies to the result, so `--set` reaches any
     /// field of a profile, inside its lists too, in whatever order the options were given.
-    static func tree(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> ConfigNode {
-        var tree = try ConfigNode.parse(yaml: yaml, file: file)
+    static func tree(yaml: String, file: String, overrides: [Override] = [],
+                     documents: DocumentCache = DocumentCache()) throws(ScenarioError) -> ConfigNode {
+        var tree = try documents.tree(yaml: yaml, file: file)
         if let base = Sweep.baseScenarioEntry(tree) {
             throw ScenarioError(.invalid, file: file, keyPath: "scenario", line: base.keyLine,
                                 message: "this is a sweep, not a scenario (it names a base scenario and axes); "
@@ -122,7 +128,7 @@ public struct Scenario: Equatable, Sendable {
                 || (o.path.components.last == .key("profile") && Profiles.isReference(KeyPath(Array(o.path.components.dropLast()))))
         }
         for o in overrides where choosesProfile(o) { try apply(o) }
-        try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file)
+        try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file, documents: documents)
         expandPolicyNames(&tree)
         for o in overrides where !choosesProfile(o) { try apply(o) }
         return tree

@@ -63,6 +63,26 @@ struct ProfileTests {
     /// A value that names profiles below its key path (a whole list of apps, a network that
     /// names its radios) is resolved like the scenario's own, whatever the options' order:
     /// a sweep axis over `apps` compares phones with more or fewer apps.
+    /// A sweep reads its base scenario at every point through one cache of parsed files:
+    /// each file is parsed once, and a scenario read through the cache is the one read
+    /// without it, whatever was read before (the cache hands out copies).
+    @Test func scenariosReadThroughOneCacheParseEachFileOnce() throws {
+        let text = try String(contentsOfFile: defaultScenario, encoding: .utf8)
+        let documents = DocumentCache()
+        let points = [["charging=top-up", "people.sessions_per_day=80"], ["charging=nightly"], ["charging=top-up"], []]
+        var parsesAfterFirst = 0
+        for (i, point) in points.enumerated() {
+            let overrides = point.map { Override(parsing: $0)! }
+            let cached = try Scenario.parse(yaml: text, file: defaultScenario, overrides: overrides, documents: documents)
+            let alone = try Scenario.parse(yaml: text, file: defaultScenario, overrides: overrides)
+            #expect(cached.resolvedJSON == alone.resolvedJSON, "point \(i)")
+            if i == 0 { parsesAfterFirst = documents.parses }
+        }
+        // The scenario, its phone, charging habits, network, radios, people and apps: the
+        // nightly habit is the only file the later points add.
+        #expect(documents.parses == parsesAfterFirst + 1, "\(documents.parses) parses, \(parsesAfterFirst) after the first point")
+    }
+
     @Test func aSetValueThatNamesProfilesIsResolved() throws {
         let two = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
             Override(parsing: "apps[1].usage_weight=3")!,

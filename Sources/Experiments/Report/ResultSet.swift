@@ -198,6 +198,7 @@ public struct ResultSet {
         for (k, word) in commandLine.enumerated() where word == "--set" && k + 1 < commandLine.count {
             if let o = Override(parsing: commandLine[k + 1]) { commandSet.append(o) }
         }
+        let documents = DocumentCache()
         var rebuilt: [(values: [String], resolvedJSON: String)] = []
         var shown: Scenario?
         for p in points.indices {
@@ -206,7 +207,8 @@ public struct ResultSet {
             }
             let scenario: Scenario
             do {
-                scenario = try Scenario.parse(yaml: text, file: scenarioFile ?? manifest, overrides: policies + sweepSet + axes + commandSet)
+                scenario = try Scenario.parse(yaml: text, file: scenarioFile ?? manifest, overrides: policies + sweepSet + axes + commandSet,
+                                              documents: documents)
             } catch {
                 throw ReportError("point \(p) cannot be rebuilt from the manifest: \(error)")
             }

@@ -193,15 +193,22 @@ struct SweepTests {
 
     /// A study finds the units that finished before it was stopped and runs only the rest;
     /// the files equal those of an uninterrupted run.
-    @Test func aRerunSkipsFinishedUnitsAndWritesTheSameFiles() async throws {
+    /// The small sweep run whole into one folder, and a third of its units (as shard 1/3
+    /// leaves them) into another.
+    static func wholeAndAThird(record: RecordOptions) async throws -> (plan: StudyPlan, whole: URL, third: URL) {
         let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
-        let record = RecordOptions(tasks: true)
-        let whole = Self.temporary(), resumed = Self.temporary()
-        defer { for f in [whole, resumed] { try? FileManager.default.removeItem(at: f) } }
+        let whole = Self.temporary(), third = Self.temporary()
         _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
-        // A third of the units finished (as a shard leaves them), then the full study.
-        let first = try await Experiment.perform(plan, options: StudyOptions(jobs: 1, record: record, shard: Shard(index: 1, count: 3)), to: resumed)
+        let first = try await Experiment.perform(plan, options: StudyOptions(jobs: 1, record: record, shard: Shard(index: 1, count: 3)), to: third)
         #expect(first.ran == 12)
+        return (plan, whole, third)
+    }
+
+    @Test func aRerunSkipsFinishedUnitsAndWritesTheSameFiles() async throws {
+        let record = RecordOptions(tasks: true)
+        // A third of the units finished (as a shard leaves them), then the full study.
+        let (plan, whole, resumed) = try await Self.wholeAndAThird(record: record)
+        defer { for f in [whole, resumed] { try? FileManager.default.removeItem(at: f) } }
         let rest = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: resumed)
         #expect(rest.skipped == 12 && rest.ran == 24)
         #expect(try Self.files(resumed) == (try Self.files(whole)))
@@ -214,13 +221,9 @@ struct SweepTests {
     /// Units are not synced to disk, so a machine that goes down can leave a unit's record or
     /// its rows cut short: such a unit is not finished, and runs again.
     @Test func aUnitCutShortByACrashRunsAgain() async throws {
-        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
         let record = RecordOptions(tasks: true)
-        let whole = Self.temporary(), crashed = Self.temporary()
+        let (plan, whole, crashed) = try await Self.wholeAndAThird(record: record)
         defer { for f in [whole, crashed] { try? FileManager.default.removeItem(at: f) } }
-        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
-        let first = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, shard: Shard(index: 1, count: 3)), to: crashed)
-        #expect(first.ran == 12)
         let units = crashed.appendingPathComponent("units")
         let store = UnitStore(folder: units)
         let present = store.present()

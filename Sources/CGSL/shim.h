@@ -7,6 +7,7 @@
 #ifndef BGSIM_CGSL_SHIM_H
 #define BGSIM_CGSL_SHIM_H
 
+#include <stdlib.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_cdf.h>
@@ -24,6 +25,20 @@ static inline const gsl_rng_type *bgsim_rng_ranlux389(void) { return gsl_rng_ran
 
 static inline const gsl_qrng_type *bgsim_qrng_sobol(void) { return gsl_qrng_sobol; }
 static inline const gsl_qrng_type *bgsim_qrng_halton(void) { return gsl_qrng_halton; }
+
+/// A generator of type `T` seeded with `seed`: what `gsl_rng_alloc` then `gsl_rng_set` give
+/// (the same zeroed state, seeded once), without `gsl_rng_alloc`'s own seeding with the
+/// default seed, which the second call overwrites. A simulation makes dozens of streams, and
+/// seeding an mt19937 costs about 5,600 instructions. Freed with `gsl_rng_free`.
+static inline gsl_rng *bgsim_rng_alloc_seeded(const gsl_rng_type *T, unsigned long int seed) {
+    gsl_rng *r = (gsl_rng *)malloc(sizeof(gsl_rng));
+    if (r == NULL) return NULL;
+    r->state = calloc(1, T->size);
+    if (r->state == NULL) { free(r); return NULL; }
+    r->type = T;
+    gsl_rng_set(r, seed);
+    return r;
+}
 
 /// GSL's default error handler calls abort(). bgsim checks arguments before calling GSL and
 /// turns the rest into Swift errors, so the handler is switched off once at start-up.

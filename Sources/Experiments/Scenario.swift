@@ -189,7 +189,7 @@ public struct Scenario: Equatable, Sendable {
         let generator = try top.optional("generator", default: GeneratorKind.mt19937) { n, p throws(ScenarioError) in
             let g = try r.string(n, p)
             guard knownGenerators.contains(g) else {
-                throw r.error(n, p, "unknown GSL generator '\(g)'; for example mt19937, ranlxd2, taus2")
+                throw r.error(n, p, "expected one of GSL's generators for simulation (\(GeneratorKind.available.joined(separator: ", "))), not '\(g)'")
             }
             return GeneratorKind(g)
         }

@@ -2,8 +2,12 @@ import CGSL
 
 /// Names one GSL random number generator algorithm, such as `mt19937` (the default).
 ///
-/// Any generator GSL lists in `gsl_rng_types_setup()` can be named; `RandomStream` checks
-/// the name when the stream is made.
+/// The generators offered are those the GSL manual recommends for simulation ("extremely long
+/// periods, low correlation and pass most statistical tests", section "Random number generator
+/// algorithms"). GSL's historical and library-compatibility generators are not: seeded with
+/// the 64-bit seeds `StreamID` makes, `ran1` and `ran2` crash and `ran0` and `minstd` never
+/// leave a fixed point (their seeds must be below 2^31). Each offered one is tested with 2,000
+/// such seeds (RandomStreamTests). `RandomStream` checks the name when the stream is made.
 public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
     public let name: String
     public init(_ name: String) { self.name = name }
@@ -11,8 +15,12 @@ public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
     /// Mersenne Twister MT19937 (Matsumoto & Nishimura 1998): period 2^19937 - 1; GSL's default.
     public static let mt19937 = GeneratorKind("mt19937")
 
-    /// The names of all generators this GSL build offers, in GSL's order.
-    public static var available: [String] { registry.names }
+    /// GSL's generators for simulation, in the manual's order.
+    static let recommended = ["mt19937", "ranlxs0", "ranlxs1", "ranlxs2", "ranlxd1", "ranlxd2", "ranlux", "ranlux389",
+                              "cmrg", "mrg", "taus", "taus2", "taus113", "gfsr4"]
+
+    /// The names of the generators bgsim offers: GSL's for simulation that this GSL build has.
+    public static var available: [String] { recommended.filter { registry.types[$0] != nil } }
 
     /// GSL's generator types by name, read once. `gsl_rng_types_setup()` rewrites a static
     /// array on every call, so calling it from replications running in parallel would race;
@@ -30,7 +38,7 @@ public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
         return (names, types)
     }()
 
-    var gslType: UnsafePointer<gsl_rng_type>? { Self.registry.types[name] }
+    var gslType: UnsafePointer<gsl_rng_type>? { Self.recommended.contains(name) ? Self.registry.types[name] : nil }
 
     public var description: String { name }
 }
@@ -126,13 +134,12 @@ public final class RandomStream: RandomNumberGenerator {
             throw RandomStreamError(description:
                 "unknown GSL generator '\(kind.name)'; available: \(GeneratorKind.available.joined(separator: ", "))")
         }
-        guard let rng = gsl_rng_alloc(type) else {
+        guard let rng = bgsim_rng_alloc_seeded(type, UInt(truncatingIfNeeded: seed)) else {
             throw RandomStreamError(description: "GSL could not allocate generator '\(kind.name)'")
         }
         self.rng = rng
         self.kind = kind
         self.seed = seed
-        gsl_rng_set(rng, UInt(truncatingIfNeeded: seed))
         let range = UInt64(gsl_rng_max(rng) - gsl_rng_min(rng))
         // Whole bits the generator delivers per call: 32 for mt19937, 24 for ranlux.
         bitsPerDraw = range == .max ? 64 : 63 - (range + 1).leadingZeroBitCount

@@ -35,6 +35,10 @@ func minimalWith(_ old: String, _ new: String) -> String {
 /// Bad scenarios and the exact message each must give.
 let badScenarioInputs: [(yaml: String, message: String)] = [
         // (yaml, expected message)
+        // A historical GSL generator: seeded with 64-bit stream seeds, ran1 crashed the run.
+        (minimal + "\ngenerator: ran1\n",
+         "s.yaml:10:12: generator: expected one of GSL's generators for simulation (mt19937, ranlxs0, ranlxs1, ranlxs2, "
+            + "ranlxd1, ranlxd2, ranlux, ranlux389, cmrg, mrg, taus, taus2, taus113, gfsr4), not 'ran1'"),
         ("duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
          "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
         (minimalPhone + "\n  battery:\n    capcity_wh: 10\n",

@@ -208,11 +208,16 @@ struct Run: AsyncParsableCommand {
 func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], precision: PrecisionGoal? = nil) async throws -> StudyOutcome {
     let folder = output.folder(default: plan.name)
     let reporter = output.progress()
-    var progress: (@Sendable (Int, Int, Int) -> Void)?
-    if let reporter { progress = { done, total, skipped in reporter.update(done: done, total: total, skipped: skipped) } }
+    // Ctrl-C or a SIGTERM says what is kept and how to go on (see `Interruption`).
+    Interruption.arm(unitsFolder: folder.relativePath)
+    let progress: @Sendable (Int, Int, Int) -> Void = { done, total, skipped in
+        Interruption.progress(finished: done + skipped, of: total + skipped)
+        reporter?.update(done: done, total: total, skipped: skipped)
+    }
     let options = StudyOptions(jobs: output.jobCount, record: output.record, precision: precision,
                                shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress)
     let outcome = try await Experiment.perform(plan, options: options, to: folder)
+    Interruption.disarm()
     reporter?.finish()
     if let shard = options.shard, !output.quiet {
         print("Shard \(shard) of '\(plan.name)': \(outcome.ran) units run, \(outcome.skipped) already finished; "

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 
-/// Runs the built `bgsim` binary, which SwiftPM places beside the test bundle.
+/// The built `bgsim` binary, which SwiftPM places beside the test bundle (or `BGSIM_BINARY`).
+func bgsimBinary() -> String {
+    ProcessInfo.processInfo.environment["BGSIM_BINARY"]
+        ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().appendingPathComponent("bgsim").path
+}
+
 /// Runs bgsim; `under` a wrapper command such as `["taskset", "-c", "0"]` if given.
 func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
            under wrapper: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
-    let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    let binary = ProcessInfo.processInfo.environment["BGSIM_BINARY"]
-        ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path
+    let binary = bgsimBinary()
     let p = Process()
     p.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? binary : "/usr/bin/env")
     p.arguments = wrapper.isEmpty ? arguments : wrapper + [binary] + arguments

@@ -130,13 +130,9 @@ struct FileIntegrityTests {
         #expect(verdict.contains("tasks sum to"))
     }
 
-    /// SIGKILL in the middle of a sweep, then the same command again: the second run skips
-    /// the units the first one finished, and the final files equal an uninterrupted run's,
-    /// byte for byte. While the first runs, a second into the same folder is refused; the
-    /// killed one's lock goes with it.
-    @Test func aSweepKilledMidwayResumesAndWritesTheSameFilesAsAnUninterruptedOne() throws {
-        let dir = try scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+    /// A sweep of the default scenario, 7 days, two points and 96 units in all, written into
+    /// `dir`; the command that runs it into a folder given after it (`--out`).
+    static func sweepCommand(in dir: URL) throws -> [String] {
         let sweep = dir.appendingPathComponent("sweep.yaml")
         try """
             scenario: \(defaultScenario)
@@ -146,25 +142,50 @@ struct FileIntegrityTests {
             axes:
               - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
             """.write(to: sweep, atomically: true, encoding: .utf8)
-        let command = ["sweep", sweep.path, "--jobs", "2", "--timeline", "1h", "--events"]
+        return ["sweep", sweep.path, "--jobs", "2", "--timeline", "1h", "--events"]
+    }
+
+    /// Starts bgsim without waiting for it, `under` a command that ends by running it if
+    /// given; its stderr is piped.
+    static func start(_ arguments: [String], under wrapper: [String] = []) throws -> (process: Process, stderr: Pipe) {
+        let binary = bgsimBinary()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? binary : "/usr/bin/env")
+        p.arguments = wrapper.isEmpty ? arguments : wrapper + arguments
+        p.standardOutput = FileHandle.nullDevice
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        return (p, err)
+    }
+
+    /// The units a study into `out` has finished so far: their records.
+    static func finishedUnits(_ out: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasSuffix(".unit.txt") }
+    }
+
+    /// Waits until `p` has finished `count` units into `out`; fails if it ends first.
+    static func waitForUnits(_ count: Int, of p: Process, into out: URL) throws {
+        let deadline = Date().addingTimeInterval(120)
+        while finishedUnits(out).count < count && p.isRunning && Date() < deadline { usleep(5_000) }
+        try #require(p.isRunning, "the sweep ended before it could be stopped; make it longer")
+    }
+
+    /// SIGKILL in the middle of a sweep, then the same command again: the second run skips
+    /// the units the first one finished, and the final files equal an uninterrupted run's,
+    /// byte for byte. While the first runs, a second into the same folder is refused; the
+    /// killed one's lock goes with it.
+    @Test func aSweepKilledMidwayResumesAndWritesTheSameFilesAsAnUninterruptedOne() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let command = try Self.sweepCommand(in: dir)
         let whole = try bgsim(command + ["--out", dir.appendingPathComponent("whole").path, "--quiet"])
         #expect(whole.status == 0, "stderr: \(whole.stderr)")
 
         let out = dir.appendingPathComponent("out")
-        let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["BGSIM_BINARY"]
-            ?? exe.deletingLastPathComponent().appendingPathComponent("bgsim").path)
-        p.arguments = command + ["--out", out.path, "--quiet"]
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        let (p, _) = try Self.start(command + ["--out", out.path, "--quiet"])
         // Wait until some units are finished (96 in all), then kill it outright.
-        let deadline = Date().addingTimeInterval(120)
-        func finished() -> [String] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasSuffix(".unit.txt") }
-        }
-        while finished().count < 10 && p.isRunning && Date() < deadline { usleep(5_000) }
-        try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")
+        try Self.waitForUnits(10, of: p, into: out)
         // The same command into the same folder while the first runs stops at once, naming
         // the folder, and touches nothing.
         let second = try bgsim(command + ["--out", out.path, "--quiet"])
@@ -176,7 +197,7 @@ struct FileIntegrityTests {
         #expect(p.terminationReason == .uncaughtSignal)
         let left = try FileManager.default.contentsOfDirectory(atPath: out.path)
         #expect(left.allSatisfy { $0 == "units" || $0.hasPrefix(".") }, "no result file may look finished: \(left)")
-        let done = finished().count
+        let done = Self.finishedUnits(out).count
         #expect(done >= 10 && done < 96)
 
         let r = try bgsim(command + ["--out", out.path])
@@ -190,5 +211,41 @@ struct FileIntegrityTests {
             let b = try Data(contentsOf: dir.appendingPathComponent("whole").appendingPathComponent(name))
             #expect(a == b, "\(name) differs from the uninterrupted sweep's")
         }
+    }
+
+    /// Ctrl-C (SIGINT) or SIGTERM (`kill`, or Slurm at a time limit) in the middle of a sweep:
+    /// bgsim says on stderr, even with --quiet, how many units had finished, where they are
+    /// kept and that the same command goes on from them; it then dies of the signal, as
+    /// without a handler; and the same command resumes from those units.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func aSweepStoppedBySIGINTOrSIGTERMSaysWhatIsKeptAndDiesOfTheSignal(signo: Int32) throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let command = try Self.sweepCommand(in: dir)
+        let out = dir.appendingPathComponent("out")
+        // Started as from a terminal, with the signal's default action (a test runner may
+        // have been started with SIGINT ignored, which bgsim then keeps ignoring): Python
+        // resets it and execs bgsim in the same process.
+        let (p, err) = try Self.start(command + ["--out", out.path, "--quiet"], under: [
+            "python3", "-c", "import os, signal, sys; signal.signal(\(signo), signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary()])
+        try Self.waitForUnits(10, of: p, into: out)
+        kill(p.processIdentifier, signo)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == signo)
+        // The message counts the units whose end the sweep has taken in; with --jobs 2, at
+        // most two more have written their records (ended, or ending before the process).
+        let done = Self.finishedUnits(out).count
+        let name = signo == SIGINT ? "SIGINT" : "SIGTERM"
+        let prefix = "bgsim: stopped by \(name): "
+        let said0 = said.hasPrefix(prefix) ? said.dropFirst(prefix.count) : ""
+        let finished = Int(said0.prefix { $0.isNumber }) ?? -1
+        #expect(done >= 10 && finished <= done && done <= finished + 2, "\(said), \(done) units on disk")
+        #expect(said == prefix + "\(finished) of 96 units had finished; they are kept in \(out.path)/units, "
+                + "and the same command runs the other \(96 - finished) and writes the results.\n", "\(said)")
+
+        let r = try bgsim(command + ["--out", out.path])
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        #expect(r.stdout.contains("(\(96 - done) units run, \(done) already finished)"), "\(r.stdout)")
     }
 }

@@ -33,6 +33,9 @@ extension Experiment {
             ("units_total", String(plan.unitCount)),
             ("plan_kind", JSON.string(plan.isSweep ? "sweep" : "run")),
             ("plan_file", JSON.string(plan.file)),
+            // The same file from anywhere: `plan_file` is as given, relative to where the
+            // shard ran, and merge may run elsewhere.
+            ("plan_path", JSON.string(URL(fileURLWithPath: plan.file).standardizedFileURL.path)),
             ("overrides", JSON.array(options.overrides.map { JSON.string("\($0.path)=\($0.value)") })),
             ("record", JSON.object([("tasks", String(r.tasks)), ("events", String(r.events)),
                                     ("timeline_us", r.timelineEvery.map { String($0.microseconds) } ?? "null")], indent: 1)),
@@ -40,6 +43,39 @@ extension Experiment {
         ]
         try OutputFiles.write([], to: folder) { _ in ("manifest.json", JSON.object(pairs + manifest.tail) + "\n") }
         return ["manifest.json"]
+    }
+
+    /// The plan the shards ran, read again from its file: as each shard named it (relative
+    /// to where the shard ran, which is where merge usually runs), then by the absolute path
+    /// a shard noted; the first file found here that still describes the study (its
+    /// fingerprint) is used. Shards run from other folders, or merged elsewhere, join too.
+    /// Returns it with the command line's overrides it was run with.
+    static func studyPlan(of shards: [ShardFolder]) throws -> (StudyPlan, [Override]) {
+        let first = shards[0]
+        let overrideTexts = first.manifest["overrides"] as? [String] ?? []
+        let overrides = overrideTexts.compactMap(Override.init(parsing:))
+        let fingerprint = try first.string("plan_sha256")
+        let isSweep = try first.string("plan_kind") == "sweep"
+        var candidates: [String] = []
+        for key in ["plan_file", "plan_path"] {
+            for s in shards {
+                if let file = s.manifest[key] as? String, !candidates.contains(file) { candidates.append(file) }
+            }
+        }
+        var tried: [String] = []
+        for file in candidates {
+            guard FileManager.default.fileExists(atPath: file) else {
+                tried.append("\(file): not found from \(FileManager.default.currentDirectoryPath)")
+                continue
+            }
+            let plan = isSweep
+                ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides)
+                : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
+            if plan.fingerprint == fingerprint { return (plan, overrides) }
+            tried.append("\(file) (with \(overrideTexts)) no longer describes it: its plan_sha256 differs")
+        }
+        throw MergeError("cannot read again the study the shards ran: " + tried.joined(separator: "; ")
+                         + ". Merge where the shards ran, with the study's files as they were")
     }
 
     static func digest(of url: URL) throws(RuntimeFailure) -> (Int, String) {
@@ -92,21 +128,14 @@ extension Experiment {
             shards.append(ShardFolder(folder: f, manifest: json))
         }
         guard let first = shards.first else { throw MergeError("no shard folders given") }
-        for key in ["plan_sha256", "plan_kind", "plan_file"] {
+        // One study is one plan: the same fingerprint, whatever path each shard named its file by.
+        for key in ["plan_sha256", "plan_kind"] {
             let value = try first.string(key)
             for s in shards.dropFirst() where try s.string(key) != value {
                 throw MergeError("\(s.folder.path) is a shard of another study than \(first.folder.path): '\(key)' differs")
             }
         }
-        let overrideTexts = first.manifest["overrides"] as? [String] ?? []
-        let overrides = overrideTexts.compactMap(Override.init(parsing:))
-        let file = try first.string("plan_file")
-        let plan = try first.string("plan_kind") == "sweep"
-            ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides)
-            : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
-        guard plan.fingerprint == (try first.string("plan_sha256")) else {
-            throw MergeError("\(file) (with \(overrideTexts)) no longer describes the study the shards ran: its plan_sha256 differs")
-        }
+        let (plan, overrides) = try studyPlan(of: shards)
         let recordJSON = first.manifest["record"] as? [String: Any] ?? [:]
         let timeline = (recordJSON["timeline_us"] as? NSNumber).map { SimDuration(microseconds: $0.int64Value) }
         let record = RecordOptions(events: recordJSON["events"] as? Bool ?? false, tasks: recordJSON["tasks"] as? Bool ?? false,

@@ -342,6 +342,43 @@ struct CLITests {
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad/runs.csv").path))
     }
 
+    /// Shards that named the study's file by other paths (run from other folders) are one
+    /// study, and merge, run from yet another folder, finds the file by the absolute path a
+    /// shard noted: the CSVs equal the unsharded sweep's. Without the file, or with it
+    /// changed, merge says what it tried and exits 3.
+    @Test func shardsRunFromOtherFoldersMergeFromAnywhere() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try Self.sweepFile(in: dir)
+        for sub in ["a", "elsewhere"] {
+            try FileManager.default.createDirectory(at: dir.appendingPathComponent(sub), withIntermediateDirectories: true)
+        }
+        let whole = try bgsim(["sweep", "sweep.yaml", "--out", "whole"], in: dir)
+        #expect(whole.status == 0, "\(whole.stderr)")
+        let s1 = try bgsim(["sweep", "sweep.yaml", "--shard", "1/2", "--out", "s1"], in: dir)
+        let s2 = try bgsim(["sweep", "../sweep.yaml", "--shard", "2/2", "--out", "../s2"], in: dir.appendingPathComponent("a"))
+        #expect(s1.status == 0 && s2.status == 0, "\(s1.stderr)\(s2.stderr)")
+        let elsewhere = dir.appendingPathComponent("elsewhere")
+        let merged = try bgsim(["merge", "../s1", "../s2", "--out", "../merged"], in: elsewhere)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        for name in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
+        }
+
+        let file = dir.appendingPathComponent("sweep.yaml")
+        try FileManager.default.moveItem(at: file, to: dir.appendingPathComponent("sweep.moved"))
+        let lost = try bgsim(["merge", "../s1", "../s2", "--out", "../bad"], in: elsewhere)
+        #expect(lost.status == 3 && lost.stderr.hasPrefix("error: cannot read again the study the shards ran: sweep.yaml: not found from /")
+                && lost.stderr.contains("; ../sweep.yaml: not found from /") && lost.stderr.contains("/sweep.yaml: not found from /")
+                && lost.stderr.hasSuffix(". Merge where the shards ran, with the study's files as they were\n"), "\(lost.stderr)")
+        try String(contentsOf: dir.appendingPathComponent("sweep.moved"), encoding: .utf8)
+            .replacingOccurrences(of: "replications: 3", with: "replications: 4").write(to: file, atomically: true, encoding: .utf8)
+        let changed = try bgsim(["merge", "s1", "s2", "--out", "bad"], in: dir)
+        #expect(changed.status == 3 && changed.stderr.contains("sweep.yaml (with []) no longer describes it: its plan_sha256 differs"),
+                "\(changed.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad").path))
+    }
+
     @Test func badSweepInputExitsTwoNamingTheFile() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

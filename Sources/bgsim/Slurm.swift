@@ -35,11 +35,16 @@ enum SlurmScripts {
             + "# Joins the \(shards) shards into \(dir)/result (byte-identical to an unsharded run).\n"
             + "set -euo pipefail\n"
             + "exec \(quote(bgsim)) merge \(shardDirs) --out \(quote(dir + "/result"))\n"
+        // A merge whose shards did not all succeed (a time limit, a lost node) is cancelled,
+        // not left pending for ever; running this script again then runs only the units not
+        // yet finished (each shard keeps its own) and merges.
         let submit = "#!/bin/bash\n# Submits the shards as a job array, and the merge to run once every shard succeeded.\n"
+            + "# If a shard fails, the merge is cancelled: run this script again, and only the units\n"
+            + "# not yet finished run (finished ones are kept in each shard's folder) before the merge.\n"
             + "set -euo pipefail\n"
             + "array=$(sbatch --parsable \(quote(dir + "/sweep.sbatch")))\n"
             + "array=${array%%;*}\n"
-            + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" \(quote(dir + "/merge.sbatch")))\n"
+            + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" --kill-on-invalid-dep=yes \(quote(dir + "/merge.sbatch")))\n"
             + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \(dir)/result\"\n"
         try OutputFiles.createFolder(folder.appendingPathComponent("logs"))
         let files = [("sweep.sbatch", sweepJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]

@@ -407,7 +407,7 @@ struct CLITests {
         let merge = try String(contentsOf: dir.appendingPathComponent("cluster/merge.sbatch"), encoding: .utf8)
         #expect(merge.contains("merge ") && merge.contains("/cluster/shard-1 ") && merge.contains("/cluster/shard-3 --out "))
         let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
-        #expect(submit.contains("--dependency=afterok:"))
+        #expect(submit.contains("--dependency=afterok:") && submit.contains(" --kill-on-invalid-dep=yes "))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("notebooks-data").path), "nothing was run")
         // More shards than units (3 points x 2 policies x 3 replications = 18 here): one
         // shard per unit, said so, and no array task left with nothing to run.

@@ -2,7 +2,8 @@
 # The Slurm test (run by `make test`, so by CI): brings up a one-node Slurm cluster on
 # loopback from Debian's packages, runs a small sweep through it with the scripts
 # `bgsim sweep --emit-slurm` writes (a job array of shards, then a merge job), and checks the
-# merged result against a local run of the same sweep, byte for byte.
+# merged result against a local run of the same sweep, byte for byte; then makes one shard
+# fail, checks that the merge is cancelled, and that submitting again finishes the study.
 #
 # Usage: Tests/Slurm/slurm-sweep-test.sh path/to/bgsim
 # Needs root (or sudo) to start munged as user munge and slurmd; the packages slurmctld,
@@ -26,7 +27,7 @@ cleanup() {
   if [ $status -ne 0 ]; then
     echo "--- slurmctld.log"; tail -n 30 "$work/slurmctld.log" 2>/dev/null || true
     echo "--- slurmd.log"; tail -n 30 "$work/slurmd.log" 2>/dev/null || true
-    echo "--- job logs"; tail -n 20 "$work"/cluster/logs/* 2>/dev/null || true
+    echo "--- job logs"; tail -n 20 "$work"/cluster/logs/* "$work"/again/logs/* 2>/dev/null || true
     echo "slurm test FAILED (work folder kept: $work)"
   else
     $SUDO rm -rf "$work"
@@ -103,19 +104,42 @@ axes:
   - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
   - {path: people.sessions_per_day, values: [30, 70]}
 YAML
+drain() {  # waits until the queue is empty
+  for _ in $(seq 600); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && return
+    sleep 0.5
+  done
+  echo "jobs still queued after 5 minutes:"; squeue; exit 1
+}
+# The same sweep run locally, to compare with byte for byte (manifest included).
+"$bgsim" sweep "$work/sweep.yaml" --out "$work/local" --jobs 2 --quiet
+same() {  # the result in $1 equals the local run's
+  for f in runs.csv summary.csv comparisons.csv tasks.csv manifest.json; do
+    cmp "$work/local/$f" "$1/$f" || { echo "$f differs between Slurm ($1) and the local run"; exit 1; }
+  done
+  [ "$(ls "$work/local")" = "$(ls "$1")" ] || { echo "different file sets"; exit 1; }
+}
+
 "$bgsim" sweep "$work/sweep.yaml" --emit-slurm "$work/cluster" --shards 3 --jobs 1
 "$work/cluster/submit.sh"
-for _ in $(seq 600); do
-  [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
-  sleep 0.5
-done
-[ -z "$(squeue -h -o %i)" ] || { echo "jobs still queued after 5 minutes:"; squeue; exit 1; }
+drain
 [ -f "$work/cluster/result/manifest.json" ] || { echo "the merge job wrote no result"; exit 1; }
+same "$work/cluster/result"
 
-# The same sweep run locally, and the two compared byte for byte (manifest included).
-"$bgsim" sweep "$work/sweep.yaml" --out "$work/local" --jobs 2 --quiet
-for f in runs.csv summary.csv comparisons.csv tasks.csv manifest.json; do
-  cmp "$work/local/$f" "$work/cluster/result/$f" || { echo "$f differs between Slurm and the local run"; exit 1; }
+# A shard that fails (a file where its folder goes): the merge is cancelled, not left pending
+# for ever; with the file gone, submit.sh again runs only what had not finished, and merges.
+"$bgsim" sweep "$work/sweep.yaml" --emit-slurm "$work/again" --shards 3 --jobs 1
+: > "$work/again/shard-2"
+"$work/again/submit.sh"
+drain
+[ ! -e "$work/again/result" ] || { echo "the merge ran though a shard had failed"; exit 1; }
+grep -q "units run, 0 already finished" "$work/again/logs/shard-1.out" || { echo "shard 1 did not run"; exit 1; }
+rm "$work/again/shard-2"
+"$work/again/submit.sh"
+drain
+for k in 1 3; do
+  grep -q ": 0 units run, [0-9]* already finished" "$work/again/logs/shard-$k.out" \
+    || { echo "shard $k ran its units again:"; cat "$work/again/logs/shard-$k.out"; exit 1; }
 done
-[ "$(ls "$work/local")" = "$(ls "$work/cluster/result")" ] || { echo "different file sets"; exit 1; }
-echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv)"
+same "$work/again/result"
+echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units"

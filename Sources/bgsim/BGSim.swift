@@ -209,7 +209,7 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
     let folder = output.folder(default: plan.name)
     let reporter = output.progress()
     // Ctrl-C or a SIGTERM says what is kept and how to go on (see `Interruption`).
-    Interruption.arm(unitsFolder: folder.relativePath)
+    Interruption.arm(unitsFolder: folder.relativePath, inRounds: precision != nil)
     let progress: @Sendable (Int, Int, Int) -> Void = { done, total, skipped in
         Interruption.progress(finished: done + skipped, of: total + skipped)
         reporter?.update(done: done, total: total, skipped: skipped)

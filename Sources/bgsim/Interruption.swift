@@ -20,12 +20,16 @@ enum Interruption {
     nonisolated(unsafe) private static var units: UnsafeMutableBufferPointer<UInt8>?
     nonisolated(unsafe) private static var buffer: UnsafeMutablePointer<UInt8>?
     nonisolated(unsafe) private static var endBar = false
+    /// With --precision, more replications may follow the ones counted: "all finished" does
+    /// not mean the results come next.
+    nonisolated(unsafe) private static var inRounds = false
     private static let capacity = 1024
 
-    /// Installs the handlers for a study writing its units under `unitsFolder`. Once per
-    /// process (a second call changes nothing).
-    static func arm(unitsFolder: String) {
+    /// Installs the handlers for a study writing its units under `unitsFolder`, in rounds of
+    /// replications if `inRounds`. Once per process (a second call changes nothing).
+    static func arm(unitsFolder: String, inRounds rounds: Bool) {
         guard units == nil else { return }
+        inRounds = rounds
         _ = finished.load(ordering: .relaxed)
         _ = total.load(ordering: .relaxed)
         // Long paths are cut, not the message: the buffer's size is fixed before any signal.
@@ -78,7 +82,17 @@ enum Interruption {
         w.put("bgsim: stopped by ")
         w.put(signo == SIGINT ? "SIGINT" : "SIGTERM")
         if f < 0 || t < 0 {
-            w.put(" before this run finished a unit; units finished earlier are kept in ")
+            // Nothing counted yet: what is kept, not how much.
+            w.put("; the units finished so far are kept in ")
+            w.put(units)
+            w.put("/units, and the same command goes on from them.\n")
+        } else if inRounds {
+            // --precision: the count is of the replications asked for so far.
+            w.put(": ")
+            w.put(f)
+            w.put(" of the ")
+            w.put(t)
+            w.put(" units asked for so far had finished; they are kept in ")
             w.put(units)
             w.put("/units, and the same command goes on from them.\n")
         } else if f >= t {

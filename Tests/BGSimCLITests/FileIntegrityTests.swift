@@ -248,4 +248,22 @@ struct FileIntegrityTests {
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdout.contains("(\(96 - done) units run, \(done) already finished)"), "\(r.stdout)")
     }
+
+    /// With --precision, more replications may follow those asked for so far: a stopped run
+    /// says how many of those had finished, and only that the same command goes on from them.
+    @Test func aPrecisionRunStoppedSaysOnlyThatItGoesOn() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out")
+        let (p, err) = try Self.start(["run", defaultScenario, "--set", "duration=2d", "--precision", "0.0001", "--jobs", "2",
+                                       "--out", out.path, "--quiet"],
+                                      under: ["python3", "-c", "import os, signal, sys; signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary()])
+        try Self.waitForUnits(4, of: p, into: out)
+        kill(p.processIdentifier, SIGTERM)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
+        #expect(said.hasPrefix("bgsim: stopped by SIGTERM: ") && said.contains(" units asked for so far had finished; they are kept in ")
+                && said.hasSuffix("\(out.path)/units, and the same command goes on from them.\n"), "\(said)")
+    }
 }

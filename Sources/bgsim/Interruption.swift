@@ -70,14 +70,8 @@ enum Interruption {
     /// Writes the message for a signal to stderr; called only in the handler.
     private static func report(_ signo: Int32) {
         guard let buffer, let units else { return }
+        let f = finished.load(ordering: .relaxed), t = total.load(ordering: .relaxed)
         var w = Writer(start: buffer, capacity: capacity)
-        write(into: &w, signo: signo, finished: finished.load(ordering: .relaxed),
-              total: total.load(ordering: .relaxed), units: UnsafeBufferPointer(units), endBar: endBar)
-        _ = Glibc.write(STDERR_FILENO, buffer, w.count)
-    }
-
-    private static func write(into w: inout Writer, signo: Int32, finished f: Int, total t: Int,
-                              units: UnsafeBufferPointer<UInt8>, endBar: Bool) {
         if endBar { w.put("\n") }
         w.put("bgsim: stopped by ")
         w.put(signo == SIGINT ? "SIGINT" : "SIGTERM")
@@ -112,6 +106,7 @@ enum Interruption {
             w.put(t - f)
             w.put(" and writes the results.\n")
         }
+        _ = Glibc.write(STDERR_FILENO, buffer, w.count)
     }
 
     /// Bytes into a fixed buffer, without allocating; what does not fit is dropped.
@@ -131,7 +126,7 @@ enum Interruption {
             for k in 0..<text.utf8CodeUnitCount { put(p[k]) }
         }
 
-        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        mutating func put(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
             for b in bytes { put(b) }
         }
 

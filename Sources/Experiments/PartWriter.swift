@@ -6,12 +6,17 @@ import Foundation
 final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
-    private var buffer: [UInt8] = []
+    private var buffer = CSVBytes()
+    /// The unit's first fields (`policy,replication`), written as CSV once.
+    private let prefix: [UInt8]
     private var failure: String?
     private static let flushBytes = 1 << 20
 
-    init(_ url: URL) throws(RuntimeFailure) {
+    init(_ url: URL, prefix: [String]) throws(RuntimeFailure) {
         self.url = url
+        var first = CSVBytes()
+        for field in prefix { first.field(field) }
+        self.prefix = first.bytes
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
               let handle = FileHandle(forWritingAtPath: url.path) else {
             throw RuntimeFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
@@ -20,22 +25,22 @@ final class PartWriter: @unchecked Sendable {
         buffer.reserveCapacity(Self.flushBytes + 4096)
     }
 
-    /// Appends a line (with its line break), after `prefix` (the unit's first fields). Write
-    /// errors are kept and reported by `close`.
-    func append(_ line: String, after prefix: String = "") {
-        buffer.append(contentsOf: prefix.utf8)
-        buffer.append(contentsOf: line.utf8)
-        if buffer.count >= Self.flushBytes { flush() }
+    /// Appends a record: the unit's first fields, then those `write` adds and its line break.
+    /// Write errors are kept and reported by `close`.
+    func append(_ write: (inout CSVBytes) -> Void) {
+        if !prefix.isEmpty { buffer.fields(prefix) }
+        write(&buffer)
+        if buffer.bytes.count >= Self.flushBytes { flush() }
     }
 
     private func flush() {
-        guard !buffer.isEmpty, failure == nil, let handle else { buffer.removeAll(keepingCapacity: true); return }
+        guard !buffer.bytes.isEmpty, failure == nil, let handle else { buffer.removeAll(); return }
         do {
-            try handle.write(contentsOf: buffer)
+            try handle.write(contentsOf: buffer.bytes)
         } catch {
             failure = "cannot write \(url.path): \(OutputFiles.reason(error))"
         }
-        buffer.removeAll(keepingCapacity: true)
+        buffer.removeAll()
     }
 
     func close() throws(RuntimeFailure) {

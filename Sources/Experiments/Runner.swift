@@ -80,15 +80,14 @@ public enum Experiment {
                                 events: record.events ? EventLog() : nil)
         var tasks: PartWriter?, timeline: PartWriter?
         let names = scenario.setup.apps.map(\.name)
-        let prefix = rows.map { CSVWriter.line($0.prefix).dropLast() + "," } ?? ""
         if record.tasks, let rows {
-            let writer = try PartWriter(rows.file("tasks.csv"))
-            sink.onTask = { writer.append(TaskRows.fields($0, appNames: names), after: prefix) }
+            let writer = try PartWriter(rows.file("tasks.csv"), prefix: rows.prefix)
+            sink.onTask = { task in writer.append { TaskRows.write(task, appNames: names, to: &$0) } }
             tasks = writer
         }
         if let every = record.timelineEvery, let rows {
-            let writer = try PartWriter(rows.file("timeline.csv"))
-            sink.timeline = TimelineSampler(every: every) { writer.append(TimelineRows.fields($0, appNames: names), after: prefix) }
+            let writer = try PartWriter(rows.file("timeline.csv"), prefix: rows.prefix)
+            sink.timeline = TimelineSampler(every: every) { sample in writer.append { TimelineRows.write(sample, appNames: names, to: &$0) } }
             timeline = writer
         }
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
@@ -97,8 +96,8 @@ public enum Experiment {
         try timeline?.close()
         var events = done.events?.events
         if let log = events, let rows {
-            let writer = try PartWriter(rows.file("events.csv"))
-            for e in log { writer.append(EventRows.fields(e, appNames: names), after: prefix) }
+            let writer = try PartWriter(rows.file("events.csv"), prefix: rows.prefix)
+            for e in log { writer.append { EventRows.write(e, appNames: names, to: &$0) } }
             try writer.close()
             events = nil
         }

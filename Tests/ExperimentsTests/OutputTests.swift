@@ -159,6 +159,59 @@ struct OutputTests {
         #expect(CSVWriter.number(3, count: true) == "3")
         #expect(CSVWriter.number(.nan) == "")
     }
+
+    /// Seconds are written from integer microseconds without formatting a double; the text
+    /// must be what Swift writes for the double (microseconds / 10^6): every count up to
+    /// 0.3 s (all fraction patterns, the switch to an exponent below 10^-4 s), every
+    /// quarter of an hour for a year, and random counts up to 10^15 µs and past it.
+    @Test func secondsAreWrittenAsSwiftWritesTheDouble() {
+        func both(_ k: Int64) -> (String, String) {
+            var line = CSVBytes()
+            line.seconds(microseconds: k)
+            return (line.text, CSVWriter.number(Double(k) / 1e6))
+        }
+        var mismatches: [Int64] = []
+        var random = SystemRandomNumberGenerator()
+        var counts: [Int64] = Array(-5...300_000)
+        counts += Array(stride(from: Int64(0), through: 31_536_000_000_000, by: 250_000_000))
+        counts += (0..<50_000).map { _ in Int64.random(in: 0..<1_000_000_000_000_000, using: &random) }
+        counts += [999_999_999_999_999, 1_000_000_000_000_000, 1_000_000_000_000_001, 123_456_789_012_345_678]
+        for k in counts {
+            let (fast, swift) = both(k)
+            if fast != swift { mismatches.append(k) }
+        }
+        #expect(mismatches.count == 0, "first: \(mismatches.prefix(5).map { "\($0): \(both($0))" })")
+    }
+
+    /// Whole numbers are written as digits and ".0" without formatting; the same text as
+    /// Swift's, up to and past the limit of that shortcut, signed, and zero of either sign.
+    @Test func wholeNumbersAreWrittenAsSwiftWritesThem() {
+        var random = SystemRandomNumberGenerator()
+        var values: [Double] = [0, -0.0, 1, -1, 51_200, 1e14, 1e15 - 1, 1e15, 1e15 + 2, 1e16, 9_007_199_254_740_992, -1e15 + 1]
+        values += (0..<20_000).map { _ in Double(Int64.random(in: -1_000_000_000_000_000...1_000_000_000_000_000, using: &random)) }
+        let mismatches = values.filter { CSVWriter.number($0) != $0.description }
+        #expect(mismatches.count == 0, "first: \(mismatches.prefix(5))")
+    }
+
+    /// A record built field by field: the unit's first fields written once, text quoted
+    /// where needed, missing values empty, lists joined by ';' in one field.
+    @Test func recordsAreBuiltFieldByField() {
+        var first = CSVBytes()
+        first.field("ios")
+        first.integer(3)
+        var line = CSVBytes()
+        line.fields(first.bytes)
+        line.field("a,b")
+        line.empty()
+        line.integer(-42)
+        line.number(0.1)
+        line.list(["gate", "say \"x\""])
+        line.seconds(microseconds: 86_400_000_001)
+        line.endRecord()
+        line.integer(0)
+        line.endRecord()
+        #expect(line.text == "ios,3,\"a,b\",,-42,0.1,\"gate;say \"\"x\"\"\",86400.000001\n0\n")
+    }
 }
 
 @Suite("Atomic output files")

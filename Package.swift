@@ -29,6 +29,9 @@ let package = Package(
             providers: [.apt(["libgsl-dev"])]
         ),
 
+        /// SHA-256 blocks with the x86 SHA instructions, for the digests of result files.
+        .target(name: "CSHA256"),
+
         // MARK: - Engine (knows nothing of phones)
 
         /// Integer simulated time, the event queue and the run loop.
@@ -52,7 +55,7 @@ let package = Package(
         .target(
             name: "Experiments",
             dependencies: [
-                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling",
+                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "CSHA256",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

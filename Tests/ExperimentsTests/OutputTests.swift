@@ -270,16 +270,53 @@ struct OutputFilesTests {
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
     ])
     func sha256MatchesTheStandardsVectors(text: String, digest: String) {
         #expect(SHA256.hex(text) == digest)
+        for hardware in [false, true] {
+            var h = SHA256(hardware: hardware)
+            h.update(Array(text.utf8))
+            #expect(h.hexDigest() == digest, "hardware: \(hardware)")
+        }
     }
 
-    @Test func sha256OfAMillionAInPiecesMatchesTheStandard() {
-        var h = SHA256()
+    @Test(arguments: [false, true])
+    func sha256OfAMillionAInPiecesMatchesTheStandard(hardware: Bool) {
+        var h = SHA256(hardware: hardware)
         let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
         for _ in 0..<1000 { h.update(chunk) }
         #expect(h.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    /// The processor's SHA instructions give the Swift rounds' digest for every length up to
+    /// five blocks and for long inputs, fed whole or in random pieces.
+    @Test func sha256InHardwareEqualsTheSwiftRounds() {
+        var random = SystemRandomNumberGenerator()
+        for length in Array(0...320) + [4096, 100_003] {
+            let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var swift = SHA256(hardware: false), hardware = SHA256(hardware: true)
+            swift.update(data)
+            var i = 0
+            while i < length {
+                let n = min(length - i, Int.random(in: 1...200, using: &random))
+                hardware.update(Array(data[i..<(i + n)]))
+                i += n
+            }
+            #expect(hardware.hexDigest() == swift.hexDigest(), "length \(length)")
+        }
+    }
+
+    /// The instructions are used where the processor reports them (Linux: the `sha_ni` flag).
+    @Test func sha256UsesTheHardwareWhereThereIsSome() throws {
+        #if os(Linux) && arch(x86_64)
+        let cpu = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ").map(String.init) } ?? []
+        #expect(SHA256.usesHardware == (flags.contains("sha_ni") && flags.contains("sse4_1") && flags.contains("ssse3")))
+        #else
+        #expect(!SHA256.usesHardware)
+        #endif
     }
 
     @Test func aFolderThatCannotBeMadeIsARuntimeFailure() throws {

@@ -39,5 +39,16 @@ let package = Package(
             path: "Benchmarks/Scenarios",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+
+        /// Writing results: a run's files with and without tasks.csv, and SHA-256.
+        .executableTarget(
+            name: "Outputs",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Experiments", package: "bgsim"),
+            ],
+            path: "Benchmarks/Outputs",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -31,8 +31,9 @@ public struct SHA256 {
 
     public init() { hardware = Self.usesHardware }
 
-    /// A hasher that uses the Swift rounds even where the hardware ones exist (for tests).
-    init(hardware: Bool) { self.hardware = hardware && Self.usesHardware }
+    /// A hasher that uses the Swift rounds even where the hardware ones exist, when
+    /// `hardware` is false (for tests and benchmarks that compare the two).
+    public init(hardware: Bool) { self.hardware = hardware && Self.usesHardware }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)

@@ -21,6 +21,9 @@ base=${BASE:-}
 scenario=models/scenarios/reference.yaml
 reps=${REPS:-10}
 RUNS=${RUNS:-5}
+# What each timed run writes beside the summaries: nothing (tasks.csv left out), except in
+# the section on writing results.
+record=--no-tasks
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
@@ -29,7 +32,8 @@ once() {  # wall-clock seconds of one run of binary $1 with the rest of the argu
   local s e
   s=$(date +%s.%N)
   # A run that fails must stop the benchmark, not be timed as if it had run.
-  if ! "$bin" run "$scenario" --replications "$reps" --no-tasks --quiet --out "$out/r" "$@"; then
+  # shellcheck disable=SC2086  # $record is zero or more options
+  if ! "$bin" run "$scenario" --replications "$reps" $record --quiet --out "$out/r" "$@"; then
     echo "reference.sh: $bin failed on: run $scenario $*" >&2
     kill -TERM $$
   fi
@@ -77,6 +81,21 @@ for n in 5 10 20; do
   fi
 done
 base=$compared
+# What writing results costs (with BASE, against that binary too): eager on all 20 apps
+# writing the summaries only, then also tasks.csv (a run's default), events.csv, and
+# timeline.csv sampled every minute.
+if [ -n "$base" ]; then printf "%-24s %10s %10s %9s\n" "writing results" base-s seconds speed-up
+else printf "%-24s %10s\n" "writing results" seconds; fi
+for record in --no-tasks "" "--no-tasks --events" "--no-tasks --timeline 1m"; do
+  label=${record:-"(tasks.csv)"}
+  read -r t b r <<< "$(seconds --set "policies=[eager]" --jobs 1)"
+  if [ -n "$base" ]; then
+    printf "%-24s %10.3f %10.3f %9.2f\n" "eager $label" "$b" "$t" "$r"
+  else
+    printf "%-24s %10.3f\n" "eager $label" "$t"
+  fi
+done
+record=--no-tasks
 # The speed-up of --jobs 2 is this binary's own, measured the same way: a --jobs 1 run and a
 # --jobs 2 run back to back (which goes first alternating), the median of the pairs' ratios.
 #

@@ -84,15 +84,15 @@ base=$compared
 # What writing results costs (with BASE, against that binary too): eager on all 20 apps
 # writing the summaries only, then also tasks.csv (a run's default), events.csv, and
 # timeline.csv sampled every minute.
-if [ -n "$base" ]; then printf "%-24s %10s %10s %9s\n" "writing results" base-s seconds speed-up
-else printf "%-24s %10s\n" "writing results" seconds; fi
+if [ -n "$base" ]; then printf "%-32s %10s %10s %9s\n" "writing results" base-s seconds speed-up
+else printf "%-32s %10s\n" "writing results" seconds; fi
 for record in --no-tasks "" "--no-tasks --events" "--no-tasks --timeline 1m"; do
   label=${record:-"(tasks.csv)"}
   read -r t b r <<< "$(seconds --set "policies=[eager]" --jobs 1)"
   if [ -n "$base" ]; then
-    printf "%-24s %10.3f %10.3f %9.2f\n" "eager $label" "$b" "$t" "$r"
+    printf "%-32s %10.3f %10.3f %9.2f\n" "eager $label" "$b" "$t" "$r"
   else
-    printf "%-24s %10.3f\n" "eager $label" "$t"
+    printf "%-32s %10.3f\n" "eager $label" "$t"
   fi
 done
 record=--no-tasks

@@ -126,6 +126,25 @@ public struct Sweep: Sendable {
     /// The sweep file as canonical JSON, for the manifest.
     var resolvedJSON: String
 
+    /// The path without `.` and `name/..` steps (`models/sweeps/../scenarios/default.yaml` as
+    /// `models/scenarios/default.yaml`), for what people read: `validate`, messages and
+    /// manifests. Kept as it is when the shorter path is not the same file (a symbolic link
+    /// before a `..` leads elsewhere) or when the file cannot be found.
+    static func tidy(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == "..", let last = parts.last, last != ".." { parts.removeLast(); continue }
+            if part == "..", path.hasPrefix("/"), parts.isEmpty { continue }
+            parts.append(part)
+        }
+        let short = (path.hasPrefix("/") ? "/" : "") + parts.joined(separator: "/")
+        guard short != path, !short.isEmpty else { return path }
+        var a = stat(), b = stat()
+        guard stat(path, &a) == 0, stat(short, &b) == 0, a.st_dev == b.st_dev, a.st_ino == b.st_ino else { return path }
+        return short
+    }
+
     /// Whether `file` reads as a sweep. False for anything unreadable, which the caller's own
     /// reader then reports.
     public static func isSweep(file: String) -> Bool {
@@ -164,7 +183,7 @@ public struct Sweep: Sendable {
             try r.string(n, p)
         }
         let here = (file as NSString).deletingLastPathComponent
-        let scenarioFile = scenario.hasPrefix("/") || here.isEmpty ? scenario : (here as NSString).appendingPathComponent(scenario)
+        let scenarioFile = tidy(scenario.hasPrefix("/") || here.isEmpty ? scenario : (here as NSString).appendingPathComponent(scenario))
         var common: [Override] = []
         if let set = top.node("set") {
             guard case .mapping(let pairs) = set.value else {

@@ -29,6 +29,30 @@ struct SweepTests {
         return a
     }
 
+    /// The base scenario's path, as validate and the manifests show it, loses its `..` steps
+    /// when the shorter path is the same file, and keeps them when a symbolic link makes it
+    /// another.
+    @Test func theBaseScenarioPathIsTidiedOnlyWhenItNamesTheSameFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-tidy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let fm = FileManager.default
+        try fm.createDirectory(at: root.appendingPathComponent("models/sweeps"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: root.appendingPathComponent("models/scenarios"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: root.appendingPathComponent("elsewhere/deep"), withIntermediateDirectories: true)
+        try "x".write(to: root.appendingPathComponent("models/scenarios/base.yaml"), atomically: true, encoding: .utf8)
+        try "y".write(to: root.appendingPathComponent("elsewhere/base.yaml"), atomically: true, encoding: .utf8)
+        // models/link -> elsewhere/deep: models/link/../base.yaml is elsewhere/base.yaml, not models/base.yaml.
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("models/link").path, withDestinationPath: root.appendingPathComponent("elsewhere/deep").path)
+        let r = root.path
+        #expect(Sweep.tidy("\(r)/models/sweeps/../scenarios/base.yaml") == "\(r)/models/scenarios/base.yaml")
+        #expect(Sweep.tidy("\(r)/models/./sweeps/../scenarios//base.yaml") == "\(r)/models/scenarios/base.yaml")
+        #expect(Sweep.tidy("\(r)/models/link/../base.yaml") == "\(r)/models/link/../base.yaml")
+        #expect(Sweep.tidy("\(r)/models/sweeps/../missing.yaml") == "\(r)/models/sweeps/../missing.yaml")
+        #expect(Sweep.tidy("\(r)/models/scenarios/base.yaml") == "\(r)/models/scenarios/base.yaml")
+        let sweep = try Sweep.load(file: repoRoot.appendingPathComponent("models/sweeps/refresh-setting.yaml").path)
+        #expect(!sweep.scenarioFile.contains("..") && sweep.scenarioFile.hasSuffix("models/scenarios/default.yaml"))
+    }
+
     @Test func gridCombinesEveryValueWithTheFirstAxisSlowest() {
         let d = Self.design(.grid, [Self.list("a", ["x", "y"]), Self.range("b", 0, 10, steps: 3)])
         #expect(d.pointValues() == [["x", "0.0"], ["x", "5.0"], ["x", "10.0"], ["y", "0.0"], ["y", "5.0"], ["y", "10.0"]])

@@ -43,9 +43,9 @@ public struct CSVWriter {
 
 /// CSV records built straight into bytes, field by field, with the rules of `CSVWriter`.
 ///
-/// The row files are most of what a run writes (tasks.csv: about 250 bytes for each of 1,200
+/// The row files are most of what a run writes (tasks.csv: about 250 bytes for each of 400
 /// tasks a phone-day on the reference scenario). Built as an array of strings per row, then
-/// joined, a run that wrote tasks.csv spent four fifths of its time there and took five
+/// joined, rows took more than half of a run that wrote tasks.csv, and such a run took five
 /// times as long as one without it; appended as bytes, no string is made but the digits of
 /// a fractional number.
 public struct CSVBytes {

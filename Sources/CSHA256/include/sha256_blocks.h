@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// SHA-256's 64 round constants K0...K63 (FIPS 180-4, 4.2.2).
+const uint32_t *bgsim_sha256_round_constants(void);
+
 /// Whether this processor has the SHA extensions (and SSSE3 and SSE4.1, which the code
 /// below also uses): x86-64 only; 0 elsewhere.
 int bgsim_sha256_hardware_available(void);

@@ -7,8 +7,9 @@ final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
     private var buffer = CSVBytes()
-    /// The unit's first fields (`policy,replication`), written as CSV once.
-    private let prefix: [UInt8]
+    /// The unit's first fields (`policy,replication`), written as CSV once; nil when there are
+    /// none. Keyed on the field count, not the bytes: one empty first field still needs its comma.
+    private let prefix: [UInt8]?
     private var failure: String?
     private static let flushBytes = 1 << 20
 
@@ -16,7 +17,7 @@ final class PartWriter: @unchecked Sendable {
         self.url = url
         var first = CSVBytes()
         for field in prefix { first.field(field) }
-        self.prefix = first.bytes
+        self.prefix = prefix.isEmpty ? nil : first.bytes
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
               let handle = FileHandle(forWritingAtPath: url.path) else {
             throw RuntimeFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
@@ -28,7 +29,7 @@ final class PartWriter: @unchecked Sendable {
     /// Appends a record: the unit's first fields, then those `write` adds and its line break.
     /// Write errors are kept and reported by `close`.
     func append(_ write: (inout CSVBytes) -> Void) {
-        if !prefix.isEmpty { buffer.fields(prefix) }
+        if let prefix { buffer.fields(prefix) }
         write(&buffer)
         if buffer.bytes.count >= Self.flushBytes { flush() }
     }

@@ -212,6 +212,24 @@ struct OutputTests {
         line.endRecord()
         #expect(line.text == "ios,3,\"a,b\",,-42,0.1,\"gate;say \"\"x\"\"\",86400.000001\n0\n")
     }
+
+    /// A unit's row file starts each record with the unit's first fields, keyed on how many
+    /// there are: one empty first field keeps its comma, and no first fields add nothing.
+    @Test(arguments: [
+        ([String](), "7\n8\n"),
+        ([""], ",7\n,8\n"),
+        (["", ""], ",,7\n,,8\n"),
+        (["ios", "3"], "ios,3,7\nios,3,8\n"),
+        (["a,b"], "\"a,b\",7\n\"a,b\",8\n"),
+    ])
+    func rowFilesStartEachRecordWithTheUnitsFields(prefix: [String], expected: String) throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-part-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try PartWriter(url, prefix: prefix)
+        for value in 7...8 { writer.append { $0.integer(value); $0.endRecord() } }
+        try writer.close()
+        #expect(try String(contentsOf: url, encoding: .utf8) == expected)
+    }
 }
 
 @Suite("Atomic output files")

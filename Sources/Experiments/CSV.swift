@@ -20,7 +20,7 @@ public struct CSVWriter {
 
     /// One record with its line break.
     public static func line(_ fields: [String]) -> String {
-        var line = CSVBytes()
+        let line = CSVBytes()
         for field in fields { line.field(field) }
         line.endRecord()
         return line.text
@@ -28,14 +28,14 @@ public struct CSVWriter {
 
     /// The field, quoted if it holds a comma, a quote or a line break (RFC 4180).
     public static func escape(_ field: String) -> String {
-        var line = CSVBytes()
+        let line = CSVBytes()
         line.field(field)
         return line.text
     }
 
     /// A number as text: integers without a decimal point when `count`, `nan` as empty.
     public static func number(_ x: Double, count: Bool = false) -> String {
-        var line = CSVBytes()
+        let line = CSVBytes()
         line.number(x, count: count)
         return line.text
     }
@@ -46,108 +46,201 @@ public struct CSVWriter {
 /// The row files are most of what a run writes (tasks.csv: about 250 bytes for each of 400
 /// tasks a phone-day on the reference scenario). Built as an array of strings per row, then
 /// joined, rows took more than half of a run that wrote tasks.csv, and such a run took five
-/// times as long as one without it; appended as bytes, no string is made but the digits of
-/// a fractional number.
-public struct CSVBytes {
-    public private(set) var bytes: [UInt8] = []
+/// times as long as one without it. Appended byte by byte to a `[UInt8]`, each byte still
+/// paid a uniqueness and a capacity check, and formatting rows was still more than a third of
+/// such a run (perf, 20 x 30 days of eager): so a field reserves its room once and its bytes
+/// are stored through a pointer, and a double's text is handed over by the standard library
+/// without being made a String.
+///
+/// A class, not a struct: it owns the buffer it writes through, and a record is built in
+/// place by whoever holds it.
+public final class CSVBytes {
+    // Unchecked: a class's stored properties are otherwise checked for overlapping access at
+    // run time, on every byte (callgrind: more instructions than the formatting itself). The
+    // buffer is written by one caller at a time, and nothing here hands out a reference to a
+    // property while it is written.
+    @exclusivity(unchecked) private var base: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    /// Bytes written so far.
+    @exclusivity(unchecked) public private(set) var count = 0
     /// Whether the next field is the first of its record (no comma before it).
-    private var atRecordStart = true
+    @exclusivity(unchecked) private var atRecordStart = true
 
-    public init() {}
+    public init(capacity: Int = 256) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
 
+    deinit { base.deallocate() }
+
+    /// A copy of the bytes.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    public var isEmpty: Bool { count == 0 }
     /// The bytes as text (valid UTF-8: every field came from a String or from digits).
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
-    public mutating func reserveCapacity(_ n: Int) { bytes.reserveCapacity(n) }
-    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true); atRecordStart = true }
+    /// The bytes written, in place (valid until the next change).
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
 
-    @inline(__always) private mutating func separate() {
-        if atRecordStart { atRecordStart = false } else { bytes.append(UInt8(ascii: ",")) }
+    public func reserveCapacity(_ n: Int) { if n > capacity { grow(to: n) } }
+    public func removeAll() { count = 0; atRecordStart = true }
+
+    /// Room for `n` more bytes.
+    @inline(__always) private func ensure(_ n: Int) {
+        if count + n > capacity { grow(to: count + n) }
+    }
+
+    @inline(never) private func grow(to needed: Int) {
+        let larger = max(needed, 2 * capacity)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    /// Stores a byte; the room was ensured.
+    @inline(__always) private func put(_ b: UInt8) {
+        base[count] = b
+        count += 1
+    }
+
+    /// Stores bytes; the room was ensured.
+    @inline(__always) private func put(_ b: UnsafeBufferPointer<UInt8>) {
+        guard let from = b.baseAddress, !b.isEmpty else { return }
+        (base + count).update(from: from, count: b.count)
+        count += b.count
+    }
+
+    @inline(__always) private func separate() {
+        if atRecordStart { atRecordStart = false } else { ensure(1); put(UInt8(ascii: ",")) }
     }
 
     /// Ends the record with its line break.
-    public mutating func endRecord() {
-        bytes.append(UInt8(ascii: "\n"))
+    public func endRecord() {
+        ensure(1)
+        put(UInt8(ascii: "\n"))
         atRecordStart = true
     }
 
     /// Fields already written as CSV (a record's first fields, joined by commas, no line break).
-    public mutating func fields(_ written: [UInt8]) {
+    public func fields(_ written: [UInt8]) {
         separate()
-        bytes.append(contentsOf: written)
+        ensure(written.count)
+        written.withUnsafeBufferPointer { put($0) }
     }
 
     /// A missing value.
-    public mutating func empty() { separate() }
+    public func empty() { separate() }
 
     /// A text field, quoted if it holds a comma, a quote or a line break (RFC 4180).
     ///
     /// The bytes are scanned, not the characters: comparing each character (a grapheme
     /// cluster) with four others was half of a run's instructions when it writes tasks.csv and
     /// events.csv, and it missed a comma or a quote carrying a combining mark, and a CR LF pair,
-    /// which are single characters. In UTF-8 those bytes never occur inside another character,
-    /// so doubling each quote byte doubles each quote.
-    public mutating func field(_ text: String) {
+    /// which are one character each.
+    public func field(_ text: String) {
         separate()
         var text = text
         text.withUTF8 { utf8 in
-            let special = utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
-            guard special else { bytes.append(contentsOf: utf8); return }
-            bytes.append(UInt8(ascii: "\""))
+            guard Self.needsQuotes(utf8) else { ensure(utf8.count); put(utf8); return }
+            ensure(2 * utf8.count + 2)
+            put(UInt8(ascii: "\""))
             for b in utf8 {
-                bytes.append(b)
-                if b == UInt8(ascii: "\"") { bytes.append(b) }
+                put(b)
+                if b == UInt8(ascii: "\"") { put(b) }
             }
-            bytes.append(UInt8(ascii: "\""))
+            put(UInt8(ascii: "\""))
         }
     }
 
+    @inline(__always) private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+    }
+
     /// Text fields joined by `;` into one field (a list in a cell).
-    public mutating func list(_ items: [String]) {
-        field(items.joined(separator: ";"))
+    public func list(_ items: [String]) {
+        // Written in place unless an item needs quoting (';' does not), then as one field.
+        for var item in items {
+            if item.withUTF8({ Self.needsQuotes($0) }) { field(items.joined(separator: ";")); return }
+        }
+        separate()
+        for k in items.indices {
+            var item = items[k]
+            item.withUTF8 { utf8 in
+                ensure(utf8.count + 1)
+                if k > 0 { put(UInt8(ascii: ";")) }
+                put(utf8)
+            }
+        }
     }
 
     /// An integer in decimal.
-    public mutating func integer<I: BinaryInteger>(_ value: I) {
+    public func integer<I: BinaryInteger>(_ value: I) {
         separate()
         appendDigits(Int64(value))
     }
 
-    private mutating func appendDigits(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    private func appendDigits(_ value: Int64) {
+        ensure(20)
+        if value < 0 { put(UInt8(ascii: "-")) }
         var m = value.magnitude
-        guard m != 0 else { bytes.append(UInt8(ascii: "0")); return }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 20 digits, most significant last
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while m != 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(m % 10)
-                m /= 10
-                count += 1
-            }
-            for k in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[k]) }
-        }
+        var digits = 1
+        var rest = m
+        while rest >= 10 { rest /= 10; digits += 1 }
+        var p = base + count + digits
+        count += digits
+        repeat {
+            p -= 1
+            p.pointee = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: m % 10)
+            m /= 10
+        } while m != 0
     }
 
     /// A number: integers without a decimal point when `count`, `nan` as empty, otherwise
     /// Swift's shortest round-trip form (`0.1`, `1234.5`, `1e-06`).
-    public mutating func number(_ x: Double, count: Bool = false) {
+    public func number(_ x: Double, count: Bool = false) {
         separate()
         guard x.isFinite else {
-            if !x.isNaN { bytes.append(contentsOf: (x > 0 ? "inf" : "-inf").utf8) }
+            if !x.isNaN { var inf = x > 0 ? "inf" : "-inf"; inf.withUTF8 { ensure($0.count); put($0) } }
             return
         }
-        if count, x == x.rounded(), abs(x) < 9e15 { appendDigits(Int64(x)); return }
-        // Whole numbers (most held times are 0, byte counts are whole) written as Swift
-        // writes them, without formatting: digits, then ".0". Below 10^15 the digits are exact
-        // and Swift does not switch to an exponent (it does from 2^53).
-        if x == x.rounded(), abs(x) < 1e15, !(x == 0 && x.sign == .minus) {
-            appendDigits(Int64(x))
-            bytes.append(contentsOf: [UInt8(ascii: "."), UInt8(ascii: "0")])
-            return
+        // Whole is tested by converting to an integer and back (`rounded()` is a call to libm's
+        // round on baseline x86-64); only below 9e15, where the conversion cannot overflow.
+        let limit = count ? 9e15 : 1e15
+        if abs(x) < limit, Double(Int64(x)) == x {
+            if count { appendDigits(Int64(x)); return }
+            // Whole numbers (most held times are 0, byte counts are whole) written as Swift
+            // writes them, without formatting: digits, then ".0". Below 10^15 the digits are
+            // exact and Swift does not switch to an exponent (it does from 2^53).
+            if !(x == 0 && x.sign == .minus) {
+                appendDigits(Int64(x))
+                ensure(2)
+                put(UInt8(ascii: "."))
+                put(UInt8(ascii: "0"))
+                return
+            }
         }
-        var text = x.description
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        // `description`'s text, written without making it a String.
+        var sink = DoubleText(out: self)
+        x.write(to: &sink)
+    }
+
+    /// Where `Double.write(to:)` puts a double's text: the standard library hands its ASCII
+    /// over through `_writeASCII` (the digits of `description`, without the String); another
+    /// standard library that calls `write` instead writes the same text.
+    private struct DoubleText: TextOutputStream {
+        unowned(unsafe) let out: CSVBytes  // lives only inside `number`, while `out` does
+        mutating func write(_ string: String) {
+            var string = string
+            string.withUTF8 { out.ensure($0.count); out.put($0) }
+        }
+        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+            out.ensure(buffer.count)
+            out.put(buffer)
+        }
     }
 
     /// An instant as seconds since the start, exact to the microsecond: the text
@@ -160,31 +253,32 @@ public struct CSVBytes {
     /// one digit after the point. Other values (below 100 µs, above 10^15 µs) go through
     /// `number`. A test compares both for every microsecond count up to two seconds and for
     /// random ones up to 10^15.
-    public mutating func seconds(microseconds k: Int64) {
+    public func seconds(microseconds k: Int64) {
         guard k >= 100, k < 1_000_000_000_000_000 else {
             number(Double(k) / 1e6)
             return
         }
         separate()
         appendDigits(k / 1_000_000)
-        bytes.append(UInt8(ascii: "."))
+        ensure(7)
+        put(UInt8(ascii: "."))
         var fraction = k % 1_000_000
         var width = 6
         while width > 1, fraction % 10 == 0 { fraction /= 10; width -= 1 }
-        var scale: Int64 = 1
-        for _ in 1..<width { scale *= 10 }
-        while scale > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / scale))
-            fraction %= scale
-            scale /= 10
+        var p = base + count + width
+        count += width
+        for _ in 0..<width {
+            p -= 1
+            p.pointee = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction % 10)
+            fraction /= 10
         }
     }
 
-    public mutating func seconds(_ t: SimInstant) { seconds(microseconds: t.microseconds) }
-    public mutating func seconds(_ d: SimDuration) { seconds(microseconds: d.microseconds) }
+    public func seconds(_ t: SimInstant) { seconds(microseconds: t.microseconds) }
+    public func seconds(_ d: SimDuration) { seconds(microseconds: d.microseconds) }
     /// An optional instant or duration; empty when `nil`.
-    public mutating func seconds(_ t: SimInstant?) { if let t { seconds(t) } else { empty() } }
-    public mutating func seconds(_ d: SimDuration?) { if let d { seconds(d) } else { empty() } }
+    public func seconds(_ t: SimInstant?) { if let t { seconds(t) } else { empty() } }
+    public func seconds(_ d: SimDuration?) { if let d { seconds(d) } else { empty() } }
 }
 
 /// `tasks.csv`: one row per task of every run.
@@ -196,7 +290,7 @@ public enum TaskRows {
     ] + HoldReason.allCases.map { "held_\($0.token)_s" } + ["delayed_by", "policy_reasons"]
 
     /// The fields after `policy` and `replication`, then the line break.
-    static func write(_ r: TaskRecord, appNames: [String], to out: inout CSVBytes) {
+    static func write(_ r: TaskRecord, appNames: [String], to out: CSVBytes) {
         let q = r.request
         out.integer(q.id.rawValue)
         out.field(appNames[q.app])
@@ -230,7 +324,7 @@ public enum TimelineRows {
     public static let header = ["policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
                                 "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running"]
 
-    static func write(_ s: TimelineSample, appNames: [String], to out: inout CSVBytes) {
+    static func write(_ s: TimelineSample, appNames: [String], to out: CSVBytes) {
         func flag(_ b: Bool) -> String { b ? "1" : "0" }
         out.seconds(s.time)
         out.number(100 * s.charge)
@@ -318,7 +412,7 @@ extension Experiment {
 public enum EventRows {
     public static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
 
-    static func write(_ e: LoggedEvent, appNames: [String], to out: inout CSVBytes) {
+    static func write(_ e: LoggedEvent, appNames: [String], to out: CSVBytes) {
         out.seconds(e.time)
         out.field(e.subject.rawValue)
         if let app = e.app { out.field(appNames[app]) } else { out.empty() }

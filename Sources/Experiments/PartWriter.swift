@@ -6,7 +6,7 @@ import Foundation
 final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
-    private var buffer = CSVBytes()
+    private let buffer = CSVBytes(capacity: PartWriter.flushBytes + 4096)
     /// The unit's first fields (`policy,replication`), written as CSV once; nil when there are
     /// none. Keyed on the field count, not the bytes: one empty first field still needs its comma.
     private let prefix: [UInt8]?
@@ -15,7 +15,7 @@ final class PartWriter: @unchecked Sendable {
 
     init(_ url: URL, prefix: [String]) throws(RuntimeFailure) {
         self.url = url
-        var first = CSVBytes()
+        let first = CSVBytes()
         for field in prefix { first.field(field) }
         self.prefix = prefix.isEmpty ? nil : first.bytes
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
@@ -23,21 +23,20 @@ final class PartWriter: @unchecked Sendable {
             throw RuntimeFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
         }
         self.handle = handle
-        buffer.reserveCapacity(Self.flushBytes + 4096)
     }
 
     /// Appends a record: the unit's first fields, then those `write` adds and its line break.
     /// Write errors are kept and reported by `close`.
-    func append(_ write: (inout CSVBytes) -> Void) {
+    func append(_ write: (CSVBytes) -> Void) {
         if let prefix { buffer.fields(prefix) }
-        write(&buffer)
-        if buffer.bytes.count >= Self.flushBytes { flush() }
+        write(buffer)
+        if buffer.count >= Self.flushBytes { flush() }
     }
 
     private func flush() {
-        guard !buffer.bytes.isEmpty, failure == nil, let handle else { buffer.removeAll(); return }
+        guard !buffer.isEmpty, failure == nil, let handle else { buffer.removeAll(); return }
         do {
-            try handle.write(contentsOf: buffer.bytes)
+            try buffer.withUnsafeBytes { try handle.write(contentsOf: $0) }
         } catch {
             failure = "cannot write \(url.path): \(OutputFiles.reason(error))"
         }

@@ -82,12 +82,12 @@ public enum Experiment {
         let names = scenario.setup.apps.map(\.name)
         if record.tasks, let rows {
             let writer = try PartWriter(rows.file("tasks.csv"), prefix: rows.prefix)
-            sink.onTask = { task in writer.append { TaskRows.write(task, appNames: names, to: &$0) } }
+            sink.onTask = { task in writer.append { TaskRows.write(task, appNames: names, to: $0) } }
             tasks = writer
         }
         if let every = record.timelineEvery, let rows {
             let writer = try PartWriter(rows.file("timeline.csv"), prefix: rows.prefix)
-            sink.timeline = TimelineSampler(every: every) { sample in writer.append { TimelineRows.write(sample, appNames: names, to: &$0) } }
+            sink.timeline = TimelineSampler(every: every) { sample in writer.append { TimelineRows.write(sample, appNames: names, to: $0) } }
             timeline = writer
         }
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
@@ -97,7 +97,7 @@ public enum Experiment {
         var events = done.events?.events
         if let log = events, let rows {
             let writer = try PartWriter(rows.file("events.csv"), prefix: rows.prefix)
-            for e in log { writer.append { EventRows.write(e, appNames: names, to: &$0) } }
+            for e in log { writer.append { EventRows.write(e, appNames: names, to: $0) } }
             try writer.close()
             events = nil
         }

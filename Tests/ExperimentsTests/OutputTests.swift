@@ -166,9 +166,9 @@ struct OutputTests {
     /// quarter of an hour for a year, and random counts up to 10^15 µs and past it.
     @Test func secondsAreWrittenAsSwiftWritesTheDouble() {
         func both(_ k: Int64) -> (String, String) {
-            var line = CSVBytes()
+            let line = CSVBytes()
             line.seconds(microseconds: k)
-            return (line.text, CSVWriter.number(Double(k) / 1e6))
+            return (line.text, (Double(k) / 1e6).description)
         }
         var mismatches: [Int64] = []
         var random = SystemRandomNumberGenerator()
@@ -193,24 +193,48 @@ struct OutputTests {
         #expect(mismatches.count == 0, "first: \(mismatches.prefix(5))")
     }
 
+    /// Any other double is written as `description` writes it, without making the String:
+    /// random bit patterns (every exponent, subnormals, both signs) and values like those a
+    /// run writes (energies in joules, percentages).
+    @Test func fractionalNumbersAreWrittenAsDescriptionWritesThem() {
+        var random = SystemRandomNumberGenerator()
+        var values: [Double] = [0.1, -0.1, 1e-7, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308, 0.5, 123.456]
+        values += (0..<50_000).map { _ in Double(bitPattern: random.next()) }.filter(\.isFinite)
+        values += (0..<50_000).map { _ in Double.random(in: 0..<500, using: &random) }
+        let mismatches = values.filter { CSVWriter.number($0) != $0.description }
+        #expect(mismatches.count == 0, "first: \(mismatches.prefix(5))")
+        let line = CSVBytes()
+        for x in values.prefix(1_000) { line.number(x) }
+        line.endRecord()
+        #expect(line.text == values.prefix(1_000).map(\.description).joined(separator: ",") + "\n")
+    }
+
     /// A record built field by field: the unit's first fields written once, text quoted
     /// where needed, missing values empty, lists joined by ';' in one field.
     @Test func recordsAreBuiltFieldByField() {
-        var first = CSVBytes()
+        let first = CSVBytes()
         first.field("ios")
         first.integer(3)
-        var line = CSVBytes()
+        let line = CSVBytes()
         line.fields(first.bytes)
         line.field("a,b")
         line.empty()
         line.integer(-42)
         line.number(0.1)
         line.list(["gate", "say \"x\""])
+        line.list(["wifi_only", "low_power_mode"])
+        line.list([])
         line.seconds(microseconds: 86_400_000_001)
         line.endRecord()
         line.integer(0)
+        line.integer(Int64.min + 1)
         line.endRecord()
-        #expect(line.text == "ios,3,\"a,b\",,-42,0.1,\"gate;say \"\"x\"\"\",86400.000001\n0\n")
+        #expect(line.text == "ios,3,\"a,b\",,-42,0.1,\"gate;say \"\"x\"\"\",wifi_only;low_power_mode,,86400.000001\n0,-9223372036854775807\n")
+        // The buffer grows past its first capacity, keeping what it holds.
+        let long = String(repeating: "é,", count: 5_000)
+        line.field(long)
+        #expect(line.text.hasSuffix("\n\"" + long + "\""))
+        #expect(line.count == line.bytes.count)
     }
 
     /// A unit's row file starts each record with the unit's first fields, keyed on how many

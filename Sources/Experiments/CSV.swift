@@ -224,20 +224,46 @@ public final class CSVBytes {
             }
         }
         // `description`'s text, written without making it a String.
-        var sink = DoubleText(out: self)
-        x.write(to: &sink)
+        var text = Text(out: self)
+        x.write(to: &text)
     }
 
-    /// Where `Double.write(to:)` puts a double's text: the standard library hands its ASCII
-    /// over through `_writeASCII` (the digits of `description`, without the String); another
-    /// standard library that calls `write` instead writes the same text.
-    private struct DoubleText: TextOutputStream {
-        unowned(unsafe) let out: CSVBytes  // lives only inside `number`, while `out` does
-        mutating func write(_ string: String) {
+    /// A text field written in pieces by `build`, then quoted if it holds a comma, a quote or
+    /// a line break: the bytes `field` writes for the pieces joined, without joining them.
+    public func field(_ build: (inout Text) -> Void) {
+        separate()
+        let start = count
+        var text = Text(out: self)
+        build(&text)
+        let length = count - start
+        let written = UnsafeBufferPointer(start: base + start, count: length)
+        guard Self.needsQuotes(written) else { return }
+        // Quoted in place, from the end: each quote doubled, one quote either side.
+        let quotes = written.reduce(0) { $0 + ($1 == UInt8(ascii: "\"") ? 1 : 0) }
+        ensure(quotes + 2)
+        var to = start + length + quotes + 1
+        base[to] = UInt8(ascii: "\"")
+        for from in stride(from: start + length - 1, through: start, by: -1) {
+            let b = base[from]
+            to -= 1
+            base[to] = b
+            if b == UInt8(ascii: "\"") { to -= 1; base[to] = b }
+        }
+        base[start] = UInt8(ascii: "\"")
+        count = start + length + quotes + 2
+    }
+
+    /// Text written straight into the buffer, unquoted: what `field(_ build:)` hands its
+    /// builder, and where `Double.write(to:)` puts a double's text. The standard library hands
+    /// a number's ASCII over through `_writeASCII` (the digits of `description`, without the
+    /// String); another standard library that calls `write` instead writes the same text.
+    public struct Text: TextOutputStream {
+        unowned(unsafe) let out: CSVBytes  // used only while `out` writes the field
+        public mutating func write(_ string: String) {
             var string = string
             string.withUTF8 { out.ensure($0.count); out.put($0) }
         }
-        mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        public mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
             out.ensure(buffer.count)
             out.put(buffer)
         }
@@ -417,8 +443,8 @@ public enum EventRows {
         out.field(e.subject.rawValue)
         if let app = e.app { out.field(appNames[app]) } else { out.empty() }
         if let task = e.task { out.integer(task.rawValue) } else { out.empty() }
-        out.field(e.event)
-        out.field(e.detail)
+        out.field { e.write(event: &$0) }
+        out.field { e.write(detail: &$0) }
         out.endRecord()
     }
 }

@@ -2,6 +2,10 @@ import PhoneWorld
 import SimEngine
 
 /// One line of the opt-in event log: what happened, when, to which app and task.
+///
+/// What happened is kept as data, and `event` and `detail` are its text, made when read or
+/// written (`write(event:)`, `write(detail:)`): made as strings while the run went on, they
+/// were a fifth of a run with `--events`, and all of them waited in memory until it ended.
 public struct LoggedEvent: Sendable, Equatable {
     public enum Subject: String, Sendable {
         /// The person, the charger, the network, a setting.
@@ -16,10 +20,144 @@ public struct LoggedEvent: Sendable, Equatable {
     public var subject: Subject
     public var app: Int?
     public var task: TaskID?
+    var what: What
+
+    /// What happened, with the particulars its text shows.
+    enum What: Sendable, Equatable {
+        case shutdown
+        case boot(offFor: SimDuration)
+        case world(WorldEvent)
+        case lifecycle(from: AppState, to: AppState, cause: LifecycleCause)
+        case submitted(kind: TaskKind, identifier: String, earliestBegin: SimInstant, replaces: TaskID?)
+        case started(kind: TaskKind, identifier: String, remaining: SimDuration?)
+        case transfer(NetworkKind)
+        case workDoneNotCompleted
+        case expiration(ExpirationReason)
+        case registrationFailed(identifier: String)
+        case lost(energyJ: Double)
+        case ended(outcome: TaskOutcome, kind: TaskKind, identifier: String, success: Bool?, rejection: SubmitError?)
+    }
+
     /// What happened, as a short token (`launch`, `background->suspended`, `submitted`, an outcome).
-    public var event: String
+    public var event: String {
+        var text = ""
+        write(event: &text)
+        return text
+    }
+
     /// Particulars, as `key=value` pairs separated by spaces.
-    public var detail: String
+    public var detail: String {
+        var text = ""
+        write(detail: &text)
+        return text
+    }
+
+    /// Writes `event`'s text to `out`.
+    public func write(event out: inout some TextOutputStream) {
+        switch what {
+        case .shutdown: out.write("shutdown")
+        case .boot: out.write("boot")
+        case .world(let e):
+            switch e {
+            case .plugIn: out.write("plug_in")
+            case .unplug: out.write("unplug")
+            case .network: out.write("network")
+            case .launch: out.write("launch")
+            case .leave: out.write("leave")
+            case .callStarted: out.write("call_start")
+            case .callEnded: out.write("call_end")
+            case .purge: out.write("purge")
+            case .lowPowerPrompt: out.write("low_power_prompt")
+            case .lowPowerMode(let on): out.write(on ? "low_power_on" : "low_power_off")
+            }
+        case .lifecycle(let from, let to, _):
+            out.write(from.rawValue)
+            out.write("->")
+            out.write(to.rawValue)
+        case .submitted: out.write("submitted")
+        case .started: out.write("started")
+        case .transfer: out.write("transfer")
+        case .workDoneNotCompleted: out.write("work_done_not_completed")
+        case .expiration: out.write("expiration_handler")
+        case .registrationFailed: out.write("registration_failed")
+        case .lost: out.write("result_lost")
+        case .ended(let outcome, _, _, _, _): out.write(outcome.rawValue)
+        }
+    }
+
+    /// Writes `detail`'s text to `out`. Numbers are written as Swift writes them (`description`).
+    public func write(detail out: inout some TextOutputStream) {
+        switch what {
+        case .shutdown, .workDoneNotCompleted: break
+        case .boot(let offFor):
+            out.write("off_s=")
+            offFor.seconds.write(to: &out)
+        case .world(let e):
+            switch e {
+            case .network(let n):
+                out.write("network=")
+                out.write(n.kind.rawValue)
+                out.write(" down_mbps=")
+                n.downMbps.write(to: &out)
+                out.write(" up_mbps=")
+                n.upMbps.write(to: &out)
+            case .leave(_, let swiped): if swiped { out.write("swiped_away=true") }
+            case .purge(let app): if app == nil { out.write("nothing_suspended=true") }
+            case .lowPowerPrompt(let accepted): out.write(accepted ? "accepted=true" : "accepted=false")
+            case .plugIn, .unplug, .launch, .callStarted, .callEnded, .lowPowerMode: break
+            }
+        case .lifecycle(let from, let to, let cause):
+            out.write("cause=")
+            out.write(cause.rawValue)
+            let calls = AppLifecycle.delegateEvents(from: from, to: to, cause: cause)
+            for (k, call) in calls.enumerated() {
+                out.write(k == 0 ? " delegate=" : ",")
+                out.write(call.rawValue)
+            }
+        case .submitted(let kind, let identifier, let earliestBegin, let replaces):
+            Self.write(kind: kind, identifier: identifier, to: &out)
+            out.write(" earliest_begin_s=")
+            (Double(earliestBegin.microseconds) / 1e6).write(to: &out)
+            if let replaces {
+                out.write(" replaces=")
+                out.write(String(replaces.rawValue))
+            }
+        case .started(let kind, let identifier, let remaining):
+            Self.write(kind: kind, identifier: identifier, to: &out)
+            if let remaining {
+                out.write(" time_remaining_s=")
+                remaining.seconds.write(to: &out)
+            }
+        case .transfer(let network):
+            out.write("network=")
+            out.write(network.rawValue)
+        case .expiration(let reason):
+            out.write("reason=")
+            out.write(reason.rawValue)
+        case .registrationFailed(let identifier):
+            out.write("identifier=")
+            out.write(identifier)
+            out.write(" error=notPermitted")
+        case .lost(let energyJ):
+            out.write("energy_j=")
+            energyJ.write(to: &out)
+        case .ended(_, let kind, let identifier, let success, let rejection):
+            // Energies are in tasks.csv: a task's share of the radio tail comes later.
+            Self.write(kind: kind, identifier: identifier, to: &out)
+            if let success { out.write(success ? " success=true" : " success=false") }
+            if let rejection {
+                out.write(" error=")
+                out.write(rejection.rawValue)
+            }
+        }
+    }
+
+    private static func write(kind: TaskKind, identifier: String, to out: inout some TextOutputStream) {
+        out.write("kind=")
+        out.write(kind.rawValue)
+        out.write(" identifier=")
+        out.write(identifier)
+    }
 }
 
 /// A sink that records every transition of a run, for `events.csv` and for looking at why a
@@ -30,60 +168,43 @@ public struct EventLog: MetricsSink, Sendable {
     public init() {}
 
     mutating func add(_ time: SimInstant, _ subject: LoggedEvent.Subject, app: Int? = nil, task: TaskID? = nil,
-                      _ event: String, _ detail: String = "") {
-        events.append(LoggedEvent(time: time, subject: subject, app: app, task: task, event: event, detail: detail))
+                      _ what: LoggedEvent.What) {
+        events.append(LoggedEvent(time: time, subject: subject, app: app, task: task, what: what))
     }
 
-    public mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, "shutdown") }
+    public mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, .shutdown) }
 
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
-        add(time, .phone, "boot", "off_s=\(offFor.seconds)")
+        add(time, .phone, .boot(offFor: offFor))
     }
 
     public mutating func worldEvent(_ e: WorldEvent, at time: SimInstant) {
         switch e {
-        case .plugIn: add(time, .world, "plug_in")
-        case .unplug: add(time, .world, "unplug")
-        case .network(let n): add(time, .world, "network", "network=\(n.kind.rawValue) down_mbps=\(n.downMbps) up_mbps=\(n.upMbps)")
-        case .launch(let app): add(time, .world, app: app, "launch")
-        case .leave(let app, let swiped): add(time, .world, app: app, "leave", swiped ? "swiped_away=true" : "")
-        case .callStarted: add(time, .world, "call_start")
-        case .callEnded: add(time, .world, "call_end")
-        case .purge(let app): add(time, .world, app: app, "purge", app == nil ? "nothing_suspended=true" : "")
-        case .lowPowerPrompt(let accepted): add(time, .world, "low_power_prompt", "accepted=\(accepted)")
-        case .lowPowerMode(let on): add(time, .world, on ? "low_power_on" : "low_power_off")
+        case .launch(let app), .leave(let app, _), .purge(let app): add(time, .world, app: app, .world(e))
+        default: add(time, .world, .world(e))
         }
     }
 
     public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
-        let calls = t.delegateEvents.map(\.rawValue).joined(separator: ",")
-        add(time, .app, app: t.app, "\(t.from.rawValue)->\(t.to.rawValue)",
-            "cause=\(t.cause.rawValue)" + (calls.isEmpty ? "" : " delegate=\(calls)"))
+        add(time, .app, app: t.app, .lifecycle(from: t.from, to: t.to, cause: t.cause))
     }
 
     public mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
         switch e {
         case .submitted(let r, let replaced):
-            var detail = "kind=\(r.kind.rawValue) identifier=\(r.identifier) earliest_begin_s=\(Double(r.earliestBegin.microseconds) / 1e6)"
-            if let replaced { detail += " replaces=\(replaced.rawValue)" }
-            add(time, .task, app: r.app, task: r.id, "submitted", detail)
+            add(time, .task, app: r.app, task: r.id,
+                .submitted(kind: r.kind, identifier: r.identifier, earliestBegin: r.earliestBegin, replaces: replaced))
         case .started(let r, let remaining):
-            var detail = "kind=\(r.kind.rawValue) identifier=\(r.identifier)"
-            if let remaining { detail += " time_remaining_s=\(remaining.seconds)" }
-            add(time, .task, app: r.app, task: r.id, "started", detail)
-        case .transfer(let id, let app, let network): add(time, .task, app: app, task: id, "transfer", "network=\(network.rawValue)")
-        case .workDoneNotCompleted(let id): add(time, .task, task: id, "work_done_not_completed")
-        case .expiration(let id, let reason): add(time, .task, task: id, "expiration_handler", "reason=\(reason.rawValue)")
-        case .registrationFailed(let app, let identifier):
-            add(time, .app, app: app, "registration_failed", "identifier=\(identifier) error=notPermitted")
-        case .lost(let id, let app, let energyJ):
-            add(time, .task, app: app, task: id, "result_lost", "energy_j=\(energyJ)")
+            add(time, .task, app: r.app, task: r.id, .started(kind: r.kind, identifier: r.identifier, remaining: remaining))
+        case .transfer(let id, let app, let network): add(time, .task, app: app, task: id, .transfer(network))
+        case .workDoneNotCompleted(let id): add(time, .task, task: id, .workDoneNotCompleted)
+        case .expiration(let id, let reason): add(time, .task, task: id, .expiration(reason))
+        case .registrationFailed(let app, let identifier): add(time, .app, app: app, .registrationFailed(identifier: identifier))
+        case .lost(let id, let app, let energyJ): add(time, .task, app: app, task: id, .lost(energyJ: energyJ))
         case .ended(let r):
-            // Energies are in tasks.csv: a task's share of the radio tail comes later.
-            var detail = "kind=\(r.request.kind.rawValue) identifier=\(r.request.identifier)"
-            if r.outcome == .completed { detail += " success=\(r.success)" }
-            if let e = r.rejection { detail += " error=\(e.rawValue)" }
-            add(r.ended, .task, app: r.request.app, task: r.request.id, r.outcome.rawValue, detail)
+            add(r.ended, .task, app: r.request.app, task: r.request.id,
+                .ended(outcome: r.outcome, kind: r.request.kind, identifier: r.request.identifier,
+                       success: r.outcome == .completed ? r.success : nil, rejection: r.rejection))
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 @testable import Experiments
-import Scheduling
+@testable import Scheduling
+import PhoneWorld
+import SimEngine
 import SimRandom
 import Testing
 
@@ -235,6 +237,82 @@ struct OutputTests {
         line.field(long)
         #expect(line.text.hasSuffix("\n\"" + long + "\""))
         #expect(line.count == line.bytes.count)
+    }
+
+    /// Every kind of logged event has the text the log wrote before it kept events as data
+    /// (the strings here are that text), and a row of events.csv is that text quoted like any
+    /// field: written in pieces, quoted afterwards when a task identifier needs it.
+    @Test func everyLoggedEventHasItsTextAndIsWrittenLikeAField() {
+        let t = SimInstant.start + .seconds(90)
+        func request(_ identifier: String) -> TaskRequest {
+            TaskRequest(id: TaskID(7), app: 1, kind: .processing, identifier: identifier, submitted: t,
+                        earliestBegin: t + SimDuration(microseconds: 1_500_001), work: .seconds(1), powerW: 1)
+        }
+        let plain = request("sync"), awkward = request("sync, \"nightly\"")
+        var log = EventLog()
+        log.phoneShutDown(at: t)
+        log.phoneBooted(at: t, offFor: SimDuration(microseconds: 3_600_500_000))
+        for e: WorldEvent in [.plugIn, .unplug, .network(NetworkState(kind: .wifi, downMbps: 100, upMbps: 20.5)),
+                              .launch(app: 1), .launch(app: nil), .leave(app: 0, swipedAway: true), .leave(app: 0, swipedAway: false),
+                              .callStarted, .callEnded, .purge(app: 1), .purge(app: nil),
+                              .lowPowerPrompt(accepted: true), .lowPowerPrompt(accepted: false),
+                              .lowPowerMode(on: true), .lowPowerMode(on: false)] {
+            log.worldEvent(e, at: t)
+        }
+        log.lifecycle(LifecycleTransition(app: 1, from: .notRunning, to: .background, cause: .backgroundWork), at: t)
+        log.lifecycle(LifecycleTransition(app: 1, from: .background, to: .suspended, cause: .workDone), at: t)
+        log.taskEvent(.submitted(plain, replaced: TaskID(3)), at: t)
+        log.taskEvent(.submitted(awkward, replaced: nil), at: t)
+        log.taskEvent(.started(plain, timeRemaining: SimDuration(microseconds: 29_999_999)), at: t)
+        log.taskEvent(.started(plain, timeRemaining: nil), at: t)
+        log.taskEvent(.transfer(TaskID(7), app: 1, .cellular), at: t)
+        log.taskEvent(.workDoneNotCompleted(TaskID(7)), at: t)
+        log.taskEvent(.expiration(TaskID(7), .timeUp), at: t)
+        log.taskEvent(.registrationFailed(app: 1, identifier: "refresh"), at: t)
+        log.taskEvent(.lost(TaskID(7), app: 1, energyJ: 12.345678901234567), at: t)
+        var completed = TaskRecord(request: plain, started: t, ended: t + .seconds(2), outcome: .completed, energyJ: 1)
+        completed.success = true
+        log.taskEvent(.ended(completed), at: t)
+        completed.success = false
+        log.taskEvent(.ended(completed), at: t)
+        var rejected = TaskRecord(request: awkward, started: nil, ended: t, outcome: .rejected, energyJ: 0)
+        rejected.rejection = .tooManyPendingTaskRequests
+        log.taskEvent(.ended(rejected), at: t)
+        log.taskEvent(.ended(TaskRecord(request: plain, started: t, ended: t, outcome: .expired, energyJ: 0)), at: t)
+
+        let expected: [[String]] = [
+            ["shutdown", ""], ["boot", "off_s=3600.5"],
+            ["plug_in", ""], ["unplug", ""], ["network", "network=wifi down_mbps=100.0 up_mbps=20.5"],
+            ["launch", ""], ["launch", ""], ["leave", "swiped_away=true"], ["leave", ""],
+            ["call_start", ""], ["call_end", ""], ["purge", ""], ["purge", "nothing_suspended=true"],
+            ["low_power_prompt", "accepted=true"], ["low_power_prompt", "accepted=false"],
+            ["low_power_on", ""], ["low_power_off", ""],
+            ["not_running->background", "cause=background_work delegate=willFinishLaunching,didFinishLaunching"],
+            ["background->suspended", "cause=work_done"],
+            ["submitted", "kind=processing identifier=sync earliest_begin_s=91.500001 replaces=3"],
+            ["submitted", "kind=processing identifier=sync, \"nightly\" earliest_begin_s=91.500001"],
+            ["started", "kind=processing identifier=sync time_remaining_s=29.999999"],
+            ["started", "kind=processing identifier=sync"],
+            ["transfer", "network=cellular"], ["work_done_not_completed", ""], ["expiration_handler", "reason=time_up"],
+            ["registration_failed", "identifier=refresh error=notPermitted"], ["result_lost", "energy_j=12.345678901234567"],
+            ["completed", "kind=processing identifier=sync success=true"],
+            ["completed", "kind=processing identifier=sync success=false"],
+            ["rejected", "kind=processing identifier=sync, \"nightly\" error=tooManyPendingTaskRequests"],
+            ["expired", "kind=processing identifier=sync"],
+        ]
+        #expect(log.events.map { [$0.event, $0.detail] } == expected)
+        #expect(log.events.map(\.app) == [nil, nil, nil, nil, nil, 1, nil, 0, 0, nil, nil, 1, nil, nil, nil, nil, nil]
+                + [1, 1, 1, 1, 1, 1, 1, nil, nil, 1, 1, 1, 1, 1, 1])
+
+        let names = ["mail", "news"]
+        let rows = CSVBytes()
+        for e in log.events { EventRows.write(e, appNames: names, to: rows) }
+        let lines = log.events.map { e in
+            CSVWriter.line([CSVWriter.number(Double(e.time.microseconds) / 1e6), e.subject.rawValue, e.app.map { names[$0] } ?? "",
+                            e.task.map { String($0.rawValue) } ?? "", e.event, e.detail])
+        }
+        #expect(rows.text == lines.joined())
+        #expect(rows.text.contains(",submitted,\"kind=processing identifier=sync, \"\"nightly\"\" earliest_begin_s=91.500001\"\n"))
     }
 
     /// A unit's row file starts each record with the unit's first fields, keyed on how many

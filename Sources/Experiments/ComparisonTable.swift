@@ -104,13 +104,22 @@ public enum ComparisonTable {
             let total = summary.intervals[metricIndex["background_energy_j"]!].mean
             rows.append([summary.policy.name] + kinds.map { kind in
                 let part = summary.intervals[metricIndex["background_energy_\(kind.rawValue)_j"]!].mean
-                return total > 0 ? fixed(100 * part / total, 1) : "-"
+                return percent(part, of: total) ?? "-"
             })
         }
         return "\nbackground energy by mechanism, % of background J (means):\n" + aligned(rows)
     }
 
     static func fixed(_ x: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", x) }
+
+    /// A part's share of a total in percent, to one decimal, as the mechanism tables (terminal
+    /// and report) show it: "<0.1" for a share that is not nothing but would show as 0.0 (a
+    /// policy's redone work, say), `nil` without a total.
+    static func percent(_ part: Double, of total: Double) -> String? {
+        guard total > 0, part.isFinite else { return nil }
+        let share = 100 * part / total
+        return share > 0 && share < 0.05 ? "<0.1" : fixed(share, 1)
+    }
 
     /// Seconds in the largest unit that keeps the number readable: 45s, 12.5m, 3.2h.
     static func duration(_ seconds: Double) -> String {

@@ -32,6 +32,20 @@ struct ReportTests {
         #expect(best([5, 1, 2, 3], [true, false, false, false], .lower) == [], "one ranked policy: no best")
     }
 
+    /// The mechanism tables (terminal and report) show a share that is not nothing but rounds
+    /// to 0.0 as "<0.1", nothing as 0.0, and no share without a total.
+    @Test func aMechanismsShareIsNeverShownAsNothingWhenItIsSomething() {
+        let percent = ComparisonTable.percent
+        #expect(percent(0, 100) == "0.0")
+        #expect(percent(0.0004, 1) == "<0.1", "0.04%")
+        #expect(percent(5e-12, 1) == "<0.1")
+        #expect(percent(0.0005, 1) == "0.1", "0.05% rounds up to 0.1")
+        #expect(percent(12.34, 100) == "12.3")
+        #expect(percent(1, 1) == "100.0")
+        #expect(percent(1, 0) == nil, "no background energy at all")
+        #expect(percent(.nan, 1) == nil)
+    }
+
     @Test func csvReaderHandlesQuotesCommasNewlinesAndEmptyFields() throws {
         let t = try CSVTable.parse("a,b,c\n1,\"x, \"\"y\"\"\",\n\"multi\nline\",,3\n", file: "t.csv")
         #expect(t.header == ["a", "b", "c"])

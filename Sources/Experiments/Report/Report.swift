@@ -130,7 +130,7 @@ public struct Report {
             s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))</th>"
             for kind in kinds {
                 let part = interval("background_energy_\(kind.rawValue)_j", policy: p).mean
-                s += "<td>" + (total > 0 && part.isFinite ? String(format: "%.1f", 100 * part / total) : "–") + "</td>"
+                s += "<td>" + SVG.esc(ComparisonTable.percent(part, of: total) ?? "–") + "</td>"
             }
             s += "</tr>"
         }

@@ -84,7 +84,6 @@ public final class CSVBytes {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
-    public func reserveCapacity(_ n: Int) { if n > capacity { grow(to: n) } }
     public func removeAll() { count = 0; atRecordStart = true }
 
     /// Room for `n` more bytes.
@@ -140,21 +139,9 @@ public final class CSVBytes {
     /// The bytes are scanned, not the characters: comparing each character (a grapheme
     /// cluster) with four others was half of a run's instructions when it writes tasks.csv and
     /// events.csv, and it missed a comma or a quote carrying a combining mark, and a CR LF pair,
-    /// which are one character each.
-    public func field(_ text: String) {
-        separate()
-        var text = text
-        text.withUTF8 { utf8 in
-            guard Self.needsQuotes(utf8) else { ensure(utf8.count); put(utf8); return }
-            ensure(2 * utf8.count + 2)
-            put(UInt8(ascii: "\""))
-            for b in utf8 {
-                put(b)
-                if b == UInt8(ascii: "\"") { put(b) }
-            }
-            put(UInt8(ascii: "\""))
-        }
-    }
+    /// which are single characters. In UTF-8 those bytes never occur inside another character,
+    /// so doubling each quote byte doubles each quote.
+    public func field(_ text: String) { field { $0.write(text) } }
 
     @inline(__always) private static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
@@ -162,17 +149,10 @@ public final class CSVBytes {
 
     /// Text fields joined by `;` into one field (a list in a cell).
     public func list(_ items: [String]) {
-        // Written in place unless an item needs quoting (';' does not), then as one field.
-        for var item in items {
-            if item.withUTF8({ Self.needsQuotes($0) }) { field(items.joined(separator: ";")); return }
-        }
-        separate()
-        for k in items.indices {
-            var item = items[k]
-            item.withUTF8 { utf8 in
-                ensure(utf8.count + 1)
-                if k > 0 { put(UInt8(ascii: ";")) }
-                put(utf8)
+        field { text in
+            for k in items.indices {
+                if k > 0 { text.write(";") }
+                text.write(items[k])
             }
         }
     }
@@ -229,7 +209,8 @@ public final class CSVBytes {
     }
 
     /// A text field written in pieces by `build`, then quoted if it holds a comma, a quote or
-    /// a line break: the bytes `field` writes for the pieces joined, without joining them.
+    /// a line break (RFC 4180): the pieces are not joined first, and most fields need no quotes.
+    @inline(__always)
     public func field(_ build: (inout Text) -> Void) {
         separate()
         let start = count
@@ -260,6 +241,12 @@ public final class CSVBytes {
     public struct Text: TextOutputStream {
         unowned(unsafe) let out: CSVBytes  // used only while `out` writes the field
         public mutating func write(_ string: String) {
+            // In place for a native string (all of bgsim's); a copy made contiguous otherwise.
+            let written: Void? = string.utf8.withContiguousStorageIfAvailable { (utf8: UnsafeBufferPointer<UInt8>) in
+                out.ensure(utf8.count)
+                out.put(utf8)
+            }
+            if written != nil { return }
             var string = string
             string.withUTF8 { out.ensure($0.count); out.put($0) }
         }

@@ -51,19 +51,6 @@ seconds() {  # median seconds of RUNS runs of this binary; with BASE, "new base 
   if [ -n "$base" ]; then echo "$(median < "$out/new") $(median < "$out/base") $(median < "$out/ratio")"; else median < "$out/new"; fi
 }
 days=$(( 30 * reps ))
-# How fast the host is now, apart from bgsim: the same machine ran one binary at 931 and at
-# 1,536 phone-days/s/core on the same day, so figures from different hours compare only
-# through a yardstick measured with them. Median of 3 runs of a fixed Python loop (lower is
-# a faster host), at the start and at the end, with the load average.
-yardstick() {
-  for _ in 1 2 3; do
-    python3 -c 'import time
-s = time.perf_counter(); x = 0
-for i in range(3_000_000): x += i * i
-print(time.perf_counter() - s)'
-  done | median
-}
-host_start=$(yardstick); load_start=$(cut -d' ' -f1 /proc/loadavg)
 echo "reference scenario: 20 apps, 30 days, $reps replications per policy; median of $RUNS runs"
 if [ -n "$base" ]; then
   echo "compared with $base, runs interleaved"
@@ -136,5 +123,3 @@ printf "all 6 policies: --jobs 1 %.3f s, --jobs 2 %.3f s (medians): speed-up %.2
   "$(median < "$out/j1")" "$(median < "$out/j2")" "$(median < "$out/jr")" "$RUNS" "$(nproc)"
 printf "the machine's ceiling: two --jobs 1 runs side by side, 2 x alone / together = %.2f (median); --jobs 2 reaches %.2f of it (median)\n" \
   "$(median < "$out/cr")" "$(median < "$out/er")"
-printf "host yardstick (python3 loop, median of 3; lower is faster): %.3f s at the start, %.3f s at the end; load average %s, then %s\n" \
-  "$host_start" "$(yardstick)" "$load_start" "$(cut -d' ' -f1 /proc/loadavg)"

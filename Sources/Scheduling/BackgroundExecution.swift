@@ -79,6 +79,7 @@ extension PhoneSimulation {
         eligible.append(EligibleTask(id: id, app: r.app, kind: r.kind, submitted: r.submitted, earliestBegin: r.earliestBegin,
                                      requiresExternalPower: r.requiresExternalPower,
                                      requiresNetworkConnectivity: r.requiresNetworkConnectivity))
+        shownIsStale = true
     }
 
     /// `cancelAllTaskRequests()`.
@@ -101,7 +102,7 @@ extension PhoneSimulation {
     func closedGate(_ task: EligibleTask) -> HoldReason? {
         guard isOn else { return .phoneOff }
         guard !lowPower else { return .lowPowerMode }
-        guard setup.apps[task.app].backgroundRefresh else { return .backgroundRefreshOff }
+        guard appRefreshOn[task.app] else { return .backgroundRefreshOff }
         switch setup.settings.backgroundAppRefresh {
         case .off: return .backgroundRefreshOff
         case .wifi: guard networkState.kind == .wifi else { return .wifiOnly }
@@ -120,17 +121,18 @@ extension PhoneSimulation {
     /// Whether an eligible request is open to the policy: no gate holds it (after the gates
     /// were checked at this decision point).
     @inline(__always)
-    func isShown(_ id: TaskID) -> Bool {
-        let by = tasks[id.rawValue].heldBy
-        return by == nil || by == .policy
+    func isShown(_ task: EligibleTask) -> Bool { task.heldBy == nil || task.heldBy == .policy }
+
+    /// From now on, the request `eligible[k]` is held for `reason` (`nil`: no longer held),
+    /// in its record and in the eligible list's copy.
+    mutating func hold(eligible k: Int, _ reason: HoldReason?) {
+        hold(eligible[k].id, reason, at: sim.now)
+        eligible[k].heldBy = reason
     }
 
-    /// From now on, the eligible request `id` is held for `reason` (`nil`: no longer held);
-    /// the time since the last change goes to the previous reason.
-    mutating func hold(_ id: TaskID, _ reason: HoldReason?) { hold(id, reason, at: sim.now) }
-
-    /// `at` is later than now only for the requests that never ran, ended at the horizon
-    /// after the last event.
+    /// From now on, the request `id` is held for `reason` (`nil`: no longer held); the time
+    /// since the last change goes to the previous reason. `at` is later than now only for
+    /// the requests that never ran, ended at the horizon after the last event.
     mutating func hold(_ id: TaskID, _ reason: HoldReason?, at time: SimInstant) {
         let i = id.rawValue
         if let previous = tasks[i].heldBy { tasks[i].held.add(time - tasks[i].heldSince, to: previous) }
@@ -169,7 +171,7 @@ extension PhoneSimulation {
     mutating func start(_ id: TaskID) {
         let i = id.rawValue
         require(tasks[i].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
-        hold(id, nil)
+        hold(id, nil, at: sim.now)
         let app = tasks[i].request.app, kind = tasks[i].request.kind
         apps[app].scheduler.remove(id)
         switch apps[app].life.state {
@@ -395,6 +397,7 @@ extension PhoneSimulation {
             if outcome == .completed { keepResult(i) }
         case .eligible:
             if let k = eligible.firstIndex(where: { $0.id == id }) { eligible.removeQuickly(at: k) }
+            shownIsStale = true
             apps[app].scheduler.remove(id)
             hold(id, nil, at: time)
         case .waiting:
@@ -731,12 +734,18 @@ extension PhoneSimulation {
         // the policy; one the policy held last time stays held by it until the policy starts
         // it or a gate closes (hold times are whole microseconds, so not splitting the hold
         // at every decision changes nothing). Most of the time every request passes, and
-        // `eligible` itself is shown; otherwise the open ones, in a buffer kept across calls.
+        // `eligible` itself is shown; otherwise the open ones, in a buffer kept across calls
+        // and rebuilt only when a gate opened or closed or the eligible requests changed
+        // (rebuilt at every decision, it was a fifth of the decisions' own cost for ios: perf).
         var closed = 0
-        for task in eligible {
-            let gate = closedGate(task)
-            let current = tasks[task.id.rawValue].heldBy
-            if gate != current && !(gate == nil && current == .policy) { hold(task.id, gate) }
+        for k in eligible.indices {
+            let gate = closedGate(eligible[k])
+            let current = eligible[k].heldBy
+            assert(current == tasks[eligible[k].id.rawValue].heldBy, "the eligible list's copy of a hold differs from the task's")
+            if gate != current && !(gate == nil && current == .policy) {
+                hold(eligible: k, gate)
+                shownIsStale = true
+            }
             if gate != nil { closed += 1 }
         }
         guard closed < eligible.count else { return }
@@ -751,8 +760,13 @@ extension PhoneSimulation {
         if closed == 0 {
             decision = policy.decide(state, eligible: eligible)
         } else {
-            shown.removeAllKeepingCapacity()
-            for task in eligible where isShown(task.id) { shown.append(task) }
+            if shownIsStale {
+                shown.removeAllKeepingCapacity()
+                for task in eligible where isShown(task) { shown.append(task) }
+                shownIsStale = false
+            }
+            // Debug builds (the tests) check the kept list against a fresh one at every decision.
+            assert(shown.map(\.id) == eligible.filter { isShown($0) }.map(\.id), "the requests shown are not the open ones")
             decision = policy.decide(state, eligible: shown)
         }
         // The ids to start, in a buffer kept across calls (no allocation per decision).
@@ -760,20 +774,23 @@ extension PhoneSimulation {
         switch decision.start {
         case .none: break
         case .all:
-            for task in eligible where isShown(task.id) { starting.append(task.id) }
+            for task in eligible where isShown(task) { starting.append(task.id) }
         case .some(let chosen):
             for id in chosen {
-                require(eligible.contains { $0.id == id && isShown(id) }, "policy \(policy.name) chose \(id), which it was not shown")
+                require(eligible.contains { $0.id == id && isShown($0) }, "policy \(policy.name) chose \(id), which it was not shown")
             }
             starting.append(contentsOf: chosen)
         }
         if starting.count < eligible.count - closed {
             let bit = policyReasonBit(decision.reason)
-            for task in eligible where isShown(task.id) && !starting.contains(task.id) {
-                if tasks[task.id.rawValue].heldBy == nil { hold(task.id, .policy) }
+            for k in eligible.indices where isShown(eligible[k]) && !starting.contains(eligible[k].id) {
+                if eligible[k].heldBy == nil { hold(eligible: k, .policy) }
                 // Written only when new: a request the policy holds is held again at most
-                // decisions, and a write to the store checks first that it is not shared.
-                if tasks[task.id.rawValue].policyReasons & bit == 0 { tasks[task.id.rawValue].policyReasons |= bit }
+                // decisions, and a write checks first that the storage is not shared.
+                if eligible[k].policyReasons & bit == 0 {
+                    eligible[k].policyReasons |= bit
+                    tasks[eligible[k].id.rawValue].policyReasons |= bit
+                }
             }
         }
         if !starting.isEmpty {
@@ -783,6 +800,7 @@ extension PhoneSimulation {
             } else {
                 eligible.removeAll { ids.contains($0.id) }
             }
+            shownIsStale = true
             for id in ids { start(id) }
             rescheduleBatteryEvent()
         }

@@ -100,6 +100,12 @@ public struct EligibleTask: Sendable {
     /// Processing requests' requirements (already met when the policy is shown the request).
     public var requiresExternalPower = false
     public var requiresNetworkConnectivity = false
+    /// The system's copy of what holds it now and of the policy's reasons so far (the task's
+    /// own record keeps the hold times). A decision reads them for every eligible request:
+    /// read from the task store, four lookups a request, they were a sixth of the ios
+    /// policy's runs (perf).
+    var heldBy: HoldReason?
+    var policyReasons: UInt32 = 0
 
     /// When it became eligible: `max(submitted, earliestBegin)`; latency counts from here.
     public var eligibleSince: SimInstant { max(submitted, earliestBegin) }

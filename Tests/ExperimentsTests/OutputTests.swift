@@ -15,9 +15,6 @@ struct OutputTests {
         ])
     }
 
-    /// JSON strings (manifests, and the resolved scenario whose SHA-256 fingerprints a study):
-    /// quotes, backslashes and control characters escaped, everything else (accents, emoji)
-    /// as it is, whether or not the text needs escaping at all.
     /// One writer per output folder: a second lock on it fails, naming it, until the first
     /// is released (flock locks conflict between open files, even within one process).
     @Test func anOutputFolderHasOneWriterAtATime() throws {
@@ -37,6 +34,9 @@ struct OutputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty, "no lock file is left")
     }
 
+    /// JSON strings (manifests, and the resolved scenario whose SHA-256 fingerprints a study):
+    /// quotes, backslashes and control characters escaped, everything else (accents, emoji)
+    /// as it is, whether or not the text needs escaping at all.
     @Test func jsonStringsEscapeExactlyWhatRFC8259Requires() throws {
         #expect(JSON.string("news-2") == "\"news-2\"")
         #expect(JSON.string("") == "\"\"")

@@ -89,6 +89,10 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
         (minimalWith("  - news", "  - name: a/b"),
          "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
+        (minimalWith("  - news", "  - name: café"),
+         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'café'"),
+        (minimalWith("  - news", "  - name: ６"),
+         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '６'"),
         ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
          "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
         (minimalWith("people: median", "people: average"),
@@ -267,14 +271,24 @@ struct ConfigValueTests {
     @Test(arguments: [
         ("30s", SimDuration.seconds(30)), ("15m", .minutes(15)), ("1h30m", .minutes(90)), ("7d", .days(7)),
         ("250ms", .milliseconds(250)), ("1.5h", .minutes(90)), ("0", .zero), ("0s", .zero), ("2d12h", .hours(60)),
+        ("1us", .microseconds(1)), ("0.5ms", .microseconds(500)), ("1m30s", .seconds(90)), ("1h1ms", .microseconds(3_600_001_000)),
+        (" 30s\t", .seconds(30)), ("\u{3000}7d", .days(7)),
     ])
     func durationsParse(text: String, value: SimDuration) {
         #expect(ConfigReader.parseDuration(text) == value)
     }
 
-    @Test(arguments: ["", "30", "s", "3x", "1h 30m", "-5m", "h1"])
+    @Test(arguments: ["", "30", "s", "3x", "1h 30m", "-5m", "h1", "5u", "1.2.3s", "\u{663}s", "３0s", "1e3s", "30s\n", " "])
     func badDurationsAreRejected(text: String) {
         #expect(ConfigReader.parseDuration(text) == nil)
+    }
+
+    @Test func numbersMayGroupDigitsWithUnderscores() throws {
+        #expect(ConfigReader.withoutUnderscores("1_000_000.5") == "1000000.5")
+        #expect(ConfigReader.withoutUnderscores("250") == "250")
+        #expect(ConfigReader.withoutUnderscores("_é_") == "é")
+        let s = try Scenario.parse(yaml: minimal + "\nseed: 1_000\nreplications: 1_0\n", file: "s.yaml")
+        #expect(s.seed == 1000 && s.replications == 10)
     }
 
     @Test func overridesNeedAnEqualsSignAndAPath() {

@@ -13,10 +13,17 @@ import Scheduling
 /// unit: making, renaming and removing one cost more than a short simulation on ext4.
 public struct UnitStore: Sendable {
     public let folder: URL
-    public init(folder: URL) { self.folder = folder }
+    /// `folder`'s path, made once: a unit's files are named some ten times per unit, and
+    /// `URL.appendingPathComponent` each time was a twentieth of a sweep of short runs (perf).
+    let folderPath: String
+    public init(folder: URL) {
+        self.folder = folder
+        folderPath = folder.path
+    }
 
     /// One of a unit's files: `unit.txt` (its record) or a row file, by its name in a study.
-    func file(_ u: UnitKey, _ name: String) -> URL { folder.appendingPathComponent(u.folderName + "." + name) }
+    func path(_ u: UnitKey, _ name: String) -> String { folderPath + "/" + u.folderName + "." + name }
+    func file(_ u: UnitKey, _ name: String) -> URL { URL(fileURLWithPath: path(u, name)) }
 
     /// The row files a unit may hold beside its record.
     static let rowFiles = ["tasks.csv", "timeline.csv", "events.csv"]
@@ -43,8 +50,8 @@ public struct UnitStore: Sendable {
     /// Runs one unit and records it: its old record goes first, so that rows being rewritten
     /// are never taken for a finished unit's.
     func run(_ u: UnitKey, of plan: StudyPlan, record: RecordOptions) throws {
-        unlink(file(u, "unit.txt").path)
-        for name in Self.rowFiles { unlink(file(u, name).path) }
+        unlink(path(u, "unit.txt"))
+        for name in Self.rowFiles { unlink(path(u, name)) }
         let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
         let result = try Experiment.run(plan.points[u.point].scenario, policy: plan.policies[u.policy], replication: u.replication,
                                         record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
@@ -67,16 +74,16 @@ struct UnitRecord {
     /// Row file name (`tasks.csv`) -> bytes, as written.
     var files: [String: Int]
 
-    static func size(_ url: URL) -> Int? {
+    static func size(_ path: String) -> Int? {
         var info = stat()
-        return stat(url.path, &info) == 0 ? Int(info.st_size) : nil
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
     }
 
     static func write(fingerprint: String, values: [String], of u: UnitKey, in store: UnitStore) throws(RuntimeFailure) {
-        let sizes = UnitStore.rowFiles.compactMap { name in size(store.file(u, name)).map { "\(name)=\($0)" } }
+        let sizes = UnitStore.rowFiles.compactMap { name in size(store.path(u, name)).map { "\(name)=\($0)" } }
         let body = fingerprint + "\n" + values.joined(separator: ",") + "\n" + "files " + sizes.joined(separator: " ") + "\n"
         let text = body + "check " + SHA256.hex(body) + "\n"
-        let path = store.file(u, "unit.txt").path
+        let path = store.path(u, "unit.txt")
         // A plain write: FileManager.createFile writes through a temporary file and syncs it.
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RuntimeFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
@@ -89,27 +96,27 @@ struct UnitRecord {
     /// Reads and checks a unit's record: the check line matches, and every row file it lists
     /// has the size it had when the unit finished.
     static func read(_ u: UnitKey, in store: UnitStore) throws(RuntimeFailure) -> UnitRecord {
-        let file = store.file(u, "unit.txt")
-        guard let text = try? String(contentsOf: file, encoding: .utf8) else { throw RuntimeFailure("cannot read \(file.path)") }
+        let file = store.path(u, "unit.txt")
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw RuntimeFailure("cannot read \(file)") }
         // Split on bytes: splitting a String on a Character walks grapheme clusters, and cost
         // more than the rest of reading a record.
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
         guard lines.count == 5, lines[4].isEmpty, lines[2].hasPrefix("files"), lines[3].hasPrefix("check "),
               SHA256.hex(String(decoding: text.utf8.dropLast(lines[3].utf8.count + 1), as: UTF8.self)) == lines[3].dropFirst(6) else {
-            throw RuntimeFailure("\(file.path): not a whole unit record (a fingerprint, values, row files and a check line)")
+            throw RuntimeFailure("\(file): not a whole unit record (a fingerprint, values, row files and a check line)")
         }
         let fields = lines[1].utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { Substring($0) }
         guard fields.count == RunMetrics.columns.count else {
-            throw RuntimeFailure("\(file.path): expected \(RunMetrics.columns.count) values, found \(fields.count)")
+            throw RuntimeFailure("\(file): expected \(RunMetrics.columns.count) values, found \(fields.count)")
         }
         var files: [String: Int] = [:]
         for entry in lines[2].split(separator: " ").dropFirst() {
             let parts = entry.split(separator: "=")
             guard parts.count == 2, UnitStore.rowFiles.contains(String(parts[0])), let size = Int(parts[1]) else {
-                throw RuntimeFailure("\(file.path): bad row file entry '\(entry)'")
+                throw RuntimeFailure("\(file): bad row file entry '\(entry)'")
             }
-            let rows = store.file(u, String(parts[0]))
-            guard Self.size(rows) == size else { throw RuntimeFailure("\(rows.path): not the \(size) bytes its unit wrote") }
+            let rows = store.path(u, String(parts[0]))
+            guard Self.size(rows) == size else { throw RuntimeFailure("\(rows): not the \(size) bytes its unit wrote") }
             files[String(parts[0])] = size
         }
         // Written by CSVWriter.number: shortest round-trip text, so this gives the same doubles.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Named model files under `models/` that a scenario refers to: `phone: iphone-15`, or
 /// `phone: {profile: iphone-15, battery: {capacity_wh: 13}}` to override some fields.
@@ -157,29 +158,46 @@ extension ConfigNode {
 /// YAML documents as parsed, by file: for reading many scenarios from the same files (the
 /// points of a sweep), each file once. Parsing the base scenario and its profiles again at
 /// every point cost about 15 M instructions a point. Used by one thread at a time.
-final class DocumentCache {
-    private var documents: [String: (text: String?, tree: ConfigNode)] = [:]
-    /// Files parsed so far.
-    private(set) var parses = 0
+final class DocumentCache: Sendable {
+    private struct State {
+        var documents: [String: (text: String?, tree: ConfigNode)] = [:]
+        var parses = 0
+    }
+    /// Shared by the points of a sweep, which are read on several threads.
+    private let state = Mutex(State())
 
     init() {}
 
+    /// Files parsed so far.
+    var parses: Int { state.withLock { $0.parses } }
+
     /// `yaml`, the text of `file`, parsed (again only if the text differs).
     func tree(yaml: String, file: String) throws(ScenarioError) -> ConfigNode {
-        if let d = documents[file], d.text == yaml { return d.tree }
-        let tree = try ConfigNode.parse(yaml: yaml, file: file)
-        parses += 1
-        documents[file] = (yaml, tree)
-        return tree
+        try cached(file, text: yaml) { () throws(ScenarioError) in try ConfigNode.parse(yaml: yaml, file: file) }
     }
 
     /// The file at `path` parsed, or `nil` if it cannot be read.
     func file(_ path: String) throws(ScenarioError) -> ConfigNode? {
-        if let d = documents[path] { return d.tree }
+        if let tree = state.withLock({ $0.documents[path]?.tree }) { return tree }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        let tree = try ConfigNode.parse(yaml: text, file: path)
-        parses += 1
-        documents[path] = (nil, tree)
-        return tree
+        return try cached(path, text: nil) { () throws(ScenarioError) in try ConfigNode.parse(yaml: text, file: path) }
+    }
+
+    /// The document under `key`, parsed by `parse` unless it is there with the same `text`
+    /// (`nil` for a file, whose text is read once). Parsed under the lock, so a file is parsed
+    /// once however many points ask for it at the same time.
+    private func cached(_ key: String, text: String?, _ parse: () throws(ScenarioError) -> ConfigNode) throws(ScenarioError) -> ConfigNode {
+        let result: Result<ConfigNode, ScenarioError> = state.withLock { s in
+            if let d = s.documents[key], text == nil || d.text == text { return .success(d.tree) }
+            do throws(ScenarioError) {
+                let tree = try parse()
+                s.parses += 1
+                s.documents[key] = (text, tree)
+                return .success(tree)
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 }

@@ -69,7 +69,7 @@ extension Experiment {
                 continue
             }
             let plan = isSweep
-                ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides)
+                ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides, jobs: Cores.available())
                 : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
             if plan.fingerprint == fingerprint { return (plan, overrides) }
             tried.append("\(file) (with \(overrideTexts)) no longer describes it: its plan_sha256 differs")

@@ -279,7 +279,7 @@ struct SweepCommand: AsyncParsableCommand {
 
     func run() async throws {
         let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
-        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all)
+        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount)
         if let emitSlurm {
             let folder = URL(fileURLWithPath: emitSlurm)
             // A shard beyond the number of units would be an array task that runs nothing and
@@ -411,7 +411,8 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         if Experiments.Sweep.isSweep(file: options.scenario) {
-            let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all)
+            let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
+                                     jobs: Cores.available())
             print("\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
                   + "\(plan.parameters.joined(separator: ", ")): \(plan.points.count) points x \(plan.policies.count) policies x "
                   + "\(plan.replications) replications = \(plan.unitCount) units, base scenario \(plan.first.file)")

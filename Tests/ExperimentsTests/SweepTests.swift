@@ -131,6 +131,31 @@ struct SweepTests {
         #expect(bad.contains("axes[0] (people.sessions_per_day=-5) at point 1"), "\(bad)")
     }
 
+    /// Points are read on several threads: the plan, and the error when points are bad,
+    /// are the same whatever the thread count (the first bad point in point order).
+    @Test func aSweepIsPlannedTheSameOnAnyNumberOfThreads() throws {
+        let base = "scenario: \(defaultScenario)\nset: {duration: 1d}\n"
+        let good = try Self.write(base + "design: sobol\npoints: 40\naxes:\n  - {path: people.sessions_per_day, from: 10, to: 90}\n"
+                                  + "  - {path: phone.battery.capacity_wh, from: 8, to: 20}\n")
+        let one = try StudyPlan(sweep: Sweep.load(file: good), jobs: 1)
+        for jobs in [2, 3, 8, 64] {
+            let many = try StudyPlan(sweep: Sweep.load(file: good), jobs: jobs)
+            #expect(many.fingerprint == one.fingerprint)
+            #expect(many.points.map(\.values) == one.points.map(\.values))
+            #expect(many.points.map(\.scenarioDigest) == one.points.map(\.scenarioDigest))
+        }
+        // Points 3 and 5 are bad in different ways; point 3 is named, on any thread count.
+        let bad = try Self.write(base + "axes:\n  - {path: people.sessions_per_day, values: [10, 20, 30, -1, 50, x, 70]}\n")
+        for jobs in [1, 2, 3, 8] {
+            #expect(throws: ScenarioError.self) { try StudyPlan(sweep: Sweep.load(file: bad), jobs: jobs) }
+            do {
+                _ = try StudyPlan(sweep: Sweep.load(file: bad), jobs: jobs)
+            } catch {
+                #expect(error.description.contains("at point 3"), "\(jobs) threads: \(error)")
+            }
+        }
+    }
+
     static let smallSweep = """
         scenario: \(defaultScenario)
         set: {duration: 1d}

@@ -11,7 +11,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test deps deps-slurm deps-chromium build bench reference report-bench datasets clean
+.PHONY: demo test deps deps-slurm deps-chromium build bench reference sweep-bench report-bench datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -83,6 +83,12 @@ bench: deps
 reference: deps
 	$(RELEASE)
 	Benchmarks/reference.sh
+
+## The many-points benchmark: a 2,000-point sweep of one-hour runs, --jobs 1 and 2 (what a
+## sweep costs per point besides the simulation). BASE= and RUNS= as for `reference`.
+sweep-bench: deps
+	$(RELEASE)
+	Benchmarks/sweep-points.sh
 
 ## The report benchmark: a 10,000-row sweep's report must open and draw in under 2 s.
 report-bench: deps deps-chromium

@@ -14,8 +14,18 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
 
     public static let root = KeyPath()
 
-    public func appending(_ key: String) -> KeyPath { KeyPath(components + [.key(key)]) }
-    public func appending(index: Int) -> KeyPath { KeyPath(components + [.index(index)]) }
+    public func appending(_ key: String) -> KeyPath { appending(.key(key)) }
+    public func appending(index: Int) -> KeyPath { appending(.index(index)) }
+
+    /// One allocation: reading a scenario appends a key for every value it reads (for the
+    /// messages), and `components + [c]` allocated the one-element array too.
+    func appending(_ c: Component) -> KeyPath {
+        var out: [Component] = []
+        out.reserveCapacity(components.count + 1)
+        out.append(contentsOf: components)
+        out.append(c)
+        return KeyPath(out)
+    }
 
     /// Parses `phone.battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
     public init?(parsing text: String) {

@@ -95,6 +95,22 @@ struct ConfigNode: Sendable {
         }
     }
 
+    /// Whether `other` is the same tree, down to every scalar's text, key, line, column, origin
+    /// and file: reading it gives the same values and the same errors.
+    func isIdentical(to other: ConfigNode) -> Bool {
+        guard line == other.line, column == other.column, origin == other.origin, file == other.file else { return false }
+        switch (value, other.value) {
+        case let (.scalar(a, plainA), .scalar(b, plainB)):
+            return plainA == plainB && a == b
+        case let (.mapping(a), .mapping(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.keyLine == $1.keyLine && $0.value.isIdentical(to: $1.value) }
+        case let (.sequence(a), .sequence(b)):
+            return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+        default:
+            return false
+        }
+    }
+
     /// Whether this is YAML's null (`~`, `null`, or nothing at all).
     var isNull: Bool {
         if case .scalar(let text, let plain) = value, plain, ["", "~", "null", "Null", "NULL"].contains(text) { return true }

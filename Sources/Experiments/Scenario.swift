@@ -99,7 +99,7 @@ public struct Scenario: Equatable, Sendable {
 
     static func parse(yaml: String, file: String, overrides: [Override], documents: DocumentCache) throws(ScenarioError) -> Scenario {
         let resolved = try tree(yaml: yaml, file: file, overrides: overrides, documents: documents)
-        var scenario = try read(resolved, file: file)
+        var scenario = try read(resolved, file: file, documents: documents)
         scenario.resolvedJSON = resolved.canonicalJSON
         return scenario
     }
@@ -171,7 +171,7 @@ public struct Scenario: Equatable, Sendable {
 
     static let knownGenerators = Set(GeneratorKind.available)
 
-    static func read(_ tree: ConfigNode, file: String) throws(ScenarioError) -> Scenario {
+    static func read(_ tree: ConfigNode, file: String, documents: DocumentCache? = nil) throws(ScenarioError) -> Scenario {
         let r = ConfigReader(file: file)
         var top = try r.mapping(tree, at: .root)
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -218,7 +218,8 @@ public struct Scenario: Equatable, Sendable {
         let places: [String]? = setup.networkTrace != nil ? nil
             : Array(Set((setup.network.weekday + setup.network.weekend).compactMap(\.place))).sorted()
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
-            try readApps(n, p, r, places: places)
+            guard let documents else { return try readApps(n, p, r, places: places) }
+            return try documents.apps(n, file: file, places: places) { () throws(ScenarioError) in try readApps(n, p, r, places: places) }
         }
         let appNames = setup.apps.map(\.name)
         (setup.people, setup.peopleTrace) = try top.required("people", "a people profile such as median") { n, p throws(ScenarioError) in

@@ -156,6 +156,24 @@ struct SweepTests {
         }
     }
 
+    /// A sweep keeps the apps it read last and reuses them for a point whose apps are the
+    /// same tree (debug builds check each reuse against a fresh reading). A point whose axis
+    /// changes an app gets its own apps, whichever thread reads it.
+    @Test func pointsThatChangeAnAppGetTheirOwnApps() throws {
+        let f = try Self.write("scenario: \(defaultScenario)\nset: {duration: 1d}\ndesign: grid\naxes:\n"
+                               + "  - {path: people.sessions_per_day, values: [30, 60]}\n"
+                               + "  - {path: 'apps[0].tasks[0].interval', values: [20m, 40m, 20m]}\n")
+        for jobs in [1, 3] {
+            let plan = try StudyPlan(sweep: Sweep.load(file: f), jobs: jobs)
+            #expect(plan.points.count == 6)
+            for p in plan.points {
+                let interval = p.values[plan.parameters.firstIndex(of: "apps[0].tasks[0].interval")!]
+                #expect(p.scenario.setup.apps[0].tasks[0].interval == ConfigReader.parseDuration(interval), "\(p.values)")
+                #expect(p.scenario.setup.apps.dropFirst() == plan.points[0].scenario.setup.apps.dropFirst())
+            }
+        }
+    }
+
     static let smallSweep = """
         scenario: \(defaultScenario)
         set: {duration: 1d}

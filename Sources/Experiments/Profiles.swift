@@ -158,7 +158,8 @@ extension ConfigNode {
 
 /// YAML documents as parsed, by file: for reading many scenarios from the same files (the
 /// points of a sweep), each file once. Parsing the base scenario and its profiles again at
-/// every point cost about 15 M instructions a point. Used by one thread at a time.
+/// every point cost about 15 M instructions a point. Shared by the threads that read a
+/// sweep's points; a file is parsed under the lock, so once.
 final class DocumentCache: Sendable {
     private struct State {
         var documents: [String: (text: String?, tree: ConfigNode)] = [:]

@@ -171,7 +171,7 @@ public struct Scenario: Equatable, Sendable {
 
     static let knownGenerators = Set(GeneratorKind.available)
 
-    static func read(_ tree: ConfigNode, file: String, documents: DocumentCache? = nil) throws(ScenarioError) -> Scenario {
+    static func read(_ tree: ConfigNode, file: String, documents: DocumentCache) throws(ScenarioError) -> Scenario {
         let r = ConfigReader(file: file)
         var top = try r.mapping(tree, at: .root)
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -218,8 +218,7 @@ public struct Scenario: Equatable, Sendable {
         let places: [String]? = setup.networkTrace != nil ? nil
             : Array(Set((setup.network.weekday + setup.network.weekend).compactMap(\.place))).sorted()
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
-            guard let documents else { return try readApps(n, p, r, places: places) }
-            return try documents.apps(n, file: file, places: places) { () throws(ScenarioError) in try readApps(n, p, r, places: places) }
+            try documents.apps(n, file: file, places: places) { () throws(ScenarioError) in try readApps(n, p, r, places: places) }
         }
         let appNames = setup.apps.map(\.name)
         (setup.people, setup.peopleTrace) = try top.required("people", "a people profile such as median") { n, p throws(ScenarioError) in

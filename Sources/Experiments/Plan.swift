@@ -60,7 +60,8 @@ public struct StudyPlan: Sendable {
         do {
             base = try String(contentsOfFile: sweep.scenarioFile, encoding: .utf8)
         } catch {
-            throw ScenarioError(.unreadable, file: sweep.file, keyPath: "scenario", message: "cannot read the base scenario \(sweep.scenarioFile)")
+            throw ScenarioError(.unreadable, file: sweep.file, keyPath: "scenario",
+                                message: "cannot read the base scenario \(sweep.scenarioFile) (\((error as NSError).localizedFailureReason ?? error.localizedDescription))")
         }
         name = sweep.name
         file = sweep.file

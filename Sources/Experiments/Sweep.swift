@@ -184,6 +184,12 @@ public struct Sweep: Sendable {
         }
         let here = (file as NSString).deletingLastPathComponent
         let scenarioFile = tidy(scenario.hasPrefix("/") || here.isEmpty ? scenario : (here as NSString).appendingPathComponent(scenario))
+        // Checked here, where the key's line is known: a sweep that names a missing file is
+        // most often a path written relative to the current folder instead of the sweep's.
+        if !FileManager.default.fileExists(atPath: scenarioFile), let node = top.node("scenario") {
+            throw r.error(node, KeyPath([.key("scenario")]), "no such scenario file: \(scenarioFile)"
+                          + (scenario.hasPrefix("/") ? "" : " (a relative path is read from the sweep file's folder)"))
+        }
         var common: [Override] = []
         if let set = top.node("set") {
             guard case .mapping(let pairs) = set.value else {

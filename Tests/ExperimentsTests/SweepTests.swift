@@ -53,6 +53,29 @@ struct SweepTests {
         #expect(!sweep.scenarioFile.contains("..") && sweep.scenarioFile.hasSuffix("models/scenarios/default.yaml"))
     }
 
+    /// A sweep that names a missing base scenario says so at the `scenario` key's line, with
+    /// the path it tried, and that a relative path is read from the sweep file's folder.
+    @Test func aMissingBaseScenarioIsNamedWhereTheSweepSaysIt() throws {
+        let file = try Self.write("name: s\ndesign: grid\nscenario: nowhere/base.yaml\naxes:\n  - {path: seed, values: [1]}\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let folder = (file as NSString).deletingLastPathComponent
+        #expect(throws: ScenarioError.self) { try Sweep.load(file: file) }
+        do {
+            _ = try Sweep.load(file: file)
+        } catch {
+            #expect(error.description == "\(file):3:11: scenario: no such scenario file: \(folder)/nowhere/base.yaml "
+                    + "(a relative path is read from the sweep file's folder)")
+        }
+        let absolute = try Self.write("design: grid\nscenario: /nonexistent/base.yaml\naxes:\n  - {path: seed, values: [1]}\n")
+        defer { try? FileManager.default.removeItem(atPath: absolute) }
+        do {
+            _ = try Sweep.load(file: absolute)
+            Issue.record("a sweep naming a missing scenario loaded")
+        } catch {
+            #expect(error.description == "\(absolute):2:11: scenario: no such scenario file: /nonexistent/base.yaml")
+        }
+    }
+
     @Test func gridCombinesEveryValueWithTheFirstAxisSlowest() {
         let d = Self.design(.grid, [Self.list("a", ["x", "y"]), Self.range("b", 0, 10, steps: 3)])
         #expect(d.pointValues() == [["x", "0.0"], ["x", "5.0"], ["x", "10.0"], ["y", "0.0"], ["y", "5.0"], ["y", "10.0"]])

@@ -131,6 +131,50 @@ struct OutputOptions: ParsableArguments {
     func progress() -> ProgressReporter? { quiet ? nil : ProgressReporter(jobs: jobCount) }
 }
 
+/// `--precision` and its options, shared by `run` and `sweep`: replications are added in
+/// rounds until every policy's interval (at every point of a sweep) is tight enough.
+struct PrecisionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Add replications until the 95% interval of each precision metric, for every policy (and every point of a sweep), is within this relative half-width of its mean, such as 0.05.",
+        valueName: "fraction"))
+    var precision: Double?
+
+    @Option(name: .customLong("precision-metric"), help: ArgumentHelp(
+        "A runs.csv metric --precision checks (repeatable; default: \(PrecisionGoal.defaultMetrics.joined(separator: ", "))).",
+        valueName: "column"))
+    var precisionMetrics: [String] = []
+
+    @Option(help: "The most replications per policy --precision may run.")
+    var maxReplications: Int = 1000
+
+    func validate() throws {
+        if let precision, !(precision > 0 && precision < 1) {
+            throw ValidationError("--precision must be a fraction between 0 and 1, such as 0.05; got \(precision)")
+        }
+        if !precisionMetrics.isEmpty && precision == nil { throw ValidationError("--precision-metric needs --precision") }
+        for m in precisionMetrics where !RunMetrics.columns.contains(where: { $0.name == m }) {
+            throw ValidationError("--precision-metric '\(m)' is not a runs.csv metric; for example background_energy_j, completed_pct, latency_p90_s")
+        }
+        if maxReplications < 2 { throw ValidationError("--max-replications must be at least 2, got \(maxReplications)") }
+    }
+
+    var goal: PrecisionGoal? {
+        precision.map {
+            PrecisionGoal(target: $0, metrics: precisionMetrics.isEmpty ? PrecisionGoal.defaultMetrics : precisionMetrics,
+                          maxReplications: maxReplications)
+        }
+    }
+
+    /// The line that says whether the goal was reached, for a study run with one.
+    static func report(_ outcome: StudyOutcome) -> String? {
+        guard let p = outcome.precision else { return nil }
+        let worst = p.worst.isFinite ? String(format: "%.3f", p.worst) : "unbounded"
+        return p.reached
+            ? "Precision \(p.target) reached with \(outcome.replications) replications (worst relative half-width \(worst))."
+            : "Precision \(p.target) NOT reached within \(p.maxReplications) replications (worst relative half-width \(worst))."
+    }
+}
+
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -152,28 +196,10 @@ struct Run: AsyncParsableCommand {
     @OptionGroup var options: ScenarioOptions
     @OptionGroup var output: OutputOptions
 
-    @Option(help: ArgumentHelp("Add replications until every policy's 95% interval of each precision metric is within this relative half-width of its mean, such as 0.05.",
-                               valueName: "fraction"))
-    var precision: Double?
-
-    @Option(name: .customLong("precision-metric"), help: ArgumentHelp(
-        "A runs.csv metric --precision checks (repeatable; default: \(PrecisionGoal.defaultMetrics.joined(separator: ", "))).",
-        valueName: "column"))
-    var precisionMetrics: [String] = []
-
-    @Option(help: "The most replications per policy --precision may run.")
-    var maxReplications: Int = 1000
+    @OptionGroup var precision: PrecisionOptions
 
     func validate() throws {
-        if let precision, !(precision > 0 && precision < 1) {
-            throw ValidationError("--precision must be a fraction between 0 and 1, such as 0.05; got \(precision)")
-        }
-        if !precisionMetrics.isEmpty && precision == nil { throw ValidationError("--precision-metric needs --precision") }
-        for m in precisionMetrics where !RunMetrics.columns.contains(where: { $0.name == m }) {
-            throw ValidationError("--precision-metric '\(m)' is not a runs.csv metric; for example background_energy_j, completed_pct, latency_p90_s")
-        }
-        if maxReplications < 2 { throw ValidationError("--max-replications must be at least 2, got \(maxReplications)") }
-        if precision != nil && output.shard != nil {
+        if precision.precision != nil && output.shard != nil {
             throw ValidationError("--precision decides the replications from the results, so it cannot be split with --shard")
         }
     }
@@ -185,21 +211,12 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         let scenario = try options.load()
-        let goal = precision.map {
-            PrecisionGoal(target: $0, metrics: precisionMetrics.isEmpty ? PrecisionGoal.defaultMetrics : precisionMetrics,
-                          maxReplications: maxReplications)
-        }
         let plan = StudyPlan(scenario: scenario)
-        let outcome = try await perform(plan, output: output, overrides: options.all, precision: goal)
+        let outcome = try await perform(plan, output: output, overrides: options.all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print(ComparisonTable.render(scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
                                      replications: outcome.replications))
-        if let p = outcome.precision {
-            let worst = p.worst.isFinite ? String(format: "%.3f", p.worst) : "unbounded"
-            print(p.reached
-                  ? "Precision \(p.target) reached with \(outcome.replications) replications (worst relative half-width \(worst))."
-                  : "Precision \(p.target) NOT reached within \(p.maxReplications) replications (worst relative half-width \(worst)).")
-        }
+        if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
     }
 }
@@ -239,7 +256,8 @@ struct SweepCommand: AsyncParsableCommand {
             under units/ until the files are written, so a sweep that was killed resumes when \
             started again. --shard K/N runs one slice; 'bgsim merge' joins the slices into files \
             byte-identical to an unsharded sweep. --emit-slurm writes a Slurm job array that \
-            runs the shards and then the merge.
+            runs the shards and then the merge. --precision adds replications until every \
+            policy meets the goal at every point.
             """
     )
 
@@ -256,6 +274,8 @@ struct SweepCommand: AsyncParsableCommand {
     var replications: String?
 
     @OptionGroup var output: OutputOptions
+
+    @OptionGroup var precision: PrecisionOptions
 
     @Option(name: .customLong("emit-slurm"), help: ArgumentHelp(
         "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
@@ -275,6 +295,9 @@ struct SweepCommand: AsyncParsableCommand {
         }
         if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
         if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }
+        if precision.precision != nil && (output.shard != nil || emitSlurm != nil) {
+            throw ValidationError("--precision decides the replications from the results, so it cannot be split with \(emitSlurm != nil ? "--emit-slurm" : "--shard")")
+        }
     }
 
     func run() async throws {
@@ -294,10 +317,11 @@ struct SweepCommand: AsyncParsableCommand {
             }
             return
         }
-        let outcome = try await perform(plan, output: output, overrides: all)
+        let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
-        print("Sweep '\(plan.name)': \(plan.points.count) points x \(plan.policies.count) policies x \(plan.replications) replications "
+        print("Sweep '\(plan.name)': \(plan.points.count) points x \(plan.policies.count) policies x \(outcome.replications) replications "
               + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
+        if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
     }
 }

@@ -393,6 +393,49 @@ struct CLITests {
         #expect(shard.status == 2 && shard.stderr.contains("--shard '5/4': expected K/N with 1 <= K <= N"))
         let precision = try bgsim(["run", defaultScenario, "--shard", "1/2", "--precision", "0.1"], in: dir)
         #expect(precision.status == 2 && precision.stderr.contains("cannot be split with --shard"))
+        let sweepPrecision = try bgsim(["sweep", sweep, "--shard", "1/2", "--precision", "0.1"], in: dir)
+        #expect(sweepPrecision.status == 2 && sweepPrecision.stderr.contains("cannot be split with --shard"), "\(sweepPrecision.stderr)")
+        let slurmPrecision = try bgsim(["sweep", sweep, "--emit-slurm", "slurm", "--precision", "0.1"], in: dir)
+        #expect(slurmPrecision.status == 2 && slurmPrecision.stderr.contains("cannot be split with --emit-slurm"), "\(slurmPrecision.stderr)")
+        let badTarget = try bgsim(["sweep", sweep, "--precision", "2"], in: dir)
+        #expect(badTarget.status == 2 && badTarget.stderr.hasPrefix("Error: --precision must be a fraction between 0 and 1"))
+        #expect(files(in: dir) == ["bad.yaml", "sweep.yaml"], "a refused sweep wrote files")
+    }
+
+    /// `sweep --precision` adds replications in rounds until every point's every policy meets
+    /// the goal, and the files are those of the same sweep run with that many replications.
+    @Test func aSweepWithPrecisionMeetsTheGoalAtEveryPointAndEqualsAPlainSweep() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let r = try bgsim(["sweep", sweep, "--replications", "2", "--precision", "0.1", "--precision-metric", "phone_energy_j",
+                           "--max-replications", "40", "--no-tasks", "--out", "p", "--jobs", "2"], in: dir)
+        #expect(r.status == 0, "stderr: \(r.stderr)")
+        let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("Precision 0.1") })
+        #expect(line.hasPrefix("Precision 0.1 reached with"), "\(line)")
+        let summary = try String(contentsOf: dir.appendingPathComponent("p/summary.csv"), encoding: .utf8)
+        let header = summary.split(separator: "\n")[0].split(separator: ",").map(String.init)
+        let col = { (name: String) in header.firstIndex(of: name)! }
+        let rows = summary.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let energy = rows.filter { $0[col("metric")] == "phone_energy_j" }
+        #expect(energy.count == 3 * 2, "every point and policy")
+        let n = Set(energy.map { $0[col("n")] })
+        #expect(n.count == 1, "one replication count for every point: \(n)")
+        let replications = try #require(Int(n.first!))
+        #expect(replications > 2, "2 replications were not enough for 10%; the goal must have added some")
+        for row in energy {
+            let mean = Double(row[col("mean")])!, half = Double(row[col("ci95_half_width")])!
+            #expect(half / abs(mean) <= 0.1 / 1.1, "point \(row[col("point")]), \(row[col("policy")]): \(half / mean)")
+        }
+        #expect(r.stdout.contains("3 points x 2 policies x \(replications) replications"))
+        let manifest = try String(contentsOf: dir.appendingPathComponent("p/manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("\"target_relative_half_width\": 0.1"))
+        let plain = try bgsim(["sweep", sweep, "--replications", "\(replications)", "--no-tasks", "--out", "q", "--jobs", "3", "--quiet"], in: dir)
+        #expect(plain.status == 0, "stderr: \(plain.stderr)")
+        for name in ["runs.csv", "summary.csv", "comparisons.csv"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("p/\(name)")) == Data(contentsOf: dir.appendingPathComponent("q/\(name)")),
+                    "\(name) differs from the sweep with \(replications) replications")
+        }
     }
 
     @Test func emitSlurmWritesAJobArrayAMergeJobAndASubmitScript() throws {

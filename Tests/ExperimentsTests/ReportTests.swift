@@ -109,6 +109,37 @@ struct ReportTests {
         #expect(zip(trace.charge, trace.charge.dropFirst()).allSatisfy { $0.0 <= $1.0 }, "time runs forward")
     }
 
+    /// A study run with `--precision` says in its report what was asked and whether it was
+    /// reached; one without says nothing of it.
+    @Test func theReportSaysWhetherThePrecisionGoalWasReached() async throws {
+        let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "replications=2")!, Override(parsing: "duration=1d")!,
+                                                                     Override(parsing: "policies=[eager, charge-only]")!])
+        var sentences: [String] = []
+        for (target, max) in [(0.9, 20), (0.001, 3)] {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: dir) }
+            let goal = PrecisionGoal(target: target, metrics: ["phone_energy_j"], maxReplications: max)
+            let outcome = try await Experiment.perform(StudyPlan(scenario: s), options: StudyOptions(jobs: 2, record: RecordOptions(tasks: false),
+                                                                                                     precision: goal), to: dir)
+            let results = try ResultSet.load(dir.path)
+            let sentence = try #require(results.precision)
+            let p = try #require(outcome.precision)
+            let worst = String(format: "%.3f", p.worst)
+            #expect(sentence == (p.reached
+                ? "Precision goal \(target) (relative 95% half-width) on phone_energy_j: reached by every policy with \(outcome.replications) replications (worst \(worst))."
+                : "Precision goal \(target) (relative 95% half-width) on phone_energy_j: NOT reached within \(max) replications (worst \(worst)); intervals are wider than asked."))
+            let report = Report(results)
+            #expect(report.markdown().contains(sentence + "\n"))
+            #expect(try report.html().contains("<p class=\"meta\">\(sentence)</p>"))
+            sentences.append(sentence)
+        }
+        #expect(sentences[0].contains(": reached by") && sentences[1].contains(": NOT reached within 3"), "\(sentences)")
+        let plain = try await Self.study(tasks: false)
+        defer { try? FileManager.default.removeItem(at: plain) }
+        let results = try ResultSet.load(plain.path)
+        #expect(results.precision == nil && !Report(results).markdown().contains("Precision goal"))
+    }
+
     @Test func theHTMLIsSelfContainedAndHasEveryPart() async throws {
         let dir = try await Self.study()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -195,6 +195,7 @@ public struct Report {
         if !r.commandLine.isEmpty {
             body += "<p class=\"meta\">reproduce: <code>\(SVG.esc(r.commandLine.joined(separator: " ")))</code></p>"
         }
+        if let precision = r.precision { body += "<p class=\"meta\">\(SVG.esc(precision))</p>" }
         body += "</header>"
 
         // The table.
@@ -371,6 +372,7 @@ public struct Report {
         s += r.kind == "sweep" ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) points; " : "Run; "
         s += "\(r.replications) replications, seed \(r.seed).\n"
         if !r.commandLine.isEmpty { s += "Reproduce with `\(r.commandLine.joined(separator: " "))`.\n" }
+        if let precision = r.precision { s += precision + "\n" }
         s += "\nMean ± 95% CI half-width over replications"
         s += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
         s += "; **bold ★** best among deployable policies.\n\n"

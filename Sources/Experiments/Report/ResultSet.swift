@@ -93,6 +93,9 @@ public struct ResultSet {
     public var replications: Int
     public var seed: String
     public var commandLine: [String]
+    /// What `--precision` asked for and reached, when the study had a goal: the sentence the
+    /// report prints, from the manifest's `precision` entry.
+    public var precision: String?
     /// The resolved scenario (point 0's for a sweep), as the manifest holds it.
     public var resolvedScenario: Any?
     /// The same as written, keys in document order (what the plan's digest covers), and
@@ -150,10 +153,24 @@ public struct ResultSet {
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
             replications: replications, seed: (json["seed"] as? Int).map(String.init) ?? "\(json["seed"] ?? "")",
-            commandLine: json["command_line"] as? [String] ?? [], resolvedScenario: json["resolved_scenario"],
+            commandLine: json["command_line"] as? [String] ?? [],
+            precision: (json["precision"] as? [String: Any]).flatMap { Self.precisionSentence($0, replications: replications, kind: kind) },
+            resolvedScenario: json["resolved_scenario"],
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
             planDigest: json["plan_sha256"] as? String, runs: runs, summary: summary, tasks: tasks)
+    }
+
+    /// The manifest's `precision` entry in words: the goal, the metrics, and whether every
+    /// policy (at every point of a sweep) reached it, with the worst relative half-width.
+    static func precisionSentence(_ p: [String: Any], replications: Int, kind: String) -> String? {
+        guard let target = p["target_relative_half_width"] as? Double, let reached = p["reached"] as? Bool else { return nil }
+        let metrics = (p["metrics"] as? [String] ?? []).joined(separator: ", ")
+        let worst = (p["worst_relative_half_width"] as? Double).map { String(format: "%.3f", $0) } ?? "unbounded"
+        let scope = kind == "sweep" ? "every policy at every point" : "every policy"
+        return reached
+            ? "Precision goal \(target) (relative 95% half-width) on \(metrics): reached by \(scope) with \(replications) replications (worst \(worst))."
+            : "Precision goal \(target) (relative 95% half-width) on \(metrics): NOT reached within \(p["max_replications"] as? Int ?? replications) replications (worst \(worst)); intervals are wider than asked."
     }
 
     /// A manifest entry's value as written: the manifest puts each resolved document on one

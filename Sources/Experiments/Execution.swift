@@ -134,7 +134,8 @@ public struct StudyOptions: Sendable {
     /// The overrides given on the command line (`--set`, `--seed`, `--replications`), which
     /// `merge` needs to rebuild the plan.
     public var overrides: [Override]
-    /// Called after each unit with (units done, units to run, units found finished).
+    /// Called after each unit with (units done, units to run, units found finished), counted
+    /// over the whole study: with `--precision`, a later round adds its units to the totals.
     public var progress: (@Sendable (_ done: Int, _ total: Int, _ skipped: Int) -> Void)?
 
     public init(jobs: Int, record: RecordOptions = RecordOptions(), precision: PrecisionGoal? = nil, shard: Shard? = nil,
@@ -184,10 +185,11 @@ extension Experiment {
                 }
             }
             let todo = mine.filter { !store.isDone($0, fingerprint: plan.fingerprint(of: $0, record: options.record), record: options.record) }
+            let ranBefore = ran
             skipped += mine.count - todo.count
             ran += todo.count
-            try await execute(plan, units: todo, jobs: options.jobs, record: options.record, store: store) { done in
-                options.progress?(done, todo.count, mine.count - todo.count)
+            try await execute(plan, units: todo, jobs: options.jobs, record: options.record, store: store) { [ran, skipped] done in
+                options.progress?(ranBefore + done, ran, skipped)
             }
         }
         if let shard = options.shard {

@@ -428,6 +428,14 @@ struct CLITests {
             #expect(half / abs(mean) <= 0.1 / 1.1, "point \(row[col("point")]), \(row[col("policy")]): \(half / mean)")
         }
         #expect(r.stdout.contains("3 points x 2 policies x \(replications) replications"))
+        // Progress counts the whole study: a round adds its units to the total, and says so.
+        let progress = r.stderr.split(separator: "\n").map(String.init)
+        #expect(progress.allSatisfy { $0.hasPrefix("progress: ") }, "\(r.stderr)")
+        let counts = progress.map { line in line.dropFirst(10).prefix { $0 != " " }.split(separator: "/").map { Int($0)! } }
+        #expect(zip(counts, counts.dropFirst()).allSatisfy { $0[0] <= $1[0] && $0[1] <= $1[1] }, "counts go back: \(progress)")
+        #expect(counts.last == [3 * 2 * replications, 3 * 2 * replications], "\(progress)")
+        #expect(progress.contains { $0.contains(", round 2 of --precision, ") }, "\(progress)")
+        #expect(progress.contains { $0.hasPrefix("progress: 12/12 units (100%), ") }, "the first round's 2 replications are 12 units: \(progress)")
         let manifest = try String(contentsOf: dir.appendingPathComponent("p/manifest.json"), encoding: .utf8)
         #expect(manifest.contains("\"target_relative_half_width\": 0.1"))
         let plain = try bgsim(["sweep", sweep, "--replications", "\(replications)", "--no-tasks", "--out", "q", "--jobs", "3", "--quiet"], in: dir)

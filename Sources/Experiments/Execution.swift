@@ -300,7 +300,7 @@ extension Experiment {
         if options.record.events { files.append(parts("events.csv", EventRows.header)) }
         let manifest = Manifest(plan: plan, commandLine: command(plan, options: options), replications: replications,
                                 precision: precision)
-        try OutputFiles.write(files, to: folder) { written in ("manifest.json", manifest.json(files: written)) }
+        try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles) { written in ("manifest.json", manifest.json(files: written)) }
         return files.map(\.name) + ["manifest.json"]
     }
 }

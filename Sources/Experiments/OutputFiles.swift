@@ -55,8 +55,19 @@ public enum OutputContent: Sendable {
 /// The set's marker (`manifest.json`, listing every file with its SHA-256) is removed
 /// before the renames and put in place last, so a folder whose manifest is missing or does
 /// not match its files is known to be incomplete.
+///
+/// `replacing` names the files an earlier set in the folder may have left (a study's CSVs and
+/// its report): those this set does not write are removed with the marker, so a folder
+/// written again with other options (`--no-tasks` after a run with tasks, a new seed) never
+/// keeps a `tasks.csv` or `report.html` of the earlier study beside the new results. Other
+/// files in the folder are not touched.
 public enum OutputFiles {
-    public static func write(_ files: [(name: String, content: OutputContent)], to folder: URL,
+    /// Every file a run or sweep writes into its folder, and the report `bgsim report` writes
+    /// beside them by default.
+    public static let studyFiles = ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "timeline.csv", "events.csv",
+                                    "report.html", "report.md"]
+
+    public static func write(_ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
                              marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil)
         throws(RuntimeFailure) {
         let fm = FileManager.default
@@ -83,6 +94,12 @@ public enum OutputFiles {
                 guard unlink(final.path) == 0 else {
                     throw RuntimeFailure("cannot remove \(final.path): \(String(cString: strerror(errno)))")
                 }
+            }
+        }
+        for name in replacing where !files.contains(where: { $0.name == name }) {
+            let stale = folder.appendingPathComponent(name)
+            guard unlink(stale.path) == 0 || errno == ENOENT else {
+                throw RuntimeFailure("cannot remove \(stale.path), left by an earlier study: \(String(cString: strerror(errno)))")
             }
         }
         for (tmp, final) in temporaries where tmp != markerFile?.tmp {

@@ -41,7 +41,7 @@ extension Experiment {
                                     ("timeline_us", r.timelineEvery.map { String($0.microseconds) } ?? "null")], indent: 1)),
             ("units", "[\n" + units.joined(separator: ",\n") + "\n  ]"),
         ]
-        try OutputFiles.write([], to: folder) { _ in ("manifest.json", JSON.object(pairs + manifest.tail) + "\n") }
+        try OutputFiles.write([], to: folder, replacing: OutputFiles.studyFiles) { _ in ("manifest.json", JSON.object(pairs + manifest.tail) + "\n") }
         return ["manifest.json"]
     }
 

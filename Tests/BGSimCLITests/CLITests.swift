@@ -191,6 +191,27 @@ struct CLITests {
         }
     }
 
+    /// A folder written again with other options holds only the new study's files: no
+    /// tasks.csv, events.csv or report of the earlier one beside them, and files that are not
+    /// bgsim's are kept. A shard written into it leaves no result files either.
+    @Test func aFolderWrittenAgainKeepsNothingOfTheEarlierStudy() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--quiet", "--out", "r"]
+        #expect(try bgsim(common + ["--events", "--timeline", "1h"], in: dir).status == 0)
+        #expect(try bgsim(["report", "r", "--format", "md", "--quiet"], in: dir).status == 0)
+        try Data("mine".utf8).write(to: dir.appendingPathComponent("r/notes.txt"))
+        let r = dir.appendingPathComponent("r")
+        #expect(files(in: r) == ["comparisons.csv", "events.csv", "manifest.json", "notes.txt", "report.html", "report.md",
+                                 "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"])
+        let again = try bgsim(common + ["--seed", "9", "--no-tasks"], in: dir)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(files(in: r) == ["comparisons.csv", "manifest.json", "notes.txt", "runs.csv", "summary.csv"])
+        let shard = try bgsim(common + ["--shard", "1/2"], in: dir)
+        #expect(shard.status == 0, "\(shard.stderr)")
+        #expect(files(in: r).filter { !$0.hasPrefix("units") } == ["manifest.json", "notes.txt"])
+    }
+
     /// Each bad input exits 2 with one message naming the file and key path, and writes nothing.
     @Test(arguments: [
         ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),

@@ -14,8 +14,25 @@ extension Experiment {
     /// shard folder without one is unfinished (run the same command again to finish it).
     static func writeShardManifest(_ plan: StudyPlan, shard: Shard, options: StudyOptions, store: UnitStore,
                                    to folder: URL) throws(RuntimeFailure) -> [String] {
+        // The manifest lists this study's units of the shard, all run or found finished by
+        // now. Units another study left in the folder (other points, another plan) are not
+        // this shard's: listed, merge would refuse them as not part of the study; they are
+        // removed, so the folder holds what its manifest says.
+        var mine: [UnitKey] = []
+        for p in plan.points.indices {
+            for k in plan.policies.indices {
+                for r in 0..<plan.replications {
+                    let u = UnitKey(point: p, policy: k, replication: r)
+                    if shard.contains(plan.index(of: u)) { mine.append(u) }
+                }
+            }
+        }
+        let kept = Set(mine)
+        for u in store.present() where !kept.contains(u) {
+            for name in ["unit.txt"] + UnitStore.rowFiles { unlink(store.path(u, name)) }
+        }
         var units: [String] = []
-        for u in store.present() where shard.contains(plan.index(of: u)) {
+        for u in mine {
             var files: [(name: String, bytes: Int, sha256: String)] = []
             for name in ["unit.txt"] + UnitStore.rowFiles {
                 let url = store.file(u, name)

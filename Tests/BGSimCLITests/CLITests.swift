@@ -212,6 +212,28 @@ struct CLITests {
         #expect(files(in: r).filter { !$0.hasPrefix("units") } == ["manifest.json", "notes.txt"])
     }
 
+    /// A shard folder used again for another sweep (here one with fewer points) holds and
+    /// lists only the new sweep's units: it merges into that sweep's files.
+    @Test func aShardFolderUsedAgainHoldsOnlyTheNewStudysUnits() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let three = try Self.sweepFile(in: dir)
+        let two = dir.appendingPathComponent("two.yaml")
+        try String(contentsOfFile: three, encoding: .utf8).replacingOccurrences(of: "points: 3", with: "points: 2")
+            .write(to: two, atomically: true, encoding: .utf8)
+        #expect(try bgsim(["sweep", three, "--shard", "1/1", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
+        #expect(try bgsim(["sweep", two.path, "--shard", "1/1", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
+        // 2 points x 2 policies x 3 replications.
+        #expect(files(in: dir.appendingPathComponent("s/units")).count == 12, "\(files(in: dir.appendingPathComponent("s/units")))")
+        let merged = try bgsim(["merge", "s", "--out", "m", "--quiet"], in: dir)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(try bgsim(["sweep", two.path, "--out", "whole", "--quiet", "--no-tasks"], in: dir).status == 0)
+        for name in ["runs.csv", "summary.csv", "comparisons.csv", "manifest.json"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("m/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
+                    "\(name) differs from the unsharded sweep")
+        }
+    }
+
     /// Each bad input exits 2 with one message naming the file and key path, and writes nothing.
     @Test(arguments: [
         ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),

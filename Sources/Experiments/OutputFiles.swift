@@ -57,10 +57,11 @@ public enum OutputContent: Sendable {
 /// not match its files is known to be incomplete.
 ///
 /// `replacing` names the files an earlier set in the folder may have left (a study's CSVs and
-/// its report): those this set does not write are removed with the marker, so a folder
-/// written again with other options (`--no-tasks` after a run with tasks, a new seed) never
-/// keeps a `tasks.csv` or `report.html` of the earlier study beside the new results. Other
-/// files in the folder are not touched.
+/// its report): when the folder's marker shows it held such a set (a bgsim manifest), those
+/// this set does not write are removed with the marker, so a folder written again with other
+/// options (`--no-tasks` after a run with tasks, a new seed) never keeps a `tasks.csv` or
+/// `report.html` of the earlier study beside the new results. A folder without one is not
+/// known to be bgsim's (`--out .`), so nothing in it is removed; nor is any other file.
 public enum OutputFiles {
     /// Every file a run or sweep writes into its folder, and the report `bgsim report` writes
     /// beside them by default.
@@ -83,6 +84,7 @@ public enum OutputFiles {
             written.append((file.name, bytes, digest))
         }
         var markerFile: (tmp: URL, final: URL)?
+        var earlierSet = false
         if let marker {
             let m = marker(written)
             let final = folder.appendingPathComponent(m.name)
@@ -91,12 +93,13 @@ public enum OutputFiles {
             _ = try writeFile(.text(m.text), to: tmp, final: final)
             markerFile = (tmp, final)
             if fm.fileExists(atPath: final.path) {
+                earlierSet = Self.isBGSimManifest(final)
                 guard unlink(final.path) == 0 else {
                     throw RuntimeFailure("cannot remove \(final.path): \(String(cString: strerror(errno)))")
                 }
             }
         }
-        for name in replacing where !files.contains(where: { $0.name == name }) {
+        for name in replacing where earlierSet && !files.contains(where: { $0.name == name }) {
             let stale = folder.appendingPathComponent(name)
             guard unlink(stale.path) == 0 || errno == ENOENT else {
                 throw RuntimeFailure("cannot remove \(stale.path), left by an earlier study: \(String(cString: strerror(errno)))")
@@ -107,6 +110,14 @@ public enum OutputFiles {
         }
         if let markerFile { try move(markerFile.tmp, markerFile.final) }
         temporaries.removeAll()
+    }
+
+    /// Whether `url` is a manifest bgsim wrote (its head names the tool).
+    static func isBGSimManifest(_ url: URL) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 256)) ?? Data()
+        return String(decoding: head, as: UTF8.self).contains("\"tool\": \"bgsim\"")
     }
 
     static func move(_ tmp: URL, _ final: URL) throws(RuntimeFailure) {

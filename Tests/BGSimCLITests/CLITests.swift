@@ -193,7 +193,8 @@ struct CLITests {
 
     /// A folder written again with other options holds only the new study's files: no
     /// tasks.csv, events.csv or report of the earlier one beside them, and files that are not
-    /// bgsim's are kept. A shard written into it leaves no result files either.
+    /// bgsim's are kept. A shard written into it leaves no result files either. A folder that
+    /// held no bgsim study keeps everything (only the files the study writes are replaced).
     @Test func aFolderWrittenAgainKeepsNothingOfTheEarlierStudy() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -210,6 +211,14 @@ struct CLITests {
         let shard = try bgsim(common + ["--shard", "1/2"], in: dir)
         #expect(shard.status == 0, "\(shard.stderr)")
         #expect(files(in: r).filter { !$0.hasPrefix("units") } == ["manifest.json", "notes.txt"])
+        // A folder that held no bgsim study (no manifest of bgsim's) loses none of its files.
+        let other = dir.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        for name in ["report.html", "tasks.csv", "manifest.json"] { try Data("theirs".utf8).write(to: other.appendingPathComponent(name)) }
+        #expect(try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--quiet", "--no-tasks", "--out", "other"],
+                          in: dir).status == 0)
+        #expect(try Data(contentsOf: other.appendingPathComponent("report.html")) == Data("theirs".utf8))
+        #expect(try Data(contentsOf: other.appendingPathComponent("tasks.csv")) == Data("theirs".utf8))
     }
 
     /// A shard folder used again for another sweep (here one with fewer points) holds and

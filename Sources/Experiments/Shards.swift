@@ -95,6 +95,16 @@ extension Experiment {
                          + ". Merge where the shards ran, with the study's files as they were")
     }
 
+    /// A shard's output options as the command-line flags that set them.
+    static func recordFlags(_ manifest: [String: Any]) -> String {
+        let r = manifest["record"] as? [String: Any] ?? [:]
+        var flags: [String] = []
+        if r["tasks"] as? Bool == false { flags.append("--no-tasks") }
+        if r["events"] as? Bool == true { flags.append("--events") }
+        if let us = (r["timeline_us"] as? NSNumber)?.int64Value { flags.append("--timeline \(us)us") }
+        return flags.isEmpty ? "the default outputs" : flags.joined(separator: " ")
+    }
+
     static func digest(of url: URL) throws(RuntimeFailure) -> (Int, String) {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw RuntimeFailure("cannot read \(url.path)") }
         defer { try? handle.close() }
@@ -151,6 +161,14 @@ extension Experiment {
             for s in shards.dropFirst() where try s.string(key) != value {
                 throw MergeError("\(s.folder.path) is a shard of another study than \(first.folder.path): '\(key)' differs")
             }
+        }
+        // The same files from every shard: a shard run with other output options (--events,
+        // --no-tasks, --timeline) holds units the merge cannot use, and says why here rather
+        // than as a unit "missing or not of this study".
+        let outputs = recordFlags(first.manifest)
+        for s in shards.dropFirst() where recordFlags(s.manifest) != outputs {
+            throw MergeError("\(s.folder.path) was run with \(recordFlags(s.manifest)) and \(first.folder.path) with \(outputs): "
+                             + "every shard of a study must write the same files; run \(s.folder.path)'s shard again with \(first.folder.path)'s options")
         }
         let (plan, overrides) = try studyPlan(of: shards)
         let recordJSON = first.manifest["record"] as? [String: Any] ?? [:]

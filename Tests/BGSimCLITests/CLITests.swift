@@ -221,6 +221,22 @@ struct CLITests {
         #expect(try Data(contentsOf: other.appendingPathComponent("tasks.csv")) == Data("theirs".utf8))
     }
 
+    /// Shards run with other output options cannot be merged, and merge says which option
+    /// differs instead of calling their units missing.
+    @Test func shardsWithOtherOutputOptionsAreNamedAsSuch() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        #expect(try bgsim(["sweep", sweep, "--shard", "1/2", "--out", "a", "--quiet", "--events"], in: dir).status == 0)
+        #expect(try bgsim(["sweep", sweep, "--shard", "2/2", "--out", "b", "--quiet", "--no-tasks"], in: dir).status == 0)
+        let r = try bgsim(["merge", "a", "b", "--out", "m"], in: dir)
+        #expect(r.status == 3)
+        let (a, b) = (dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path)
+        #expect(r.stderr == "error: \(b) was run with --no-tasks and \(a) with --events: every shard of a study must write the same files; "
+                + "run \(b)'s shard again with \(a)'s options\n", "\(r.stderr)")
+        #expect(!files(in: dir).contains("m/manifest.json"))
+    }
+
     /// A shard folder used again for another sweep (here one with fewer points) holds and
     /// lists only the new sweep's units: it merges into that sweep's files.
     @Test func aShardFolderUsedAgainHoldsOnlyTheNewStudysUnits() throws {

@@ -242,7 +242,12 @@ extension Experiment {
     /// when the shards split it differently (1/2 with 2/4 and 4/4 is a complete study).
     static func shardLines(_ shards: [ShardFolder]) -> [String] {
         let given = shards.map { ($0.manifest["shard"] as? String).flatMap(Shard.init(parsing:)) }
-        guard let n = given.first??.count, given.allSatisfy({ $0?.count == n }) else { return [] }
+        guard let n = given.first??.count, given.allSatisfy({ $0?.count == n }) else {
+            // Slices of different splits overlap and leave gaps: say so before the units.
+            let splits = shards.indices.map { "\(shards[$0].folder.path) is \(given[$0].map { "\($0)" } ?? "?")" }
+            return ["the shards were split differently (" + splits.prefix(20).joined(separator: ", ")
+                    + (splits.count > 20 ? ", ..." : "") + "): run every shard with the same N in --shard K/N"]
+        }
         var lines: [String] = []
         let absent = (1...n).filter { k in !given.contains { $0?.index == k } }
         if !absent.isEmpty {

@@ -237,6 +237,21 @@ struct CLITests {
         #expect(!files(in: dir).contains("m/manifest.json"))
     }
 
+    /// Shards of different splits (1/2 with 2/3) overlap and leave gaps; merge says the
+    /// splits differ before it lists the units.
+    @Test func shardsOfDifferentSplitsAreNamedAsSuch() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        #expect(try bgsim(["sweep", sweep, "--shard", "1/2", "--out", "a", "--quiet", "--no-tasks"], in: dir).status == 0)
+        #expect(try bgsim(["sweep", sweep, "--shard", "2/3", "--out", "b", "--quiet", "--no-tasks"], in: dir).status == 0)
+        let r = try bgsim(["merge", "a", "b", "--out", "m"], in: dir)
+        #expect(r.status == 3)
+        let (a, b) = (dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path)
+        #expect(r.stderr.hasPrefix("error: the shards do not make one complete study:\nthe shards were split differently "
+                                   + "(\(a) is 1/2, \(b) is 2/3): run every shard with the same N in --shard K/N\n"), "\(r.stderr)")
+    }
+
     /// A shard folder used again for another sweep (here one with fewer points) holds and
     /// lists only the new sweep's units: it merges into that sweep's files.
     @Test func aShardFolderUsedAgainHoldsOnlyTheNewStudysUnits() throws {

@@ -221,35 +221,28 @@ struct CLITests {
         #expect(try Data(contentsOf: other.appendingPathComponent("tasks.csv")) == Data("theirs".utf8))
     }
 
-    /// Shards run with other output options cannot be merged, and merge says which option
-    /// differs instead of calling their units missing.
-    @Test func shardsWithOtherOutputOptionsAreNamedAsSuch() throws {
+    /// Shards that do not fit together exit 3 and merge says why: shards run with other
+    /// output options are named with them (not their units called missing), and shards of
+    /// different splits (1/2 with 2/3, which overlap and leave gaps) are said to be, before
+    /// the units are listed. Nothing is written.
+    @Test(arguments: [
+        (["1/2", "--events"], ["2/2", "--no-tasks"], "error: {b} was run with --no-tasks and {a} with --events: every shard of a study must "
+            + "write the same files; run {b}'s shard again with {a}'s options\n"),
+        (["1/2", "--no-tasks"], ["2/3", "--no-tasks"], "error: the shards do not make one complete study:\nthe shards were split "
+            + "differently ({a} is 1/2, {b} is 2/3): run every shard with the same N in --shard K/N\n"),
+    ])
+    func shardsThatDoNotFitTogetherSayWhy(first: [String], second: [String], message: String) throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sweep = try Self.sweepFile(in: dir)
-        #expect(try bgsim(["sweep", sweep, "--shard", "1/2", "--out", "a", "--quiet", "--events"], in: dir).status == 0)
-        #expect(try bgsim(["sweep", sweep, "--shard", "2/2", "--out", "b", "--quiet", "--no-tasks"], in: dir).status == 0)
+        #expect(try bgsim(["sweep", sweep, "--quiet", "--out", "a", "--shard"] + first, in: dir).status == 0)
+        #expect(try bgsim(["sweep", sweep, "--quiet", "--out", "b", "--shard"] + second, in: dir).status == 0)
         let r = try bgsim(["merge", "a", "b", "--out", "m"], in: dir)
         #expect(r.status == 3)
-        let (a, b) = (dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path)
-        #expect(r.stderr == "error: \(b) was run with --no-tasks and \(a) with --events: every shard of a study must write the same files; "
-                + "run \(b)'s shard again with \(a)'s options\n", "\(r.stderr)")
-        #expect(!files(in: dir).contains("m/manifest.json"))
-    }
-
-    /// Shards of different splits (1/2 with 2/3) overlap and leave gaps; merge says the
-    /// splits differ before it lists the units.
-    @Test func shardsOfDifferentSplitsAreNamedAsSuch() throws {
-        let dir = try scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let sweep = try Self.sweepFile(in: dir)
-        #expect(try bgsim(["sweep", sweep, "--shard", "1/2", "--out", "a", "--quiet", "--no-tasks"], in: dir).status == 0)
-        #expect(try bgsim(["sweep", sweep, "--shard", "2/3", "--out", "b", "--quiet", "--no-tasks"], in: dir).status == 0)
-        let r = try bgsim(["merge", "a", "b", "--out", "m"], in: dir)
-        #expect(r.status == 3)
-        let (a, b) = (dir.appendingPathComponent("a").path, dir.appendingPathComponent("b").path)
-        #expect(r.stderr.hasPrefix("error: the shards do not make one complete study:\nthe shards were split differently "
-                                   + "(\(a) is 1/2, \(b) is 2/3): run every shard with the same N in --shard K/N\n"), "\(r.stderr)")
+        let expected = message.replacingOccurrences(of: "{a}", with: dir.appendingPathComponent("a").path)
+            .replacingOccurrences(of: "{b}", with: dir.appendingPathComponent("b").path)
+        #expect(r.stderr.hasPrefix(expected), "\(r.stderr)")
+        #expect(!files(in: dir).contains { $0.hasPrefix("m/") })
     }
 
     /// A shard folder used again for another sweep (here one with fewer points) holds and

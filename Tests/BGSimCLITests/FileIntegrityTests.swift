@@ -160,8 +160,15 @@ struct FileIntegrityTests {
     }
 
     /// The units a study into `out` has finished so far: their records.
+    /// The units whose record is whole (it ends with its check line). A record is created
+    /// empty and then written, so a process stopped between the two, or a listing taken
+    /// between them, shows a record file of a unit that is not finished: resume runs it again.
     static func finishedUnits(_ out: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("units").path)) ?? []).filter { $0.hasSuffix(".unit.txt") }
+        let units = out.appendingPathComponent("units")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: units.path)) ?? []).filter { name in
+            guard name.hasSuffix(".unit.txt"), let text = try? String(contentsOf: units.appendingPathComponent(name), encoding: .utf8) else { return false }
+            return text.split(separator: "\n").last?.hasPrefix("check ") == true && text.hasSuffix("\n")
+        }
     }
 
     /// Waits until `p` has finished `count` units into `out`; fails if it ends first.

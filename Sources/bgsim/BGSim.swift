@@ -175,6 +175,53 @@ struct PrecisionOptions: ParsableArguments {
     }
 }
 
+/// `--emit-slurm` and its options, shared by `run` and `sweep`: instead of running, write a
+/// Slurm job array of the study's shards and a merge job.
+struct SlurmOptions: ParsableArguments {
+    @Option(name: .customLong("emit-slurm"), help: ArgumentHelp(
+        "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
+        valueName: "folder"))
+    var emitSlurm: String?
+
+    @Option(help: "Shards for --emit-slurm (array tasks).")
+    var shards: Int = 4
+
+    @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
+        "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"))
+    var slurmOptions: [String] = []
+
+    func validate() throws {
+        if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
+    }
+
+    /// The checks that need the command's other options too.
+    func check(output: OutputOptions, precision: PrecisionOptions) throws {
+        if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }
+        if precision.precision != nil && (output.shard != nil || emitSlurm != nil) {
+            throw ValidationError("--precision decides the replications from the results, so it cannot be split with \(emitSlurm != nil ? "--emit-slurm" : "--shard")")
+        }
+    }
+
+    /// With `--emit-slurm`, writes the scripts for `plan` (read from `file` with these
+    /// command-line options) and returns true: the command then runs nothing.
+    func emit(_ plan: StudyPlan, file: String, overrides: [String], seed: String?, replications: String?,
+              output: OutputOptions) throws -> Bool {
+        guard let emitSlurm else { return false }
+        let folder = URL(fileURLWithPath: emitSlurm)
+        // A shard beyond the number of units would be an array task that runs nothing and
+        // still waits in the queue for a node.
+        let count = min(shards, plan.unitCount)
+        let written = try SlurmScripts.write(plan: plan, studyFile: file, overrides: overrides, seed: seed, replications: replications,
+                                             output: output, shards: count, options: slurmOptions, to: folder)
+        if !output.quiet {
+            let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
+            print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")
+            print("Submit with: \(folder.appendingPathComponent("submit.sh").path)")
+        }
+        return true
+    }
+}
+
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -198,10 +245,10 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var precision: PrecisionOptions
 
+    @OptionGroup var slurm: SlurmOptions
+
     func validate() throws {
-        if precision.precision != nil && output.shard != nil {
-            throw ValidationError("--precision decides the replications from the results, so it cannot be split with --shard")
-        }
+        try slurm.check(output: output, precision: precision)
     }
 
     static func interval(_ text: String) -> SimDuration? {
@@ -212,6 +259,8 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let scenario = try options.load()
         let plan = StudyPlan(scenario: scenario)
+        if try slurm.emit(plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
+                          replications: options.replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: options.all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print(ComparisonTable.render(scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
@@ -277,46 +326,19 @@ struct SweepCommand: AsyncParsableCommand {
 
     @OptionGroup var precision: PrecisionOptions
 
-    @Option(name: .customLong("emit-slurm"), help: ArgumentHelp(
-        "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
-        valueName: "folder"))
-    var emitSlurm: String?
-
-    @Option(help: "Shards for --emit-slurm (array tasks).")
-    var shards: Int = 4
-
-    @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
-        "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"))
-    var slurmOptions: [String] = []
+    @OptionGroup var slurm: SlurmOptions
 
     func validate() throws {
         for text in overrides where Override(parsing: text) == nil {
             throw ValidationError("--set '\(text)': expected key.path=value, such as phone.battery.capacity_wh=17.11")
         }
-        if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
-        if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }
-        if precision.precision != nil && (output.shard != nil || emitSlurm != nil) {
-            throw ValidationError("--precision decides the replications from the results, so it cannot be split with \(emitSlurm != nil ? "--emit-slurm" : "--shard")")
-        }
+        try slurm.check(output: output, precision: precision)
     }
 
     func run() async throws {
         let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
         let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount)
-        if let emitSlurm {
-            let folder = URL(fileURLWithPath: emitSlurm)
-            // A shard beyond the number of units would be an array task that runs nothing and
-            // still waits in the queue for a node.
-            let count = min(shards, plan.unitCount)
-            let written = try SlurmScripts.write(plan: plan, sweepFile: sweep, overrides: overrides, seed: seed, replications: replications,
-                                                 output: output, shards: count, options: slurmOptions, to: folder)
-            if !output.quiet {
-                let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
-                print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")
-                print("Submit with: \(folder.appendingPathComponent("submit.sh").path)")
-            }
-            return
-        }
+        if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print("Sweep '\(plan.name)': \(plan.points.count) points x \(plan.policies.count) policies x \(outcome.replications) replications "

@@ -1,12 +1,13 @@
 import Experiments
 import Foundation
 
-/// `bgsim sweep --emit-slurm`: a job array whose task K runs shard K/N of the sweep, a merge
-/// job that runs after all of them succeed, and `submit.sh`, which submits both. Paths are
+/// `bgsim sweep --emit-slurm` (or `run --emit-slurm`): a job array whose task K runs shard K/N
+/// of the study, a merge job that runs after all of them succeed, and `submit.sh`, which
+/// submits both. Paths are
 /// absolute, since the jobs run on other nodes (on a shared file system) from another
 /// directory. A task that fails or is requeued resumes: the shard's finished units are kept.
 enum SlurmScripts {
-    static func write(plan: StudyPlan, sweepFile: String, overrides: [String], seed: String?, replications: String?,
+    static func write(plan: StudyPlan, studyFile: String, overrides: [String], seed: String?, replications: String?,
                       output: OutputOptions, shards: Int, options: [String], to folder: URL) throws(RuntimeFailure) -> [String] {
         let bgsim = absolute(CommandLine.arguments[0], searchPath: true)
         let dir = folder.standardizedFileURL.path
@@ -17,16 +18,18 @@ enum SlurmScripts {
         if output.noTasks { common.append("--no-tasks") }
         if output.events { common.append("--events") }
         if let t = output.timeline { common += ["--timeline", t] }
-        let sweep = absolute(sweepFile, searchPath: false)
+        let study = absolute(studyFile, searchPath: false)
+        // `sweep.sbatch` runs a sweep's shards, `run.sbatch` a run's.
+        let verb = plan.isSweep ? "sweep" : "run"
         let header = { (name: String, log: String) -> String in
             "#!/bin/bash\n#SBATCH --job-name=\(name)\n#SBATCH --output=\(dir)/logs/\(log)\n"
                 + options.map { "#SBATCH \($0)\n" }.joined()
         }
-        let sweepJob = header("bgsim-\(plan.name)", "shard-%a.out")
+        let arrayJob = header("bgsim-\(plan.name)", "shard-%a.out")
             + "#SBATCH --array=1-\(shards)\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
-            + "# Shard K of \(shards) of sweep '\(plan.name)': \(plan.unitCount) units in all.\n"
+            + "# Shard K of \(shards) of \(verb) '\(plan.name)': \(plan.unitCount) units in all.\n"
             + "set -euo pipefail\n"
-            + "exec \(quote(bgsim)) sweep \(quote(sweep)) " + common.map(quote).joined(separator: " ")
+            + "exec \(quote(bgsim)) \(verb) \(quote(study)) " + common.map(quote).joined(separator: " ")
             + (common.isEmpty ? "" : " ")
             + "--shard \"${SLURM_ARRAY_TASK_ID}/\(shards)\" --out \(quote(dir))/shard-\"${SLURM_ARRAY_TASK_ID}\" "
             + "--jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n"
@@ -42,12 +45,12 @@ enum SlurmScripts {
             + "# If a shard fails, the merge is cancelled: run this script again, and only the units\n"
             + "# not yet finished run (finished ones are kept in each shard's folder) before the merge.\n"
             + "set -euo pipefail\n"
-            + "array=$(sbatch --parsable \(quote(dir + "/sweep.sbatch")))\n"
+            + "array=$(sbatch --parsable \(quote(dir + "/\(verb).sbatch")))\n"
             + "array=${array%%;*}\n"
             + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" --kill-on-invalid-dep=yes \(quote(dir + "/merge.sbatch")))\n"
             + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \(dir)/result\"\n"
         try OutputFiles.createFolder(folder.appendingPathComponent("logs"))
-        let files = [("sweep.sbatch", sweepJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
+        let files = [("\(verb).sbatch", arrayJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
         try OutputFiles.write(files.map { ($0.0, OutputContent.text($0.1)) }, to: folder)
         for (name, _) in files { chmod(folder.appendingPathComponent(name).path, 0o755) }
         return files.map(\.0)

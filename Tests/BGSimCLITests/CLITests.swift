@@ -10,10 +10,15 @@ func bgsimBinary() -> String {
 /// Runs bgsim; `under` a wrapper command such as `["taskset", "-c", "0"]` if given.
 func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
            under wrapper: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
-    let binary = bgsimBinary()
+    try shell(wrapper + [bgsimBinary()] + arguments, in: folder, environment: environment)
+}
+
+/// Runs a command (found on PATH) and returns its status and output.
+func shell(_ command: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws
+    -> (status: Int32, stdout: String, stderr: String) {
     let p = Process()
-    p.executableURL = URL(fileURLWithPath: wrapper.isEmpty ? binary : "/usr/bin/env")
-    p.arguments = wrapper.isEmpty ? arguments : wrapper + [binary] + arguments
+    p.executableURL = URL(fileURLWithPath: command[0].hasPrefix("/") ? command[0] : "/usr/bin/env")
+    p.arguments = command[0].hasPrefix("/") ? Array(command.dropFirst()) : command
     if let folder { p.currentDirectoryURL = folder }
     if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     let out = Pipe(), err = Pipe()
@@ -544,5 +549,36 @@ struct CLITests {
         #expect(manyJob.contains("#SBATCH --array=1-18\n") && manyJob.contains("/18\" --out "))
         let manyMerge = try String(contentsOf: dir.appendingPathComponent("many/merge.sbatch"), encoding: .utf8)
         #expect(manyMerge.contains("/many/shard-18 --out ") && !manyMerge.contains("/many/shard-19"))
+    }
+
+    /// `run --emit-slurm` writes the same three scripts for a run's shards (`run.sbatch`).
+    /// Run by hand as Slurm would run them (each array task with its SLURM_ARRAY_TASK_ID,
+    /// then the merge), they give the files of the run done in one piece, byte for byte.
+    @Test func runEmitSlurmScriptsGiveTheRunsFiles() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let options = ["--replications", "3", "--set", "duration=1d", "--set", "policies=[eager, ios]", "--seed", "7", "--no-tasks"]
+        let r = try bgsim(["run", defaultScenario, "--emit-slurm", "cluster", "--shards", "4"] + options, in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("Wrote run.sbatch, merge.sbatch, submit.sh to \(dir.appendingPathComponent("cluster").path): 6 units in 4 shards."),
+                "\(r.stdout)")
+        let job = try String(contentsOf: dir.appendingPathComponent("cluster/run.sbatch"), encoding: .utf8)
+        #expect(job.contains("#SBATCH --array=1-4\n") && job.contains(" run \(defaultScenario) --set duration=1d "))
+        let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
+        #expect(submit.contains("/cluster/run.sbatch"))
+        #expect(!files(in: dir).contains("notebooks-data"), "nothing was run")
+        for k in 1...4 {
+            let task = try shell(["bash", dir.appendingPathComponent("cluster/run.sbatch").path], in: dir, environment: ["SLURM_ARRAY_TASK_ID": "\(k)"])
+            #expect(task.status == 0, "array task \(k): \(task.stderr)")
+        }
+        let merge = try shell(["bash", dir.appendingPathComponent("cluster/merge.sbatch").path], in: dir)
+        #expect(merge.status == 0, "\(merge.stderr)")
+        #expect(try bgsim(["run", defaultScenario, "--out", "whole", "--quiet", "--jobs", "2"] + options, in: dir).status == 0)
+        for name in ["runs.csv", "summary.csv", "comparisons.csv", "manifest.json"] {
+            #expect(try Data(contentsOf: dir.appendingPathComponent("cluster/result/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
+                    "\(name) differs from the run done in one piece")
+        }
+        let both = try bgsim(["run", defaultScenario, "--emit-slurm", "x", "--precision", "0.1"], in: dir)
+        #expect(both.status == 2 && both.stderr.contains("cannot be split with --emit-slurm"), "\(both.stderr)")
     }
 }

@@ -3,7 +3,8 @@
 # loopback from Debian's packages, runs a small sweep through it with the scripts
 # `bgsim sweep --emit-slurm` writes (a job array of shards, then a merge job), and checks the
 # merged result against a local run of the same sweep, byte for byte; then makes one shard
-# fail, checks that the merge is cancelled, and that submitting again finishes the study.
+# fail, checks that the merge is cancelled, and that submitting again finishes the study;
+# and runs a run's replications (`bgsim run --emit-slurm`) through it the same way.
 #
 # Usage: Tests/Slurm/slurm-sweep-test.sh path/to/bgsim
 # Needs root (or sudo) to start munged as user munge and slurmd; the packages slurmctld,
@@ -27,7 +28,7 @@ cleanup() {
   if [ $status -ne 0 ]; then
     echo "--- slurmctld.log"; tail -n 30 "$work/slurmctld.log" 2>/dev/null || true
     echo "--- slurmd.log"; tail -n 30 "$work/slurmd.log" 2>/dev/null || true
-    echo "--- job logs"; tail -n 20 "$work"/cluster/logs/* "$work"/again/logs/* 2>/dev/null || true
+    echo "--- job logs"; tail -n 20 "$work"/cluster/logs/* "$work"/again/logs/* "$work"/run-cluster/logs/* 2>/dev/null || true
     echo "slurm test FAILED (work folder kept: $work)"
   else
     $SUDO rm -rf "$work"
@@ -142,4 +143,14 @@ for k in 1 3; do
     || { echo "shard $k ran its units again:"; cat "$work/again/logs/shard-$k.out"; exit 1; }
 done
 same "$work/again/result"
-echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units"
+
+# A run (not a sweep) through Slurm too: its replications in 2 array tasks, then the merge.
+run=("$repo/models/scenarios/default.yaml" --set duration=1d --replications 3 --no-tasks)
+"$bgsim" run "${run[@]}" --out "$work/run-local" --jobs 2 --quiet
+"$bgsim" run "${run[@]}" --emit-slurm "$work/run-cluster" --shards 2 --jobs 1
+"$work/run-cluster/submit.sh"
+drain
+for f in runs.csv summary.csv comparisons.csv manifest.json; do
+  cmp "$work/run-local/$f" "$work/run-cluster/result/$f" || { echo "$f differs between the run through Slurm and the local run"; exit 1; }
+done
+echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units; a run's 2 array tasks and merge equal the local run"

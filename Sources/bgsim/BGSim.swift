@@ -341,10 +341,19 @@ struct SweepCommand: AsyncParsableCommand {
         if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
-        print("Sweep '\(plan.name)': \(plan.points.count) points x \(plan.policies.count) policies x \(outcome.replications) replications "
+        print("Sweep '\(plan.name)': \(Self.shape(plan, replications: outcome.replications)) "
               + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
+    }
+}
+
+extension SweepCommand {
+    /// "3 points x 2 policies x 5 replications", singular where a count is one.
+    static func shape(_ plan: StudyPlan, replications: Int) -> String {
+        func count(_ n: Int, _ one: String, _ many: String) -> String { "\(n) \(n == 1 ? one : many)" }
+        return count(plan.points.count, "point", "points") + " x " + count(plan.policies.count, "policy", "policies")
+            + " x " + count(replications, "replication", "replications")
     }
 }
 
@@ -460,8 +469,8 @@ struct Validate: AsyncParsableCommand {
             let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
                                      jobs: Cores.available())
             print("\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
-                  + "\(plan.parameters.joined(separator: ", ")): \(plan.points.count) points x \(plan.policies.count) policies x "
-                  + "\(plan.replications) replications = \(plan.unitCount) units, base scenario \(plan.first.file)")
+                  + "\(plan.parameters.joined(separator: ", ")): \(SweepCommand.shape(plan, replications: plan.replications)) "
+                  + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
             return
         }
         let s = try options.load()

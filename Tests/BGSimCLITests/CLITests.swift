@@ -362,6 +362,8 @@ struct CLITests {
         let ok = try bgsim(["validate", sweep, "--replications", "2"], in: dir)
         #expect(ok.status == 0 && ok.stdout == "\(sweep): ok: sweep 'sweep', sobol design over people.sessions_per_day: "
                 + "3 points x 2 policies x 2 replications = 12 units, base scenario \(defaultScenario)\n", "\(ok.stderr)")
+        let one = try bgsim(["validate", sweep, "--replications", "1", "--set", "policies=[eager]"], in: dir)
+        #expect(one.status == 0 && one.stdout.contains(": 3 points x 1 policy x 1 replication = 3 units, "), "\(one.stdout)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
         let bad = try bgsim(["validate", sweep, "--set", "people.sessions_per_day=-3"], in: dir)
         #expect(bad.status == 2 && bad.stderr.contains("people.sessions_per_day: expected a mean number of sessions per day"), "\(bad.stderr)")

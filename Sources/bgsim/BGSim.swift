@@ -380,6 +380,12 @@ struct Merge: AsyncParsableCommand {
 
     func validate() throws {
         if shards.isEmpty { throw ValidationError("give at least one shard folder") }
+        // Written into a shard's folder, the result's manifest would replace the shard's, and
+        // the shard could not be merged again.
+        let target = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
+        if let shard = shards.first(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == target }) {
+            throw ValidationError("--out \(out) is the shard folder \(shard); merge into another folder")
+        }
     }
 
     func run() async throws {

@@ -315,6 +315,7 @@ struct CLITests {
         (["run", "x.yaml", "--precision", "0.1", "--precision-metric", "speed"], "Error: --precision-metric 'speed' is not a runs.csv metric"),
         (["run", "x.yaml", "--precision-metric", "completed_pct"], "Error: --precision-metric needs --precision"),
         (["run", "x.yaml", "--timeline", "0s"], "Error: --timeline '0s': expected a positive duration such as 5m or 30s"),
+        (["merge", "s1", "./s2/", "--out", "s2"], "Error: --out s2 is the shard folder ./s2/; merge into another folder"),
     ])
     func usageErrorsExitTwo(arguments: [String], firstLine: String) throws {
         let r = try bgsim(arguments)

@@ -17,7 +17,9 @@ extension Experiment {
         // The manifest lists this study's units of the shard, all run or found finished by
         // now. Units another study left in the folder (other points, another plan) are not
         // this shard's: listed, merge would refuse them as not part of the study; they are
-        // removed, so the folder holds what its manifest says.
+        // removed. Finished units of this study in other slices (another shard run into the
+        // same folder, or another split) are work to keep: unlisted, merge ignores them, and
+        // that shard run here again finds them.
         var mine: [UnitKey] = []
         for p in plan.points.indices {
             for k in plan.policies.indices {
@@ -29,7 +31,9 @@ extension Experiment {
         }
         let kept = Set(mine)
         for u in store.present() where !kept.contains(u) {
-            for name in ["unit.txt"] + UnitStore.rowFiles { unlink(store.path(u, name)) }
+            let ours = u.point < plan.points.count && u.policy < plan.policies.count && u.replication < plan.replications
+                && store.isDone(u, fingerprint: plan.fingerprint(of: u, record: options.record), record: options.record)
+            if !ours { for name in ["unit.txt"] + UnitStore.rowFiles { unlink(store.path(u, name)) } }
         }
         var units: [String] = []
         for u in mine {

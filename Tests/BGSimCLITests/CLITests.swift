@@ -265,6 +265,12 @@ struct CLITests {
         #expect(files(in: dir.appendingPathComponent("s/units")).count == 12, "\(files(in: dir.appendingPathComponent("s/units")))")
         let merged = try bgsim(["merge", "s", "--out", "m", "--quiet"], in: dir)
         #expect(merged.status == 0, "\(merged.stderr)")
+        // Another slice of the same sweep run into the folder keeps the finished units: run
+        // again, the first slice finds them all.
+        #expect(try bgsim(["sweep", two.path, "--shard", "1/2", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
+        #expect(files(in: dir.appendingPathComponent("s/units")).count == 12)
+        let again = try bgsim(["sweep", two.path, "--shard", "1/1", "--out", "s", "--no-tasks"], in: dir)
+        #expect(again.stdout.contains(": 0 units run, 12 already finished"), "\(again.stdout)")
         #expect(try bgsim(["sweep", two.path, "--out", "whole", "--quiet", "--no-tasks"], in: dir).status == 0)
         for name in ["runs.csv", "summary.csv", "comparisons.csv", "manifest.json"] {
             #expect(try Data(contentsOf: dir.appendingPathComponent("m/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),

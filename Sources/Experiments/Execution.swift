@@ -174,16 +174,7 @@ extension Experiment {
         OutputFiles.removeLeftovers(in: folder)
         var ran = 0, skipped = 0
         func runUnits(_ reps: Range<Int>) async throws {
-            var mine: [UnitKey] = []
-            for p in plan.points.indices {
-                for k in plan.policies.indices {
-                    for r in reps {
-                        let u = UnitKey(point: p, policy: k, replication: r)
-                        if let shard = options.shard, !shard.contains(plan.index(of: u)) { continue }
-                        mine.append(u)
-                    }
-                }
-            }
+            let mine = plan.units(replications: reps, shard: options.shard)
             let todo = mine.filter { !store.isDone($0, fingerprint: plan.fingerprint(of: $0, record: options.record), record: options.record) }
             let ranBefore = ran
             skipped += mine.count - todo.count
@@ -287,10 +278,7 @@ extension Experiment {
             ("summary.csv", .text(summaryCSV(plan, summaries))),
             ("comparisons.csv", .text(comparisonsCSV(plan, comparisons))),
         ]
-        var units: [UnitKey] = []
-        for p in plan.points.indices {
-            for k in policies.indices { for r in 0..<replications { units.append(UnitKey(point: p, policy: k, replication: r)) } }
-        }
+        let units = plan.units(replications: 0..<replications)
         func parts(_ name: String, _ header: [String]) -> (String, OutputContent) {
             let head = plan.isSweep ? ["point"] + header : header
             return (name, .parts(header: CSVWriter.line(head), units.map { storeOf($0).file($0, name) }))

@@ -123,6 +123,22 @@ public struct StudyPlan: Sendable {
 
     public func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
 
+    /// The units of replications `reps` of every point and policy, in canonical order; with a
+    /// shard, only the shard's.
+    public func units(replications reps: Range<Int>, shard: Shard? = nil) -> [UnitKey] {
+        var units: [UnitKey] = []
+        for p in points.indices {
+            for k in policies.indices {
+                for r in reps {
+                    let u = UnitKey(point: p, policy: k, replication: r)
+                    if let shard, !shard.contains(index(of: u)) { continue }
+                    units.append(u)
+                }
+            }
+        }
+        return units
+    }
+
     /// A readable name for a unit in messages: `point 3 (people.sessions_per_day=50), ios, replication 7`.
     public func describe(_ u: UnitKey) -> String {
         var s = isSweep ? "point \(u.point) (" + zip(parameters, points[u.point].values).map { "\($0)=\($1)" }.joined(separator: ", ") + "), " : ""

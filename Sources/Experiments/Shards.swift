@@ -20,15 +20,7 @@ extension Experiment {
         // removed. Finished units of this study in other slices (another shard run into the
         // same folder, or another split) are work to keep: unlisted, merge ignores them, and
         // that shard run here again finds them.
-        var mine: [UnitKey] = []
-        for p in plan.points.indices {
-            for k in plan.policies.indices {
-                for r in 0..<plan.replications {
-                    let u = UnitKey(point: p, policy: k, replication: r)
-                    if shard.contains(plan.index(of: u)) { mine.append(u) }
-                }
-            }
-        }
+        let mine = plan.units(replications: 0..<plan.replications, shard: shard)
         let kept = Set(mine)
         for u in store.present() where !kept.contains(u) {
             let ours = u.point < plan.points.count && u.policy < plan.policies.count && u.replication < plan.replications

@@ -192,7 +192,11 @@ extension Experiment {
                     }
                 }
                 guard s.store.isDone(u, fingerprint: plan.fingerprint(of: u, record: record), record: record) else {
-                    throw MergeError("\(s.folder.path): unit \(plan.describe(u)) (\(name)) is missing or not of this study")
+                    let record = s.store.file(u, "unit.txt")
+                    throw MergeError(FileManager.default.fileExists(atPath: record.path)
+                        ? "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is not of this study, or its files changed after it finished"
+                        : "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is listed in its manifest but \(record.path) is missing; "
+                          + "run that shard again to redo it")
                 }
                 holder[u, default: []].append(i)
             }

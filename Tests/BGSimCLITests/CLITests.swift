@@ -250,6 +250,24 @@ struct CLITests {
         #expect(!files(in: dir).contains { $0.hasPrefix("m/") })
     }
 
+    /// A shard whose unit files went missing after it finished is named with the file, and
+    /// running the shard again mends it.
+    @Test func aShardWithAMissingUnitRecordNamesTheFile() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let shard = ["sweep", sweep, "--shard", "1/1", "--out", "s", "--quiet", "--no-tasks"]
+        #expect(try bgsim(shard, in: dir).status == 0)
+        let record = dir.appendingPathComponent("s/units/p000001-0-r000002.unit.txt")
+        try FileManager.default.removeItem(at: record)
+        let r = try bgsim(["merge", "s", "--out", "m"], in: dir)
+        #expect(r.status == 3)
+        #expect(r.stderr.hasSuffix("(p000001-0-r000002) is listed in its manifest but \(record.path) is missing; run that shard again to redo it\n"),
+                "\(r.stderr)")
+        #expect(try bgsim(shard, in: dir).status == 0)
+        #expect(try bgsim(["merge", "s", "--out", "m", "--quiet"], in: dir).status == 0)
+    }
+
     /// A shard folder used again for another sweep (here one with fewer points) holds and
     /// lists only the new sweep's units: it merges into that sweep's files.
     @Test func aShardFolderUsedAgainHoldsOnlyTheNewStudysUnits() throws {
@@ -381,6 +399,22 @@ struct CLITests {
         #expect(wrong.status == 2 && wrong.stderr == "error: \(defaultScenario): scenario: this is a scenario, not a sweep "
                 + "(a sweep names its base scenario under 'scenario'); run it with: bgsim run \(defaultScenario)\n", "\(wrong.stderr)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
+    }
+
+    /// A sweep of one point, one replication, says so in the singular, as does its report.
+    @Test func aOnePointSweepIsCountedInTheSingular() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let single = dir.appendingPathComponent("single.yaml")
+        try "scenario: \(defaultScenario)\nset: {duration: 1h}\nreplications: 1\npolicies: [eager, ios]\ndesign: grid\naxes:\n  - {path: people.sessions_per_day, values: [40]}\n"
+            .write(to: single, atomically: true, encoding: .utf8)
+        let ran = try bgsim(["sweep", single.path, "--out", "single", "--no-tasks"], in: dir)
+        #expect(ran.status == 0 && ran.stdout.contains("Sweep 'single': 1 point x 2 policies x 1 replication ("), "\(ran.stdout)")
+        #expect(try bgsim(["report", "single", "--format", "md", "--quiet"], in: dir).status == 0)
+        let md = try String(contentsOf: dir.appendingPathComponent("single/report.md"), encoding: .utf8)
+        #expect(md.contains("Sweep over `people.sessions_per_day`, 1 point; 1 replication, seed 42.\n"), "\(md.prefix(300))")
+        let html = try String(contentsOf: dir.appendingPathComponent("single/report.html"), encoding: .utf8)
+        #expect(html.contains("sweep over people.sessions_per_day (1 point) · 1 replication · "))
     }
 
     static func sweepFile(in dir: URL) throws -> String {

@@ -188,7 +188,7 @@ public struct Report {
         let colors = policies.indices.map(SVG.color)
         var body = ""
         let what = r.kind == "sweep"
-            ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) points)"
+            ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) point\(pointCount == 1 ? "" : "s"))"
             : "run"
         body += "<header><h1>\(SVG.esc(r.scenarioName)): policy comparison</h1>"
         body += "<p class=\"meta\">\(SVG.esc(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(SVG.esc(r.seed)) · policies \(SVG.esc(policies.joined(separator: ", ")))</p>"
@@ -369,8 +369,8 @@ public struct Report {
     public func markdown() -> String {
         let r = results
         var s = "# \(r.scenarioName): policy comparison\n\n"
-        s += r.kind == "sweep" ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) points; " : "Run; "
-        s += "\(r.replications) replications, seed \(r.seed).\n"
+        s += r.kind == "sweep" ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "
+        s += "\(r.replications) replication\(r.replications == 1 ? "" : "s"), seed \(r.seed).\n"
         if !r.commandLine.isEmpty { s += "Reproduce with `\(r.commandLine.joined(separator: " "))`.\n" }
         if let precision = r.precision { s += precision + "\n" }
         s += "\nMean ± 95% CI half-width over replications"

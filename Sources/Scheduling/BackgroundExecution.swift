@@ -492,8 +492,9 @@ extension PhoneSimulation {
     // MARK: - Life cycle
 
     mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause) {
-        let from = apps[app].life.state
+        let from = apps[app].life.state, wasSwipedAway = apps[app].life.swipedAway
         apps[app].life.move(to: state, cause: cause)
+        if from.isForeground != state.isForeground || wasSwipedAway != apps[app].life.swipedAway { appGateChanges &+= 1 }
         sink.lifecycle(LifecycleTransition(app: app, from: from, to: state, cause: cause), at: sim.now)
     }
 
@@ -681,6 +682,7 @@ extension PhoneSimulation {
                 terminate(app, cause: .swipe)
             } else {
                 apps[app].life.markSwipedAway()
+                appGateChanges &+= 1
             }
         }
     }
@@ -728,6 +730,19 @@ extension PhoneSimulation {
 
     // MARK: - Policy
 
+    /// What the gates read besides each request's own fixed fields (`closedGate`): the
+    /// phone's state in bits, and how many times an app entered or left the foreground or
+    /// the swiped-away state.
+    @inline(__always)
+    var gateKey: GateKey {
+        var bits = UInt8(truncatingIfNeeded: networkState.kind.index)
+        if isOn { bits |= 1 << 2 }
+        if lowPower { bits |= 1 << 3 }
+        if inUse { bits |= 1 << 4 }
+        if isCharging { bits |= 1 << 5 }
+        return GateKey(phone: bits, appChanges: appGateChanges)
+    }
+
     mutating func consultPolicy() {
         guard !eligible.isEmpty else { return }
         // Each request's gates, noted for its hold times. A request no gate holds is shown to
@@ -737,8 +752,26 @@ extension PhoneSimulation {
         // `eligible` itself is shown; otherwise the open ones, in a buffer kept across calls
         // and rebuilt only when a gate opened or closed or the eligible requests changed
         // (rebuilt at every decision, it was a fifth of the decisions' own cost for ios: perf).
+        //
+        // A request whose gates were checked since anything they read last changed (the same
+        // `gateEpoch`) keeps its answer, which its hold already records: a gate's reason, or
+        // none or the policy's when open. Requests waiting for the charger sit in the list all
+        // day, and checking each one's gates again at every decision was most of eager's
+        // decision cost (perf annotate).
+        let key = gateKey
+        if key != gateEpochKey {
+            gateEpochKey = key
+            gateEpoch &+= 1
+        }
         var closed = 0
         for k in eligible.indices {
+            if eligible[k].gatesCheckedAt == gateEpoch {
+                let held = eligible[k].heldBy
+                assert(closedGate(eligible[k]) == (held == .policy ? nil : held), "a gate's answer changed within its epoch")
+                if held != nil && held != .policy { closed += 1 }
+                continue
+            }
+            eligible[k].gatesCheckedAt = gateEpoch
             let gate = closedGate(eligible[k])
             let current = eligible[k].heldBy
             assert(current == tasks[eligible[k].id.rawValue].heldBy, "the eligible list's copy of a hold differs from the task's")

@@ -167,6 +167,13 @@ struct BatteryPlan: Equatable {
     var states: BatteryStates
 }
 
+/// What the system's gates read besides each request's fixed fields: while it is unchanged,
+/// every request's gates give the same answer.
+struct GateKey: Equatable {
+    var phone: UInt8
+    var appChanges: Int
+}
+
 /// While the battery is far from every level that matters: no level can be reached before
 /// `until` while the load stays at most `maxLoadW` and the states stay the same.
 struct BatteryWatch {
@@ -425,6 +432,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var shown: [EligibleTask] = []
     /// Whether `shown` may differ from the open requests in `eligible`.
     var shownIsStale = true
+    /// Times an app entered or left the foreground or the swiped-away state, which the gates
+    /// read (`gateKey`).
+    var appGateChanges = 0
+    /// Advanced whenever anything the gates read changes (`gateKey`, as of `gateEpochKey`): a
+    /// request checked in the current epoch has the same answer now (`consultPolicy`).
+    var gateEpoch: UInt32 = 1
+    var gateEpochKey: GateKey?
     var starting: [TaskID] = []
     /// Timers for the events moved at almost every step: the next battery level that matters,
     /// and the policy's requested wake.

@@ -106,6 +106,8 @@ public struct EligibleTask: Sendable {
     /// policy's runs (perf).
     var heldBy: HoldReason?
     var policyReasons: UInt32 = 0
+    /// The simulation's gate epoch when this request's gates were last checked (0: never).
+    var gatesCheckedAt: UInt32 = 0
 
     /// When it became eligible: `max(submitted, earliestBegin)`; latency counts from here.
     public var eligibleSince: SimInstant { max(submitted, earliestBegin) }

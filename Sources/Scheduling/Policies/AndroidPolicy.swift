@@ -64,10 +64,13 @@ public struct AndroidPolicy: SchedulingPolicy {
     }
 
     public var parameters: Parameters
-    /// Per app, its jobs' (start, end) over the last 24 h, oldest first.
+    /// Per app, its jobs' (start, end) over the last 24 h, in start order. Jobs that ended
+    /// before the last 24 h count for nothing; they are dropped from the front as they age
+    /// (one that started before a longer job still in the day waits for that job).
     var runs: [[(start: SimInstant, end: SimInstant)]] = []
-    /// Jobs started and not yet ended, by task id: their start.
-    var running: [Int: SimInstant] = [:]
+    /// Jobs started and not yet ended: task id and start. A few at a time, so a list (a
+    /// dictionary's hashing cost more than the search).
+    var running: [(id: Int, start: SimInstant)] = []
     var batteryLow = false
 
     public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
@@ -85,24 +88,29 @@ public struct AndroidPolicy: SchedulingPolicy {
         case .awake: break
         case .dozing(let next): return PolicyDecision(start: .none, reconsiderAt: next, reason: "doze")
         }
-        var chosen: [TaskID] = [], wake: SimInstant?
-        for task in eligible {
+        // The ids chosen, made only once a request is refused: usually every one starts.
+        var chosen: [TaskID]?, wake: SimInstant?
+        for (k, task) in eligible.enumerated() {
             if let until = quotaExhausted(task.app, state) {
                 wake = min(wake ?? until, until)
+                if chosen == nil { chosen = eligible[..<k].map(\.id) }
             } else {
-                chosen.append(task.id)
-                running[task.id.rawValue] = state.now
+                chosen?.append(task.id)
+                running.append((task.id.rawValue, state.now))
                 while runs.count <= task.app { runs.append([]) }
                 // Counted as running now; its end is filled in when it ends.
                 runs[task.app].append((state.now, state.now))
             }
         }
-        if chosen.count == eligible.count { return .startAll }
+        guard let chosen else { return .startAll }
         return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "quota")
     }
 
     public mutating func taskEnded(_ record: TaskRecord) {
-        guard let start = running.removeValue(forKey: record.request.id.rawValue) else { return }
+        guard let k = running.firstIndex(where: { $0.id == record.request.id.rawValue }) else { return }
+        let start = running[k].start
+        running.swapAt(k, running.count - 1)
+        running.removeLast()
         let app = record.request.app
         if let i = runs[app].lastIndex(where: { $0.start == start && $0.end == start }) {
             runs[app][i].end = max(start, record.ended)
@@ -151,24 +159,27 @@ public struct AndroidPolicy: SchedulingPolicy {
         // Keep the last 24 h (the longest window). A running job's entry ends at its start
         // until it ends, and is recent.
         let keep = now - .hours(24)
-        runs[app].removeAll { $0.end <= keep }
+        var aged = 0
+        while aged < runs[app].count && runs[app][aged].end <= keep { aged += 1 }
+        if aged > 0 { runs[app].removeFirst(aged) }
         let quota = parameters.quotas[bucket(app, state).rawValue]
-        func used(within window: SimDuration) -> (time: SimDuration, jobs: Int) {
-            let from = now - window
-            var time = SimDuration.zero, jobs = 0
-            for r in runs[app] where r.end > from || r.start >= from {
-                time += min(r.end, now) - max(r.start, from)
-                jobs += 1
+        // Job time and jobs within the bucket's window, and job time within the day, in one
+        // pass. A job counts in a window when it ends in it or starts at its start or later,
+        // for the time it overlaps it; one that ended before the day counts in neither.
+        let from = now - quota.window
+        var inWindow = (time: SimDuration.zero, jobs: 0), dayTime = SimDuration.zero
+        for r in runs[app] where r.end > keep {
+            dayTime += min(r.end, now) - max(r.start, keep)
+            if r.end > from || r.start >= from {
+                inWindow.time += min(r.end, now) - max(r.start, from)
+                inWindow.jobs += 1
             }
-            return (time, jobs)
         }
-        let inWindow = used(within: quota.window)
-        let day = used(within: .hours(24))
         let overTime = quota.time.map { inWindow.time >= $0 } ?? false
-        if overTime || inWindow.jobs >= quota.maxJobs || day.time >= parameters.dailyCap {
+        if overTime || inWindow.jobs >= quota.maxJobs || dayTime >= parameters.dailyCap {
             // Retry when the oldest job in the window leaves it.
             let from = inWindow.jobs >= quota.maxJobs || overTime ? now - quota.window : keep
-            let oldest = runs[app].first { $0.end > from || $0.start >= from }
+            let oldest = runs[app].first { $0.end > keep && ($0.end > from || $0.start >= from) }
             return max(now + .seconds(1), oldest.map { $0.end + (from == keep ? .hours(24) : quota.window) } ?? now + .minutes(1))
         }
         return nil

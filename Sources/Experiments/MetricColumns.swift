@@ -31,9 +31,9 @@ extension RunMetrics {
         let staleness: [Double]
         init(_ m: RunMetrics) {
             self.m = m
-            latency = m.latenciesS.sorted()
-            completion = m.completionLatenciesS.sorted()
-            staleness = m.stalenessS.sorted()
+            latency = Statistics.sortedAscending(m.latenciesS)
+            completion = Statistics.sortedAscending(m.completionLatenciesS)
+            staleness = Statistics.sortedAscending(m.stalenessS)
         }
     }
 

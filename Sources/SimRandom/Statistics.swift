@@ -33,6 +33,71 @@ public enum Statistics {
         return sorted.withUnsafeBufferPointer { gsl_stats_quantile_from_sorted_data($0.baseAddress, 1, $0.count, p) }
     }
 
+    /// `data` in ascending order: the same array `data.sorted()` gives, made by an LSD radix
+    /// sort on the values' bits (one byte a pass, passes where every value has the same byte
+    /// skipped). A run's latency samples (10,000 values a 30-day reference run) were sorted
+    /// three times per run by the standard library's merge sort, about 250 instructions a
+    /// value and 4% of a run's time (perf); this takes a few dozen.
+    ///
+    /// For finite values and infinities other than -0.0 the order of the bits is the order of
+    /// the values. With a NaN or a -0.0 present (where `<` and the bits disagree), it falls
+    /// back to `sorted()`, so the result is always `sorted()`'s.
+    public static func sortedAscending(_ data: [Double]) -> [Double] {
+        let n = data.count
+        guard n > 64 else { return data.sorted() }
+        var keys = [UInt64](repeating: 0, count: n)
+        var counts = [Int](repeating: 0, count: 8 * 256)
+        let usable = data.withUnsafeBufferPointer { values in
+            keys.withUnsafeMutableBufferPointer { keys in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    for i in 0..<n {
+                        let x = values[i]
+                        if x.isNaN || (x == 0 && x.sign == .minus) { return false }
+                        // Negative values: all bits flipped (larger magnitude sorts first);
+                        // positive ones: the sign bit set, so they sort after every negative.
+                        let bits = x.bitPattern
+                        let key = bits >> 63 == 1 ? ~bits : bits | (1 << 63)
+                        keys[i] = key
+                        for pass in 0..<8 { counts[pass * 256 + Int(truncatingIfNeeded: key >> (8 * UInt64(pass))) & 0xFF] += 1 }
+                    }
+                    return true
+                }
+            }
+        }
+        guard usable else { return data.sorted() }
+        var other = [UInt64](repeating: 0, count: n)
+        return keys.withUnsafeMutableBufferPointer { a in
+            other.withUnsafeMutableBufferPointer { b in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    var from = a, to = b
+                    for pass in 0..<8 {
+                        let c = counts.baseAddress! + pass * 256
+                        let shift = 8 * UInt64(pass)
+                        // Every key has the same byte here: this pass would not move anything.
+                        if c[Int(truncatingIfNeeded: from[0] >> shift) & 0xFF] == n { continue }
+                        var start = 0
+                        for d in 0..<256 { let k = c[d]; c[d] = start; start += k }
+                        for i in 0..<n {
+                            let key = from[i]
+                            let d = Int(truncatingIfNeeded: key >> shift) & 0xFF
+                            to[c[d]] = key
+                            c[d] += 1
+                        }
+                        swap(&from, &to)
+                    }
+                    let sorted = from
+                    return [Double](unsafeUninitializedCapacity: n) { values, count in
+                        for i in 0..<n {
+                            let key = sorted[i]
+                            values[i] = Double(bitPattern: key >> 63 == 1 ? key & ~(1 << 63) : ~key)
+                        }
+                        count = n
+                    }
+                }
+            }
+        }
+    }
+
     /// The `p`-quantile of Student's t distribution with `degreesOfFreedom` degrees of freedom:
     /// the t with P(T <= t) = p. `tQuantile(0.975, 9)` is 2.2622.
     public static func tQuantile(_ p: Double, degreesOfFreedom: Double) -> Double {

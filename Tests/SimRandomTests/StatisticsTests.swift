@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SimRandom
 
@@ -21,6 +22,31 @@ struct StatisticsTests {
     func studentTQuantilesMatchTables(p: Double, df: Double, table: Double) {
         let t = Statistics.tQuantile(p, degreesOfFreedom: df)
         #expect((t * 10_000).rounded() / 10_000 == table)
+    }
+
+    /// The radix sort gives exactly `sorted()`'s array, bit for bit: samples of many sizes
+    /// and shapes (latencies in microseconds, mixed signs, ties, infinities, values that
+    /// share their high bytes), and the -0.0 and NaN cases it hands to `sorted()`.
+    @Test func radixSortEqualsTheStandardSort() throws {
+        let stream = try RandomStream(StreamID(masterSeed: 7, replication: 0, name: "radix"))
+        func same(_ a: [Double], _ b: [Double]) -> Bool { a.map(\.bitPattern) == b.map(\.bitPattern) }
+        for n in [0, 1, 2, 64, 65, 100, 1_000, 10_000] {
+            let latencies = (0..<n).map { _ in (stream.exponential(mean: 600) * 1e6).rounded() / 1e6 }
+            let mixed = (0..<n).map { _ in (stream.uniform() - 0.5) * pow(10, stream.uniform() * 40 - 20) }
+            let ties = (0..<n).map { _ in Double(Int(stream.uniform() * 5)) }
+            let narrow = (0..<n).map { _ in 1 + stream.uniform() * 1e-9 }
+            var special = mixed
+            if n > 3 { special[0] = .infinity; special[1] = -.infinity; special[2] = .greatestFiniteMagnitude; special[3] = -.leastNonzeroMagnitude }
+            for sample in [latencies, mixed, ties, narrow, special] {
+                #expect(same(Statistics.sortedAscending(sample), sample.sorted()), "n = \(n)")
+            }
+        }
+        var withNegativeZero = (0..<200).map { Double($0 % 7) - 3 }
+        withNegativeZero[50] = -0.0
+        #expect(same(Statistics.sortedAscending(withNegativeZero), withNegativeZero.sorted()))
+        var withNaN = (0..<200).map { Double($0) }
+        withNaN[10] = .nan
+        #expect(same(Statistics.sortedAscending(withNaN), withNaN.sorted()))
     }
 
     @Test func confidenceIntervalOfKnownData() {

@@ -233,6 +233,29 @@ struct CacheCheckedDuet: SchedulingPolicy {
 }
 
 extension DuetTests {
+    /// The cached application scores decide as fresh ones in a world where everything a
+    /// decision reads moves: refresh and processing requests, the person, Wi-Fi, LTE and no
+    /// connection through the day, daytime top-ups, and budgets small enough to run out.
+    @Test func cachedApplicationScoresDecideAsFreshOnesInAChangingWorld() throws {
+        var s = setup(days: 4, apps: [app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
+                                      app("c", every: .hours(2), work: .seconds(30), kind: .processing)])
+        s.people = PeopleParameters()
+        s.charging.topUpsPerDay = 2
+        s.network = network([(.zero, wifiState), (.hours(8), lteState), (.hours(12), .disconnected),
+                             (.hours(13), lteState), (.hours(18), wifiState)])
+        var policy = CacheCheckedDuet()
+        policy.policy.parameters.energyBudgetPerDay = 20
+        policy.policy.parameters.dataBudgetPerDay = 2e6
+        let streams = try WorldStreams(setup: s, masterSeed: 11, replication: 0)
+        var sim = PhoneSimulation(setup: s, policy: policy, sink: RecordingSink(summary: RunMetrics(apps: s.apps)), streams: streams)
+        let run = sim.run()
+        #expect(sim.policy.decisions > 100)
+        #expect(sim.policy.mismatches == 0)
+        #expect(sim.policy.refreshesShown > sim.policy.decisions)
+        #expect(run.records.contains { $0.started != nil && $0.request.kind == .processing })
+        #expect(run.records.contains { $0.started != nil && $0.request.kind == .refresh })
+    }
+
     @Test func cachedApplicationScoresDecideAsFreshOnes() throws {
         // A person who opens the apps, so the launch predictor learns and its bins matter.
         var s = setup(days: 4, apps: [app("a", every: .minutes(20)), app("b", every: .hours(1)), app("c", every: .minutes(45))])

@@ -107,8 +107,8 @@ public struct DuetPolicy: SchedulingPolicy {
     /// Per app, its last background launch by this policy.
     var lastLaunch: [SimInstant?] = []
     /// Requests started on battery, and on cellular, whose cost is charged when they end.
-    var onBattery: Set<Int> = []
-    var onCellular: Set<Int> = []
+    var onBattery = TaskIDBits()
+    var onCellular = TaskIDBits()
     /// The application rule's score per app, for the prediction bins and the predictor's state
     /// `appScoresKey` names. It changes at a bin boundary (a launch counts in its bin from the
     /// next day on), not at each decision: a division per bin and a square root per refresh
@@ -186,8 +186,8 @@ public struct DuetPolicy: SchedulingPolicy {
     public mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
         refill(to: max(budgetsAt, record.ended))
-        if onBattery.remove(i) != nil { energyLeftJ -= record.energyJ }
-        if onCellular.remove(i) != nil, record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
+        if onBattery.remove(i) { energyLeftJ -= record.energyJ }
+        if onCellular.remove(i), record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
     }
 
     /// Every rule's verdict for `task`, in the order documented above.

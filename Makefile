@@ -11,7 +11,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test deps deps-slurm deps-chromium build bench reference sweep-bench report-bench datasets clean
+.PHONY: demo test deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -68,6 +68,15 @@ deps-chromium:
 	  command -v chromium >/dev/null || { echo "error: installing chromium failed" >&2; exit 1; }; \
 	fi
 
+## Valgrind, for `make instructions` (Debian's package).
+deps-valgrind:
+	@if ! command -v valgrind >/dev/null; then \
+	  echo "Installing valgrind with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null && \
+	  command -v valgrind >/dev/null || { echo "error: installing valgrind failed" >&2; exit 1; }; \
+	fi
+
 build: deps
 	$(RELEASE)
 
@@ -83,6 +92,14 @@ bench: deps
 reference: deps
 	$(RELEASE)
 	Benchmarks/reference.sh
+
+## Instructions, not seconds: callgrind's count for one 30-day reference run per policy and for
+## the same run cut to one minute (what is not the simulation). Counts repeat exactly, so they
+## carry before/after claims of a few per cent (BASE=path/to/an/older/bgsim adds the change);
+## time is `make reference`'s.
+instructions: deps deps-valgrind
+	$(RELEASE)
+	Benchmarks/instructions.sh
 
 ## The many-points benchmark: a 2,000-point sweep of one-hour runs, --jobs 1 and 2 (what a
 ## sweep costs per point besides the simulation). BASE= and RUNS= as for `reference`.

@@ -756,8 +756,8 @@ extension PhoneSimulation {
         // A request whose gates were checked since anything they read last changed (the same
         // `gateEpoch`) keeps its answer, which its hold already records: a gate's reason, or
         // none or the policy's when open. Requests waiting for the charger sit in the list all
-        // day, and checking each one's gates again at every decision was most of eager's
-        // decision cost (perf annotate).
+        // day, checked again at every decision before (callgrind, one 30-day reference run:
+        // ios's decisions 76.5 M -> 72.8 M instructions, eager's 42.0 M -> 41.4 M).
         let key = gateKey
         if key != gateEpochKey {
             gateEpochKey = key

@@ -50,32 +50,29 @@ deps:
 	  pkg-config --exists gsl && command -v python3 >/dev/null || { echo "error: installing libgsl-dev or python3 failed" >&2; exit 1; }; \
 	fi
 
+# $(call apt-install,COMMANDS,PACKAGES): installs Debian's PACKAGES with apt-get unless every
+# one of COMMANDS is on the PATH already, and checks that they are afterwards.
+has-all = $(foreach c,$(1),command -v $(c) >/dev/null &&) true
+define apt-install
+	@if ! { $(call has-all,$(1)); }; then \
+	  echo "Installing $(2) with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null && \
+	  { $(call has-all,$(1)); } || { echo "error: installing $(2) failed" >&2; exit 1; }; \
+	fi
+endef
+
 ## The Slurm test's daemons and clients, from Debian's packages (no daemon is started by them).
 deps-slurm:
-	@if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then \
-	  echo "Installing slurmctld, slurmd, slurm-client and munge with apt-get..."; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null && \
-	  command -v slurmctld >/dev/null || { echo "error: installing the Slurm packages failed" >&2; exit 1; }; \
-	fi
+	$(call apt-install,slurmctld slurmd sbatch munged,slurmctld slurmd slurm-client munge)
 
 ## A real browser for the report test (Debian's chromium, run headless).
 deps-chromium:
-	@if ! command -v chromium >/dev/null; then \
-	  echo "Installing chromium with apt-get..."; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null && \
-	  command -v chromium >/dev/null || { echo "error: installing chromium failed" >&2; exit 1; }; \
-	fi
+	$(call apt-install,chromium,chromium)
 
 ## Valgrind, for `make instructions` (Debian's package).
 deps-valgrind:
-	@if ! command -v valgrind >/dev/null; then \
-	  echo "Installing valgrind with apt-get..."; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null && \
-	  command -v valgrind >/dev/null || { echo "error: installing valgrind failed" >&2; exit 1; }; \
-	fi
+	$(call apt-install,valgrind,valgrind)
 
 build: deps
 	$(RELEASE)

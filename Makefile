@@ -32,12 +32,15 @@ datasets: deps
 	.build/release/bgsim sweep models/sweeps/charging-habit.yaml --out notebooks-data/charging-habit --no-tasks --quiet
 	.build/release/bgsim report notebooks-data/charging-habit --format md
 
-## Install what is missing and run the test suite, then the Slurm test: a one-node cluster on
-## loopback runs a sweep's shards and merge, checked byte for byte against a local run.
+## Install what is missing and run the test suite, then the Slurm test (a one-node cluster on
+## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
+## report test (chromium renders the reports) and the event-costs test (the timing build still
+## compiles and simulates exactly what the normal build does).
 test: deps deps-slurm deps-chromium
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
+	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.

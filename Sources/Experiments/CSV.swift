@@ -353,6 +353,19 @@ extension Experiment {
         plan.isSweep ? [String(point)] + plan.points[point].values : []
     }
 
+    /// A sweep's design as CSV (`bgsim validate SWEEP --points`): `scenario`, `point` and one
+    /// column per axis, one row per point, with the names and values the result files give
+    /// them, so the listing joins runs.csv on `point` and shows the points a sweep will run
+    /// (a Latin hypercube's or Sobol sequence's coverage, say) before anything runs.
+    public static func designCSV(_ plan: StudyPlan) -> String {
+        let out = resultFile(plan, header: [])
+        for p in plan.points.indices {
+            out.fields(rowHead(plan, p))
+            out.endRecord()
+        }
+        return out.text
+    }
+
     /// A result file's header record, and the fields that open each of its rows at `point`
     /// (the scenario's name and the point's), written once per point. The result files are
     /// written record by record into one buffer: built as arrays of strings per row, the

@@ -461,25 +461,46 @@ struct ReportCommand: AsyncParsableCommand {
     }
 }
 
+/// A command line that parses but asks for something its input cannot give, found only once
+/// the input is read (exit 2, like a parse error, without the usage text).
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
 struct Validate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
         abstract: "Check a scenario or sweep file (with any overrides) without running it.",
-        discussion: "A sweep is checked at every point of its design, as 'bgsim sweep' would read it."
+        discussion: """
+            A sweep is checked at every point of its design, as 'bgsim sweep' would read it. \
+            With --points, a sweep's design is printed as CSV instead (scenario, point and one column \
+            per axis, as in runs.csv), to see the points, or their coverage, before running them.
+            """
     )
 
     @OptionGroup var options: ScenarioOptions
+
+    @Flag(help: "Print a sweep's design points as CSV (scenario, point, one column per axis) on standard output.")
+    var points = false
 
     func run() async throws {
         if Experiments.Sweep.isSweep(file: options.scenario) {
             let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
                                      jobs: Cores.available())
+            if points {
+                print(Experiment.designCSV(plan), terminator: "")
+                return
+            }
             print("\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
                   + "\(plan.parameters.joined(separator: ", ")): \(SweepCommand.shape(plan, replications: plan.replications)) "
                   + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
             return
         }
         let s = try options.load()
+        if points {
+            throw UsageError("\(options.scenario) is a scenario, not a sweep: --points lists the points of a sweep's design")
+        }
         let policies = s.policies.map(\.name).joined(separator: ", ")
         print("\(s.file): ok: scenario '\(s.name)', \(s.setup.duration), \(s.setup.apps.count) apps, "
               + "policies \(policies), \(s.replications) replications from seed \(s.seed)")
@@ -517,6 +538,9 @@ enum Main {
             printError("error: \(error)")
             return Exit.runtimeFailure
         } catch let error as ReportError {
+            printError("error: \(error)")
+            return Exit.badInput
+        } catch let error as UsageError {
             printError("error: \(error)")
             return Exit.badInput
         } catch let error as MergeError {

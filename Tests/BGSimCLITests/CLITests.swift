@@ -401,6 +401,49 @@ struct CLITests {
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
     }
 
+    /// `validate --points` lists a sweep's design as the result files will name it: each
+    /// listed row is the start of that point's rows in runs.csv, and the sweep runs exactly
+    /// the listed points; nothing is written. A scenario has no design: exit 2, named.
+    @Test func validatePointsListsTheDesignTheSweepRuns() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("design.yaml")
+        try """
+            scenario: \(defaultScenario)
+            set: {duration: 1h}
+            replications: 1
+            policies: [eager]
+            design: lhs
+            points: 5
+            axes:
+              - {path: people.sessions_per_day, from: 20, to: 100, log: true}
+              - {path: charging, values: [nightly, top-up, erratic]}
+            """.write(to: url, atomically: true, encoding: .utf8)
+        let listed = try bgsim(["validate", url.path, "--points"], in: dir)
+        #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
+        let lines = listed.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first == "scenario,point,people.sessions_per_day,charging", "\(listed.stdout)")
+        #expect(lines.count == 1 + 5 + 1 && lines.last == "", "a header, five points and a final line break: \(listed.stdout)")
+        #expect(files(in: dir) == ["design.yaml"], "nothing written")
+        let ran = try bgsim(["sweep", url.path, "--out", "out", "--no-tasks", "--quiet"], in: dir)
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let runs = try String(contentsOf: dir.appendingPathComponent("out/runs.csv"), encoding: .utf8)
+            .split(separator: "\n").map(String.init)
+        #expect(runs[0].hasPrefix(lines[0] + ",policy,replication,"), "\(runs[0])")
+        #expect(runs.count == 1 + 5)
+        for (k, row) in runs.dropFirst().enumerated() {
+            #expect(row.hasPrefix(lines[1 + k] + ",eager,0,"), "point \(k): listed \(lines[1 + k]), ran \(row)")
+        }
+        // Five distinct sessions-per-day values, one in each fifth of the log range (a Latin
+        // hypercube), so the listing is the design, not five copies of one point.
+        let rates = lines[1...5].map { Double($0.split(separator: ",")[2])! }
+        #expect(Set(rates.map { Int(5 * log(Double($0) / 20) / log(5)) }) == [0, 1, 2, 3, 4], "\(rates)")
+        let scenario = try bgsim(["validate", defaultScenario, "--points"], in: dir)
+        #expect(scenario.status == 2 && scenario.stdout.isEmpty
+                && scenario.stderr == "error: \(defaultScenario) is a scenario, not a sweep: --points lists the points of a sweep's design\n",
+                "\(scenario.stderr)")
+    }
+
     /// A sweep of one point, one replication, says so in the singular, as does its report.
     @Test func aOnePointSweepIsCountedInTheSingular() throws {
         let dir = try scratch()

@@ -186,12 +186,40 @@ struct SlurmOptions: ParsableArguments {
     @Option(help: "Shards for --emit-slurm (array tasks).")
     var shards: Int = 4
 
+    @Option(name: .customLong("max-running"), help: ArgumentHelp(
+        "With --emit-slurm: run at most this many shards at once (the job array's %limit).", valueName: "shards"))
+    var maxRunning: Int?
+
     @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
         "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"))
     var slurmOptions: [String] = []
 
+    /// The sbatch options the scripts write themselves, by long and short name, with what to
+    /// use instead. Given again through --slurm-option, one of the two would be lost without a
+    /// word (the later #SBATCH line wins), so they are refused.
+    static let written: [(long: String, short: String, instead: String)] = [
+        ("--array", "-a", "bgsim writes the job array itself: use --shards, and --max-running to limit how many run at once"),
+        ("--cpus-per-task", "-c", "bgsim asks for --jobs CPUs per shard: use --jobs"),
+        ("--output", "-o", "the jobs' logs go to the --emit-slurm folder's logs/"),
+        ("--job-name", "-J", "bgsim names the jobs after the study"),
+        ("--dependency", "-d", "submit.sh makes the merge wait for the shards"),
+    ]
+
     func validate() throws {
         if shards < 1 { throw ValidationError("--shards must be at least 1, got \(shards)") }
+        if let maxRunning, maxRunning < 1 { throw ValidationError("--max-running must be at least 1, got \(maxRunning)") }
+        if emitSlurm == nil && (maxRunning != nil || !slurmOptions.isEmpty) {
+            throw ValidationError("\(maxRunning != nil ? "--max-running" : "--slurm-option") is for the scripts --emit-slurm writes; add --emit-slurm FOLDER")
+        }
+        for option in slurmOptions {
+            guard option.hasPrefix("-"), option.count > 1 else {
+                throw ValidationError("--slurm-option '\(option)': expected an sbatch option, such as --partition=short")
+            }
+            let name = option.hasPrefix("--") ? String(option.prefix { $0 != "=" }) : String(option.prefix(2))
+            if let w = Self.written.first(where: { name == $0.long || name == $0.short }) {
+                throw ValidationError("--slurm-option '\(option)': \(w.instead)")
+            }
+        }
     }
 
     /// The checks that need the command's other options too.
@@ -212,7 +240,7 @@ struct SlurmOptions: ParsableArguments {
         // still waits in the queue for a node.
         let count = min(shards, plan.unitCount)
         let written = try SlurmScripts.write(plan: plan, studyFile: file, overrides: overrides, seed: seed, replications: replications,
-                                             output: output, shards: count, options: slurmOptions, to: folder)
+                                             output: output, shards: count, maxRunning: maxRunning, options: slurmOptions, to: folder)
         if !output.quiet {
             let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
             print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")

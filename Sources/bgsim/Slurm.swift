@@ -8,7 +8,8 @@ import Foundation
 /// directory. A task that fails or is requeued resumes: the shard's finished units are kept.
 enum SlurmScripts {
     static func write(plan: StudyPlan, studyFile: String, overrides: [String], seed: String?, replications: String?,
-                      output: OutputOptions, shards: Int, options: [String], to folder: URL) throws(RuntimeFailure) -> [String] {
+                      output: OutputOptions, shards: Int, maxRunning: Int? = nil, options: [String],
+                      to folder: URL) throws(RuntimeFailure) -> [String] {
         let bgsim = absolute(CommandLine.arguments[0], searchPath: true)
         let dir = folder.standardizedFileURL.path
         var common: [String] = []
@@ -26,7 +27,7 @@ enum SlurmScripts {
                 + options.map { "#SBATCH \($0)\n" }.joined()
         }
         let arrayJob = header("bgsim-\(plan.name)", "shard-%a.out")
-            + "#SBATCH --array=1-\(shards)\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
+            + "#SBATCH --array=1-\(shards)\(maxRunning.map { "%\($0)" } ?? "")\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
             + "# Shard K of \(shards) of \(verb) '\(plan.name)': \(plan.unitCount) units in all.\n"
             + "set -euo pipefail\n"
             + "exec \(quote(bgsim)) \(verb) \(quote(study)) " + common.map(quote).joined(separator: " ")

@@ -635,6 +635,47 @@ struct CLITests {
         #expect(manyJob.contains("#SBATCH --array=1-18\n") && manyJob.contains("/18\" --out "))
         let manyMerge = try String(contentsOf: dir.appendingPathComponent("many/merge.sbatch"), encoding: .utf8)
         #expect(manyMerge.contains("/many/shard-18 --out ") && !manyMerge.contains("/many/shard-19"))
+        // --max-running limits the shards running at once (the array's %limit).
+        let limited = try bgsim(["sweep", sweep, "--emit-slurm", "limited", "--shards", "6", "--max-running", "2"], in: dir)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let limitedJob = try String(contentsOf: dir.appendingPathComponent("limited/sweep.sbatch"), encoding: .utf8)
+        #expect(limitedJob.contains("#SBATCH --array=1-6%2\n"), "\(limitedJob)")
+    }
+
+    /// An sbatch option the scripts write themselves, given again through --slurm-option, would
+    /// be lost without a word (the later #SBATCH line wins): refused, naming what to use
+    /// instead, as are a --slurm-option that is not an option and the Slurm options without
+    /// --emit-slurm. Nothing is written.
+    @Test func slurmOptionsTheScriptsWriteThemselvesAreRefused() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = try Self.sweepFile(in: dir)
+        let refused: [([String], String)] = [
+            (["--slurm-option=--array=1-3%1"], "--slurm-option '--array=1-3%1': bgsim writes the job array itself: use --shards, and --max-running"),
+            (["--slurm-option=-a1-3"], "--slurm-option '-a1-3': bgsim writes the job array itself"),
+            (["--slurm-option=--cpus-per-task=4"], "--slurm-option '--cpus-per-task=4': bgsim asks for --jobs CPUs per shard: use --jobs"),
+            (["--slurm-option=-c4"], "--slurm-option '-c4': bgsim asks for --jobs CPUs per shard"),
+            (["--slurm-option=--output=/tmp/x.log"], "--slurm-option '--output=/tmp/x.log': the jobs' logs go to the --emit-slurm folder's logs/"),
+            (["--slurm-option=--job-name=x"], "--slurm-option '--job-name=x': bgsim names the jobs"),
+            (["--slurm-option=--dependency=afterok:1"], "--slurm-option '--dependency=afterok:1': submit.sh makes the merge wait"),
+            (["--slurm-option=partition=short"], "--slurm-option 'partition=short': expected an sbatch option, such as --partition=short"),
+            (["--max-running", "0"], "--max-running must be at least 1, got 0"),
+        ]
+        for (options, message) in refused {
+            let r = try bgsim(["sweep", sweep, "--emit-slurm", "cluster"] + options, in: dir)
+            #expect(r.status == 2 && r.stderr.hasPrefix("Error: " + message), "\(options): \(r.stderr)")
+        }
+        let noEmit = try bgsim(["sweep", sweep, "--max-running", "2"], in: dir)
+        #expect(noEmit.status == 2 && noEmit.stderr.hasPrefix("Error: --max-running is for the scripts --emit-slurm writes; add --emit-slurm FOLDER"),
+                "\(noEmit.stderr)")
+        let noEmitRun = try bgsim(["run", defaultScenario, "--slurm-option=--partition=short"], in: dir)
+        #expect(noEmitRun.status == 2 && noEmitRun.stderr.hasPrefix("Error: --slurm-option is for the scripts --emit-slurm writes"),
+                "\(noEmitRun.stderr)")
+        #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
+        // Options the scripts do not write pass, the --array prefix included only as itself.
+        let ok = try bgsim(["sweep", sweep, "--emit-slurm", "cluster", "--slurm-option=--partition=short",
+                            "--slurm-option=--arrayish=1", "--slurm-option=-p", "--slurm-option=--error=err.log"], in: dir)
+        #expect(ok.status == 0, "\(ok.stderr)")
     }
 
     /// `run --emit-slurm` writes the same three scripts for a run's shards (`run.sbatch`).

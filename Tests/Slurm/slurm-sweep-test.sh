@@ -121,8 +121,13 @@ same() {  # the result in $1 equals the local run's
   [ "$(ls "$work/local")" = "$(ls "$1")" ] || { echo "different file sets"; exit 1; }
 }
 
-"$bgsim" sweep "$work/sweep.yaml" --emit-slurm "$work/cluster" --shards 3 --jobs 1
-"$work/cluster/submit.sh"
+# At most two shards at once (--max-running, the array's %2): sbatch must take the limit.
+"$bgsim" sweep "$work/sweep.yaml" --emit-slurm "$work/cluster" --shards 3 --max-running 2 --jobs 1
+grep -q '^#SBATCH --array=1-3%2$' "$work/cluster/sweep.sbatch" || { echo "no array limit in sweep.sbatch"; exit 1; }
+submitted=$("$work/cluster/submit.sh")
+echo "$submitted"
+array=$(sed -n 's/^submitted the shards as job \([0-9]*\) .*/\1/p' <<< "$submitted")
+scontrol show job "$array" | grep -q 'ArrayTaskThrottle=2' || { echo "Slurm did not take the array limit:"; scontrol show job "$array"; exit 1; }
 drain
 [ -f "$work/cluster/result/manifest.json" ] || { echo "the merge job wrote no result"; exit 1; }
 same "$work/cluster/result"
@@ -153,4 +158,4 @@ drain
 for f in runs.csv summary.csv comparisons.csv manifest.json; do
   cmp "$work/run-local/$f" "$work/run-cluster/result/$f" || { echo "$f differs between the run through Slurm and the local run"; exit 1; }
 done
-echo "slurm test passed: 3 array tasks and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units; a run's 2 array tasks and merge equal the local run"
+echo "slurm test passed: 3 array tasks (at most 2 at once) and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units; a run's 2 array tasks and merge equal the local run"

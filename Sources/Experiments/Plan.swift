@@ -7,17 +7,22 @@ import SimEngine
 public struct StudyPlan: Sendable {
     public struct Point: Sendable {
         /// The axes' values at this point, as written to the parameter columns.
-        public var values: [String]
-        public var scenario: Scenario { didSet { scenarioDigest = SHA256.hex(scenario.resolvedJSON) } }
+        public let values: [String]
+        /// The point's scenario. Only point 0's keeps its `resolvedJSON` (the manifest's
+        /// copy); the others keep its SHA-256, `scenarioDigest`, and the plan its share of
+        /// `fingerprint`: at about 10 kB a point for the reference scenario, the JSON was two
+        /// thirds of a sweep plan's memory (150 MB for 10,000 points, 53 MB without it).
+        public let scenario: Scenario
         /// SHA-256 of the resolved scenario, made once here: every unit's fingerprint names
-        /// it, and hashing the scenario (about 11 KB for the reference one) twice per unit
-        /// was about 1% of a unit's time.
-        public private(set) var scenarioDigest: String
+        /// it, and hashing the scenario twice per unit was about 1% of a unit's time.
+        public let scenarioDigest: String
 
-        init(values: [String], scenario: Scenario) {
+        init(values: [String], scenario: Scenario, keepJSON: Bool) {
             self.values = values
-            self.scenario = scenario
             scenarioDigest = SHA256.hex(scenario.resolvedJSON)
+            var scenario = scenario
+            if !keepJSON { scenario.resolvedJSON = "" }
+            self.scenario = scenario
         }
     }
 
@@ -27,7 +32,10 @@ public struct StudyPlan: Sendable {
     public var file: String
     /// The swept key paths, in axis order (the parameter columns); empty for a run.
     public var parameters: [String]
-    public var points: [Point]
+    public private(set) var points: [Point]
+    /// What the plan's units compute, as a SHA-256: each point's values and resolved
+    /// scenario, the replications. Shards of one plan share it; `merge` checks it.
+    public private(set) var fingerprint: String
     /// Replications per point and policy.
     public var replications: Int
     /// The sweep's definition (canonical JSON), or nil for a run.
@@ -43,8 +51,11 @@ public struct StudyPlan: Sendable {
         name = scenario.name
         file = scenario.file
         parameters = []
-        points = [Point(values: [], scenario: scenario)]
+        points = [Point(values: [], scenario: scenario, keepJSON: true)]
         replications = scenario.replications
+        var digest = PlanDigest(replications: replications)
+        digest.add(values: [], resolvedJSON: scenario.resolvedJSON)
+        fingerprint = digest.hex()
     }
 
     /// A sweep's plan: every point's scenario is read and checked before anything runs.
@@ -70,7 +81,8 @@ public struct StudyPlan: Sendable {
         let values = sweep.design.pointValues()
         guard !values.isEmpty else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
         let documents = DocumentCache()
-        @Sendable func point(_ i: Int) -> Result<Point, ScenarioError> {
+        /// Point `i` and its resolved JSON, which the plan's digest takes before it is let go.
+        @Sendable func point(_ i: Int) -> Result<(json: String, point: Point), ScenarioError> {
             let axes = zip(sweep.design.axes.indices, values[i]).map { a, v in
                 Override(path: sweep.design.axes[a].path, value: v,
                          origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
@@ -79,37 +91,54 @@ public struct StudyPlan: Sendable {
                 var scenario = try Scenario.parse(yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides,
                                                   documents: documents)
                 scenario.name = sweep.name
-                return .success(Point(values: values[i], scenario: scenario))
+                return .success((scenario.resolvedJSON, Point(values: values[i], scenario: scenario, keepJSON: i == 0)))
             } catch {
                 return .failure(error)
             }
         }
-        var read = [Result<Point, ScenarioError>?](repeating: nil, count: values.count)
-        read[0] = point(0)
-        if case .success = read[0], values.count > 1 {
-            let workers = min(max(jobs, 1), values.count - 1)
-            read.withUnsafeMutableBufferPointer { buffer in
-                // Each point's slot is written by exactly one worker.
-                nonisolated(unsafe) let slots = buffer
-                DispatchQueue.concurrentPerform(iterations: workers) { w in
-                    for i in stride(from: 1 + w, to: values.count, by: workers) { slots[i] = point(i) }
-                }
-            }
-        }
+        // Points are read in chunks, each hashed into the plan's digest in point order and its
+        // JSON dropped before the next chunk, so a plan holds a chunk of JSON at a time.
+        let chunk = max(256, 8 * jobs)
         var points: [Point] = []
         points.reserveCapacity(values.count)
-        for (i, result) in read.enumerated() {
-            let p = try result!.get()
-            if let first = points.first?.scenario {
-                if p.scenario.policies != first.policies || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
-                    throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes",
-                                        message: "point \(i) changes the policies, replications or seed; every point must share them")
+        var digest: PlanDigest?
+        var first: Scenario?
+        for start in stride(from: 0, to: values.count, by: chunk) {
+            let end = min(start + chunk, values.count)
+            var read = [Result<(json: String, point: Point), ScenarioError>?](repeating: nil, count: end - start)
+            if start == 0 {
+                read[0] = point(0)
+                if case .failure(let error) = read[0]! { throw error }
+            }
+            let from = max(start, 1)
+            if from < end {
+                let workers = min(max(jobs, 1), end - from)
+                read.withUnsafeMutableBufferPointer { buffer in
+                    // Each point's slot is written by exactly one worker.
+                    nonisolated(unsafe) let slots = buffer
+                    DispatchQueue.concurrentPerform(iterations: workers) { w in
+                        for i in stride(from: from + w, to: end, by: workers) { slots[i - start] = point(i) }
+                    }
                 }
             }
-            points.append(p)
+            for (k, result) in read.enumerated() {
+                let (json, p) = try result!.get()
+                if let first {
+                    if p.scenario.policies != first.policies || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
+                        throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes",
+                                            message: "point \(start + k) changes the policies, replications or seed; every point must share them")
+                    }
+                } else {
+                    first = p.scenario
+                    digest = PlanDigest(replications: p.scenario.replications)
+                }
+                digest!.add(values: p.values, resolvedJSON: json)
+                points.append(p)
+            }
         }
         self.points = points
         replications = points[0].scenario.replications
+        fingerprint = digest!.hex()
         sweepJSON = sweep.resolvedJSON
     }
 
@@ -146,27 +175,28 @@ public struct StudyPlan: Sendable {
         return s
     }
 
-    /// What the plan's units compute, as a SHA-256: each point's resolved scenario, the
-    /// policies and replications. Shards of one plan share it; `merge` checks it.
-    public var fingerprint: String {
-        Self.fingerprint(replications: replications, points: points.map { ($0.values, $0.scenario.resolvedJSON) })
-    }
-
-    /// The same from each point's values and resolved scenario (a report rebuilds them).
-    static func fingerprint(replications: Int, points: [(values: [String], resolvedJSON: String)]) -> String {
-        var h = SHA256()
-        h.update(Data("bgsim plan\n\(replications)\n".utf8))
-        for p in points {
-            h.update(Data((p.values.joined(separator: "\u{1f}") + "\n").utf8))
-            h.update(Data((p.resolvedJSON + "\n").utf8))
-        }
-        return h.hexDigest()
-    }
-
     /// The fingerprint of one unit: its scenario, policy and replication, and what it records.
     func fingerprint(of u: UnitKey, record: RecordOptions) -> String {
         SHA256.hex("\(points[u.point].scenarioDigest)\n\(policies[u.policy].name)\n\(u.replication)\n"
                    + "timeline=\(record.timelineEvery.map { String($0.microseconds) } ?? "none")")
+    }
+}
+
+/// A plan's SHA-256 (`StudyPlan.fingerprint`), fed one point at a time in point order, so
+/// that neither a plan nor a report rebuilding one keeps every point's resolved JSON.
+struct PlanDigest {
+    private var h = SHA256()
+
+    init(replications: Int) { h.update(Data("bgsim plan\n\(replications)\n".utf8)) }
+
+    mutating func add(values: [String], resolvedJSON: String) {
+        h.update(Data((values.joined(separator: "\u{1f}") + "\n").utf8))
+        h.update(Data((resolvedJSON + "\n").utf8))
+    }
+
+    func hex() -> String {
+        var copy = h
+        return copy.hexDigest()
     }
 }
 

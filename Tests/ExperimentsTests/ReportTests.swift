@@ -214,7 +214,7 @@ struct ReportTests {
         _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(tasks: false), overrides: overrides), to: dir)
         let set = try ResultSet.load(dir.path)
         for p in plan.points.indices {
-            #expect(try set.scenario(atPoint: p).resolvedJSON == plan.points[p].scenario.resolvedJSON, "point \(p)")
+            #expect(SHA256.hex(try set.scenario(atPoint: p).resolvedJSON) == plan.points[p].scenarioDigest, "point \(p)")
         }
         let topUp = try set.scenario(atPoint: 3).resolvedJSON
         #expect(topUp.contains("\"top_ups_per_day\":\"1.5\"") && topUp.contains("\"plug_in\":\"21:30\"") && topUp.contains("\"unplug\":\"06:15\""))

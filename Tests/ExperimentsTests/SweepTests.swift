@@ -179,6 +179,44 @@ struct SweepTests {
         }
     }
 
+    /// A large sweep is read in chunks of 256 points, each hashed into the plan's digest and its
+    /// resolved JSON let go (about 10 kB a point for the reference scenario) before the next:
+    /// the digest is still that of every point in order, the first bad point in point order is
+    /// still the one named, and only point 0 keeps its JSON (the manifest's).
+    @Test func aLargeSweepIsReadInChunksWithTheSameDigestAndErrors() throws {
+        let values = (0..<300).map { String(10 + $0 % 80) }
+        let base = "scenario: \(defaultScenario)\nset: {duration: 1d}\ndesign: zip\n"
+        let good = try Self.write(base + "axes:\n  - {path: people.sessions_per_day, values: [\(values.joined(separator: ", "))]}\n")
+        // The digest by its definition, from each point's scenario read on its own.
+        var h = SHA256()
+        var replications = 0
+        var text = ""
+        for v in values {
+            let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "duration=1d")!,
+                                                                          Override(parsing: "people.sessions_per_day=\(v)")!])
+            if text.isEmpty { replications = s.replications; text = "bgsim plan\n\(replications)\n" }
+            text += v + "\n" + s.resolvedJSON + "\n"
+        }
+        h.update(Data(text.utf8))
+        let expected = h.hexDigest()
+        for jobs in [1, 3] {
+            let plan = try StudyPlan(sweep: Sweep.load(file: good), jobs: jobs)
+            #expect(plan.points.count == 300 && plan.replications == replications)
+            #expect(plan.fingerprint == expected, "\(jobs) threads")
+            #expect(!plan.points[0].scenario.resolvedJSON.isEmpty)
+            #expect(plan.points.dropFirst().allSatisfy { $0.scenario.resolvedJSON.isEmpty })
+        }
+        // Points 290 and 299, in the second chunk, are bad; 290 is named.
+        var bad = values
+        bad[290] = "-1"
+        bad[299] = "x"
+        let file = try Self.write(base + "axes:\n  - {path: people.sessions_per_day, values: [\(bad.joined(separator: ", "))]}\n")
+        for jobs in [1, 3] {
+            let error = #expect(throws: ScenarioError.self) { try StudyPlan(sweep: Sweep.load(file: file), jobs: jobs) }
+            #expect(error?.description.contains("at point 290") == true, "\(jobs) threads: \(String(describing: error))")
+        }
+    }
+
     /// A sweep keeps the apps it read last and reuses them for a point whose apps are the
     /// same tree (debug builds check each reuse against a fresh reading). A point whose axis
     /// changes an app gets its own apps, whichever thread reads it.

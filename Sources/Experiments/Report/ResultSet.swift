@@ -216,7 +216,7 @@ public struct ResultSet {
             if let o = Override(parsing: commandLine[k + 1]) { commandSet.append(o) }
         }
         let documents = DocumentCache()
-        var rebuilt: [(values: [String], resolvedJSON: String)] = []
+        var rebuilt = PlanDigest(replications: replications)
         var shown: Scenario?
         for p in points.indices {
             let axes = zip(parameters, points[p]).map { path, value in
@@ -230,9 +230,9 @@ public struct ResultSet {
                 throw ReportError("point \(p) cannot be rebuilt from the manifest: \(error)")
             }
             if p == point { shown = scenario }
-            rebuilt.append((points[p], scenario.resolvedJSON))
+            rebuilt.add(values: points[p], resolvedJSON: scenario.resolvedJSON)
         }
-        guard StudyPlan.fingerprint(replications: replications, points: rebuilt) == planDigest, let shown else {
+        guard rebuilt.hex() == planDigest, let shown else {
             throw ReportError("point \(point) cannot be rebuilt exactly from the manifest: its overrides set over point 0's "
                               + "scenario do not give the plan's digest (have the model files that \(scenarioFile ?? "the scenario") names changed "
                               + "since the study ran?)")

@@ -387,11 +387,12 @@ extension Experiment {
         runsCSV(StudyPlan(scenario: scenario), [runs])
     }
 
-    public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String {
-        let csv = resultFile(plan, header: ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name))
-        for (point, group) in runs.enumerated() {
+    public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
+
+    static func runsRows<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> ResultRows {
+        ResultRows(plan, header: ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name)) { point, csv in
             let head = rowHead(plan, point)
-            for run in group {
+            for run in runs[point] {
                 csv.fields(head)
                 csv.field(run.policy.name)
                 csv.integer(run.replication)
@@ -400,7 +401,6 @@ extension Experiment {
                 csv.endRecord()
             }
         }
-        return csv.text
     }
 
     /// `summary.csv`: one row per (point x) policy x metric: n, mean, standard deviation, 95% t-interval.
@@ -409,10 +409,14 @@ extension Experiment {
     }
 
     public static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
-        let csv = resultFile(plan, header: ["policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"])
-        for (point, group) in summaries.enumerated() {
+        summaryRows(plan) { summaries[$0] }.text
+    }
+
+    /// The file from each point's summaries, which `summaries` makes when the point is written.
+    static func summaryRows(_ plan: StudyPlan, _ summaries: @escaping @Sendable (_ point: Int) -> [PolicySummary]) -> ResultRows {
+        ResultRows(plan, header: ["policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"]) { point, csv in
             let head = rowHead(plan, point)
-            for s in group {
+            for s in summaries(point) {
                 for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
                     csv.fields(head)
                     csv.field(s.policy.name)
@@ -427,7 +431,6 @@ extension Experiment {
                 }
             }
         }
-        return csv.text
     }
 
     /// `comparisons.csv`: one row per (point x) policy (other than the baseline) x metric:
@@ -437,11 +440,15 @@ extension Experiment {
     }
 
     public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
-        let csv = resultFile(plan, header: ["policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
-                                            "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"])
-        for (point, group) in comparisons.enumerated() {
+        comparisonRows(plan) { comparisons[$0] }.text
+    }
+
+    /// The file from each point's comparisons, which `comparisons` makes when the point is written.
+    static func comparisonRows(_ plan: StudyPlan, _ comparisons: @escaping @Sendable (_ point: Int) -> [PairedComparison]) -> ResultRows {
+        ResultRows(plan, header: ["policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+                                  "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"]) { point, csv in
             let head = rowHead(plan, point)
-            for c in group {
+            for c in comparisons(point) {
                 let d = c.difference
                 csv.fields(head)
                 csv.field(c.policy.name)
@@ -454,8 +461,35 @@ extension Experiment {
                 csv.endRecord()
             }
         }
-        return csv.text
     }
+}
+
+/// A result file of a study (runs.csv, summary.csv, comparisons.csv) as its header and a
+/// function that writes one point's rows. Written to disk a point at a time
+/// (`OutputContent.pieces`), a sweep's file is never whole in memory: summary.csv holds
+/// about 7.6 kB a point and policy (152 MB for `Benchmarks/sweeps/points-20k.yaml`), and
+/// built whole it was copied twice more on its way to disk: that sweep peaked at 700 MB,
+/// now 96 MB. `text` is the whole file.
+struct ResultRows: Sendable {
+    let header: [String]
+    let points: Int
+    let write: @Sendable (_ point: Int, _ out: CSVBytes) -> Void
+
+    init(_ plan: StudyPlan, header: [String], write: @escaping @Sendable (_ point: Int, _ out: CSVBytes) -> Void) {
+        self.header = ["scenario"] + Experiment.pointHeader(plan) + header
+        points = plan.points.count
+        self.write = write
+    }
+
+    var text: String {
+        let out = CSVBytes(capacity: 1 << 16)
+        for name in header { out.field(name) }
+        out.endRecord()
+        for p in 0..<points { write(p, out) }
+        return out.text
+    }
+
+    var content: OutputContent { .pieces(header: CSVWriter.line(header), count: points, write: write) }
 }
 
 /// `events.csv` (opt-in): every event of every run.

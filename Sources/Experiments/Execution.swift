@@ -268,15 +268,14 @@ extension Experiment {
     static func writeResults(_ plan: StudyPlan, runs: [[RunValues]], replications: Int, precision: PrecisionOutcome?,
                              options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL) throws(RuntimeFailure) -> [String] {
         let policies = plan.policies
-        let summaries = runs.map { PolicySummary.summarise($0, policies: policies) }
-        let comparisons = plan.points.indices.map { p in
-            let baseline = policies.first { $0.label == plan.points[p].scenario.metrics.baseline }!
-            return PairedComparison.compare(runs[p], policies: policies, baseline: baseline)
-        }
+        // Each point's summaries and comparisons are made as its rows are written.
         var files: [(name: String, content: OutputContent)] = [
-            ("runs.csv", .text(runsCSV(plan, runs))),
-            ("summary.csv", .text(summaryCSV(plan, summaries))),
-            ("comparisons.csv", .text(comparisonsCSV(plan, comparisons))),
+            ("runs.csv", runsRows(plan, runs).content),
+            ("summary.csv", summaryRows(plan) { PolicySummary.summarise(runs[$0], policies: policies) }.content),
+            ("comparisons.csv", comparisonRows(plan) { p in
+                let baseline = policies.first { $0.label == plan.points[p].scenario.metrics.baseline }!
+                return PairedComparison.compare(runs[p], policies: policies, baseline: baseline)
+            }.content),
         ]
         let units = plan.units(replications: 0..<replications)
         func parts(_ name: String, _ header: [String]) -> (String, OutputContent) {

@@ -39,10 +39,13 @@ public final class FolderLock {
     deinit { release() }
 }
 
-/// One output file's contents: text, or a header followed by part files joined in order.
+/// One output file's contents: text, a header followed by part files joined in order, or a
+/// header followed by `count` pieces, each written by `write` into a buffer that goes to disk
+/// whenever it holds a megabyte, so the file is never whole in memory.
 public enum OutputContent: Sendable {
     case text(String)
     case parts(header: String, [URL])
+    case pieces(header: String, count: Int, write: @Sendable (_ index: Int, _ out: CSVBytes) -> Void)
 }
 
 /// Writes a set of files so that each one appears whole or not at all, and the set is
@@ -148,6 +151,15 @@ public enum OutputFiles {
                     let part = try FileHandle(forReadingFrom: url)
                     while let chunk = try part.read(upToCount: 1 << 20), !chunk.isEmpty { try put(chunk) }
                     try part.close()
+                }
+            case .pieces(let header, let count, let write):
+                try put(Data(header.utf8))
+                let buffer = CSVBytes(capacity: 1 << 21)
+                for i in 0..<count {
+                    write(i, buffer)
+                    guard buffer.count >= 1 << 20 || i == count - 1 else { continue }
+                    try buffer.withUnsafeBytes { try put(Data($0)) }
+                    buffer.removeAll()
                 }
             }
             try handle.synchronize()

@@ -3,7 +3,7 @@ import SimRandom
 
 /// One run's column values, with the policy and replication they belong to: what
 /// statistics need of a run, whether it was just simulated or read back from a unit store.
-public protocol RunValuesProtocol {
+public protocol RunValuesProtocol: Sendable {
     var policy: PolicySpec { get }
     var replication: Int { get }
     /// The values of `RunMetrics.columns`, in order.

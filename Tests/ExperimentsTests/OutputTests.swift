@@ -373,6 +373,27 @@ struct OutputFilesTests {
         #expect(marker == "t.csv 17 \(SHA256.hex("h\nrow2\nrow0\nrow1\n"))\na.csv 3 \(SHA256.hex("abc"))")
     }
 
+    /// A file written in pieces (a study's result files, a point at a time) goes to disk a
+    /// megabyte at a time: 3,000 pieces of 1,001 bytes cross two flushes and end in a short
+    /// one. The file, its size and digest are those of the whole text, and a file of no pieces
+    /// is its header.
+    @Test func piecesAreWrittenInOrderAcrossFlushes() throws {
+        let dir = tempFolder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        @Sendable func field(_ i: Int) -> String { String(i % 10) + String(repeating: "x", count: 999) }
+        let whole = "h\n" + (0..<3000).map { field($0) + "\n" }.joined()
+        try OutputFiles.write([("p.csv", .pieces(header: "h\n", count: 3000, write: { i, out in out.field(field(i)); out.endRecord() })),
+                               ("e.csv", .pieces(header: "h\n", count: 0, write: { _, _ in Issue.record("no piece to write") }))],
+                              to: dir) { files in
+            ("marker.json", files.map { "\($0.name) \($0.bytes) \($0.sha256)" }.joined(separator: "\n"))
+        }
+        #expect(whole.utf8.count > 2 << 20)
+        #expect(try String(contentsOf: dir.appendingPathComponent("p.csv"), encoding: .utf8) == whole)
+        #expect(try String(contentsOf: dir.appendingPathComponent("e.csv"), encoding: .utf8) == "h\n")
+        let marker = try String(contentsOf: dir.appendingPathComponent("marker.json"), encoding: .utf8)
+        #expect(marker == "p.csv \(whole.utf8.count) \(SHA256.hex(whole))\ne.csv 2 \(SHA256.hex("h\n"))")
+    }
+
     @Test func leftoversOfDeadProcessesAreRemovedOthersKept() throws {
         let dir = tempFolder()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -103,12 +103,20 @@ struct ConfigNode: Sendable {
         case let (.scalar(a, plainA), .scalar(b, plainB)):
             return plainA == plainB && a == b
         case let (.mapping(a), .mapping(b)):
-            return a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.keyLine == $1.keyLine && $0.value.isIdentical(to: $1.value) }
+            return a.count == b.count && (Self.sameStorage(a, b)
+                || zip(a, b).allSatisfy { $0.key == $1.key && $0.keyLine == $1.keyLine && $0.value.isIdentical(to: $1.value) })
         case let (.sequence(a), .sequence(b)):
-            return a.count == b.count && zip(a, b).allSatisfy { $0.isIdentical(to: $1) }
+            return a.count == b.count && (Self.sameStorage(a, b) || zip(a, b).allSatisfy { $0.isIdentical(to: $1) })
         default:
             return false
         }
+    }
+
+    /// Whether two arrays of equal count share their storage, and so their elements: the
+    /// points of a sweep share every subtree no override or profile touched, and comparing
+    /// them node by node was most of checking that a point's apps are the last point's.
+    private static func sameStorage<T>(_ a: [T], _ b: [T]) -> Bool {
+        a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
     }
 
     /// Whether this is YAML's null (`~`, `null`, or nothing at all).

@@ -66,7 +66,11 @@ public struct StudyPlan: Sendable {
     /// and read one by one they kept a sweep of many short runs from using more than one
     /// core for half its time. The plan and any error (the first point's, in point order)
     /// are the same for every `jobs`.
-    public init(sweep: Sweep, overrides: [Override] = [], jobs: Int = 1) throws(ScenarioError) {
+    ///
+    /// `progress`, if given, is told the points read so far and their number after each chunk
+    /// (tens of thousands of points take seconds).
+    public init(sweep: Sweep, overrides: [Override] = [], jobs: Int = 1,
+                progress: ((_ read: Int, _ total: Int) -> Void)? = nil) throws(ScenarioError) {
         let base: String
         do {
             base = try String(contentsOfFile: sweep.scenarioFile, encoding: .utf8)
@@ -135,6 +139,7 @@ public struct StudyPlan: Sendable {
                 digest!.add(values: p.values, resolvedJSON: json)
                 points.append(p)
             }
+            progress?(points.count, values.count)
         }
         self.points = points
         replications = points[0].scenario.replications

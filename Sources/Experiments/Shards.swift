@@ -63,7 +63,7 @@ extension Experiment {
     /// a shard noted; the first file found here that still describes the study (its
     /// fingerprint) is used. Shards run from other folders, or merged elsewhere, join too.
     /// Returns it with the command line's overrides it was run with.
-    static func studyPlan(of shards: [ShardFolder]) throws -> (StudyPlan, [Override]) {
+    static func studyPlan(of shards: [ShardFolder], progress: ((_ read: Int, _ total: Int) -> Void)?) throws -> (StudyPlan, [Override]) {
         let first = shards[0]
         let overrideTexts = first.manifest["overrides"] as? [String] ?? []
         let overrides = overrideTexts.compactMap(Override.init(parsing:))
@@ -82,7 +82,7 @@ extension Experiment {
                 continue
             }
             let plan = isSweep
-                ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides, jobs: Cores.available())
+                ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides, jobs: Cores.available(), progress: progress)
                 : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
             if plan.fingerprint == fingerprint { return (plan, overrides) }
             tried.append("\(file) (with \(overrideTexts)) no longer describes it: its plan_sha256 differs")
@@ -130,7 +130,8 @@ extension Experiment {
     /// that the shards are of one study and that every unit is present exactly once, and
     /// that each unit's files match its shard's manifest; the result is byte-identical to
     /// the study run in one piece.
-    public static func merge(_ folders: [URL], to folder: URL) throws -> StudyOutcome {
+    /// `progress`, if given, is told how many of a sweep's points have been read again.
+    public static func merge(_ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil) throws -> StudyOutcome {
         // One folder named twice (a glob and a name, say) is a slip, not a second copy of its
         // units: say so, rather than list every unit in it as a duplicate.
         var named: [String: URL] = [:]
@@ -166,7 +167,7 @@ extension Experiment {
             throw MergeError("\(s.folder.path) was run with \(recordFlags(s.manifest)) and \(first.folder.path) with \(outputs): "
                              + "every shard of a study must write the same files; run \(s.folder.path)'s shard again with \(first.folder.path)'s options")
         }
-        let (plan, overrides) = try studyPlan(of: shards)
+        let (plan, overrides) = try studyPlan(of: shards, progress: progress)
         let recordJSON = first.manifest["record"] as? [String: Any] ?? [:]
         let timeline = (recordJSON["timeline_us"] as? NSNumber).map { SimDuration(microseconds: $0.int64Value) }
         let record = RecordOptions(events: recordJSON["events"] as? Bool ?? false, tasks: recordJSON["tasks"] as? Bool ?? false,

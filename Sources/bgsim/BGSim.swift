@@ -365,7 +365,10 @@ struct SweepCommand: AsyncParsableCommand {
 
     func run() async throws {
         let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
-        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount)
+        let reading = output.progress()
+        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
+                                 progress: reading.map { r in { r.reading($0, of: $1) } })
+        reading?.finish()
         if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
@@ -418,7 +421,10 @@ struct Merge: AsyncParsableCommand {
 
     func run() async throws {
         let folder = URL(fileURLWithPath: out)
-        let outcome = try Experiment.merge(shards.map { URL(fileURLWithPath: $0) }, to: folder)
+        let reading = quiet ? nil : ProgressReporter(jobs: 1)
+        let outcome = try Experiment.merge(shards.map { URL(fileURLWithPath: $0) }, to: folder,
+                                           progress: reading.map { r in { r.reading($0, of: $1) } })
+        reading?.finish()
         if !quiet { print("Merged \(shards.count) shards: wrote \(outcome.written.joined(separator: ", ")) to \(folder.relativePath)") }
     }
 }

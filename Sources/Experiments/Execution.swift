@@ -175,7 +175,12 @@ extension Experiment {
         var ran = 0, skipped = 0
         func runUnits(_ reps: Range<Int>) async throws {
             let mine = plan.units(replications: reps, shard: options.shard)
-            let todo = mine.filter { !store.isDone($0, fingerprint: plan.fingerprint(of: $0, record: options.record), record: options.record) }
+            // Only units with a record can be finished: one listing of the store instead of a
+            // failed open per unit (0.3 s for a fresh sweep of 20,000 units).
+            let present = Set(store.present())
+            let todo = mine.filter {
+                !present.contains($0) || !store.isDone($0, fingerprint: plan.fingerprint(of: $0, record: options.record), record: options.record)
+            }
             let ranBefore = ran
             skipped += mine.count - todo.count
             ran += todo.count

@@ -54,6 +54,26 @@ struct ReportTests {
         #expect(throws: ReportError.self) { try CSVTable.parse("a\n\"open\n", file: "t.csv") }
     }
 
+    /// The report keeps only the tasks.csv columns it draws from: the same rows as the whole
+    /// table's, projected, with blank lines skipped, a last line without its line break read,
+    /// and a row of the wrong width still an error naming it.
+    @Test func csvReaderKeepsOnlyTheColumnsAskedFor() throws {
+        let text = "a,b,c,d\n1,\"x, \"\"y\"\"\",,4\n\n\"multi\nline\",,3,\"\"\n5,6,7,8"
+        let whole = try CSVTable.parse(text, file: "t.csv")
+        var bytes = Array(text.utf8)
+        let some = try bytes.withUnsafeMutableBufferPointer {
+            try CSVTable.parse(UnsafeBufferPointer($0), file: "t.csv", columns: ["d", "b", "zz"])
+        }
+        #expect(some.header == ["b", "d"])
+        #expect(some.rows == whole.rows.map { [$0[1], $0[3]] })
+        #expect(some.rows == [["x, \"y\"", "4"], ["", ""], ["6", "8"]])
+        var bad = Array("a,b\n1,2\n1,2,3\n".utf8)
+        let error = #expect(throws: ReportError.self) {
+            try bad.withUnsafeMutableBufferPointer { try CSVTable.parse(UnsafeBufferPointer($0), file: "t.csv", columns: ["b"]) }
+        }
+        #expect(error?.description == "t.csv: row 3 has 3 fields, the header has 2")
+    }
+
     @Test func paretoFrontKeepsExactlyTheUndominatedPoints() {
         // (energy, staleness): 0 and 2 trade off; 1 is beaten by 0 on both; 3 ties 0 on x, worse y.
         #expect(SVG.paretoFront([(1, 5), (2, 6), (3, 1), (1, 7), (.nan, 0)]) == [0, 2])
@@ -71,7 +91,7 @@ struct ReportTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let set = try ResultSet.load(dir.path)
         let report = Report(set)
-        let s = set.summary
+        let s = try CSVTable.read(dir.appendingPathComponent("summary.csv"))
         let (p, m, mean, half) = (s.column("policy")!, s.column("metric")!, s.column("mean")!, s.column("ci95_half_width")!)
         var checked = 0
         for row in s.rows where Report.columns.contains(where: { $0.metric == row[m] }) {
@@ -95,7 +115,7 @@ struct ReportTests {
         let window = SimInstant.after(.hours(6))..<SimInstant.after(.hours(30))
         let policy = scenario.policies[3]
         let trace = try Experiment.trace(scenario, policy: policy, replication: 1, window: window)
-        let t = try #require(set.tasks)
+        let t = try CSVTable.read(dir.appendingPathComponent("tasks.csv"))
         let (p, r, st, en, app, kind) = (t.column("policy")!, t.column("replication")!, t.column("started_s")!,
                                          t.column("ended_s")!, t.column("app")!, t.column("kind")!)
         let names = scenario.setup.apps.map(\.name)

@@ -158,6 +158,9 @@ public struct Report {
         }
     }
 
+    /// The columns of tasks.csv the report reads (`latencies`).
+    static let taskColumns: Set<String> = ["policy", "kind", "latency_s"]
+
     /// Start latencies of started scheduled tasks (refresh, processing, legacy fetch), per
     /// policy, sorted.
     func latencies() -> [[Double]]? {

@@ -18,12 +18,45 @@ struct CSVTable {
     /// Parses CSV text: fields separated by commas, rows by newlines, quoted fields may hold
     /// commas, quotes (doubled) and newlines.
     static func parse(_ text: String, file: String) throws(ReportError) -> CSVTable {
+        var text = text
+        return try text.withUTF8 { bytes in
+            Result { () throws(ReportError) in try parse(bytes, file: file, columns: nil) }
+        }.get()
+    }
+
+    /// The same from bytes; with `columns`, only those columns are kept (in the file's order;
+    /// any not in the header are left out): the report needs three of tasks.csv's columns,
+    /// and every field made a String took about eight times the file's size in memory.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, file: String, columns: Set<String>?) throws(ReportError) -> CSVTable {
+        var header: [String]?
+        var keep: [Bool] = []
         var rows: [[String]] = []
         var row: [String] = []
+        // Fields ended on this line, and whether the first was empty (a blank line is skipped).
+        var fields = 0, firstEmpty = false
         var field: [UInt8] = []
         var quoted = false, afterQuote = false
-        var bytes = Array(text.utf8)
-        if bytes.last != UInt8(ascii: "\n") { bytes.append(UInt8(ascii: "\n")) }
+        func endField() {
+            if fields == 0 { firstEmpty = field.isEmpty }
+            if header == nil || (fields < keep.count && keep[fields]) { row.append(String(decoding: field, as: UTF8.self)) }
+            fields += 1
+            field.removeAll(keepingCapacity: true)
+            afterQuote = false
+        }
+        func endLine() throws(ReportError) {
+            endField()
+            defer { row = []; fields = 0 }
+            if fields == 1 && firstEmpty { return }
+            guard header != nil else {
+                header = row
+                keep = row.map { columns?.contains($0) ?? true }
+                return
+            }
+            guard fields == keep.count else {
+                throw ReportError("\(file): row \(rows.count + 2) has \(fields) fields, the header has \(keep.count)")
+            }
+            rows.append(row)
+        }
         var i = 0
         while i < bytes.count {
             let b = bytes[i]
@@ -42,35 +75,28 @@ struct CSVTable {
             } else if b == UInt8(ascii: "\"") && field.isEmpty && !afterQuote {
                 quoted = true
             } else if b == UInt8(ascii: ",") {
-                row.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
-                afterQuote = false
+                endField()
             } else if b == UInt8(ascii: "\n") {
-                row.append(String(decoding: field, as: UTF8.self))
-                field.removeAll(keepingCapacity: true)
-                afterQuote = false
-                if !(row.count == 1 && row[0].isEmpty) { rows.append(row) }
-                row = []
+                try endLine()
             } else if b != UInt8(ascii: "\r") {
                 field.append(b)
             }
             i += 1
         }
         if quoted { throw ReportError("\(file): a quoted field is not closed") }
-        guard let header = rows.first else { throw ReportError("\(file): empty (expected a header row)") }
-        let body = Array(rows.dropFirst())
-        for (n, r) in body.enumerated() where r.count != header.count {
-            throw ReportError("\(file): row \(n + 2) has \(r.count) fields, the header has \(header.count)")
-        }
-        return CSVTable(header: header, rows: body)
+        if bytes.last != UInt8(ascii: "\n") { try endLine() }
+        guard let header else { throw ReportError("\(file): empty (expected a header row)") }
+        return CSVTable(header: zip(header, keep).filter(\.1).map(\.0), rows: rows)
     }
 
-    static func read(_ url: URL) throws(ReportError) -> CSVTable {
-        let text: String
-        do { text = try String(contentsOf: url, encoding: .utf8) } catch {
+    static func read(_ url: URL, columns: Set<String>? = nil) throws(ReportError) -> CSVTable {
+        let data: Data
+        do { data = try Data(contentsOf: url, options: .alwaysMapped) } catch {
             throw ReportError("\(url.path): cannot be read (\(error.localizedDescription))")
         }
-        return try parse(text, file: url.path)
+        return try data.withUnsafeBytes { raw in
+            Result { () throws(ReportError) in try parse(raw.bindMemory(to: UInt8.self), file: url.path, columns: columns) }
+        }.get()
     }
 }
 
@@ -108,11 +134,14 @@ public struct ResultSet {
     /// `plan_sha256`: the digest of every point's values and resolved scenario.
     var planDigest: String?
     var runs: CSVTable
-    var summary: CSVTable
-    /// One row per task, when the study wrote them.
+    /// One row per task, when the study wrote them: the columns the report draws from
+    /// (`Report.taskColumns`).
     var tasks: CSVTable?
 
-    /// Reads `manifest.json`, `runs.csv` and `summary.csv` (and `tasks.csv` if present).
+    /// Reads `manifest.json` and `runs.csv`, and of `tasks.csv`, if present, the columns the
+    /// report draws from. Nothing is drawn from `summary.csv` (the report's intervals are made
+    /// from runs.csv, and equal summary.csv's for a run): read whole, a 20,000-point sweep's
+    /// (152 MB) took the report to 1.2 GB.
     public static func load(_ folder: String) throws(ReportError) -> ResultSet {
         let url = URL(fileURLWithPath: folder)
         var isDir: ObjCBool = false
@@ -141,14 +170,14 @@ public struct ResultSet {
             throw ReportError("\(manifestURL.path): key 'replications' missing or not an integer")
         }
         let runs = try CSVTable.read(url.appendingPathComponent("runs.csv"))
-        let summary = try CSVTable.read(url.appendingPathComponent("summary.csv"))
-        for (table, name, needed) in [(runs, "runs.csv", ["policy", "replication"]), (summary, "summary.csv", ["policy", "metric", "mean"])] {
+        for (table, name, needed) in [(runs, "runs.csv", ["policy", "replication"])] {
             for column in needed where table.column(column) == nil {
                 throw ReportError("\(url.appendingPathComponent(name).path): no '\(column)' column (is this a bgsim results folder?)")
             }
         }
         let tasksURL = url.appendingPathComponent("tasks.csv")
-        let tasks = FileManager.default.fileExists(atPath: tasksURL.path) ? try CSVTable.read(tasksURL) : nil
+        let tasks = FileManager.default.fileExists(atPath: tasksURL.path)
+            ? try CSVTable.read(tasksURL, columns: Report.taskColumns) : nil
         return ResultSet(
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
@@ -158,7 +187,7 @@ public struct ResultSet {
             resolvedScenario: json["resolved_scenario"],
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
-            planDigest: json["plan_sha256"] as? String, runs: runs, summary: summary, tasks: tasks)
+            planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks)
     }
 
     /// The manifest's `precision` entry in words: the goal, the metrics, and whether every

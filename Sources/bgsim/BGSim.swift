@@ -520,8 +520,10 @@ struct Validate: AsyncParsableCommand {
 
     func run() async throws {
         if Experiments.Sweep.isSweep(file: options.scenario) {
+            let reading = ProgressReporter(jobs: 1)
             let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
-                                     jobs: Cores.available())
+                                     jobs: Cores.available(), progress: { reading.reading($0, of: $1) })
+            reading.finish()
             if points {
                 print(Experiment.designCSV(plan), terminator: "")
                 return

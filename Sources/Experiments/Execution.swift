@@ -137,15 +137,20 @@ public struct StudyOptions: Sendable {
     /// Called after each unit with (units done, units to run, units found finished), counted
     /// over the whole study: with `--precision`, a later round adds its units to the totals.
     public var progress: (@Sendable (_ done: Int, _ total: Int, _ skipped: Int) -> Void)?
+    /// Called as the result files are written, with what is being counted ("points of
+    /// runs.csv written", "units of tasks.csv written"), how many so far and of how many.
+    public var writing: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)?
 
     public init(jobs: Int, record: RecordOptions = RecordOptions(), precision: PrecisionGoal? = nil, shard: Shard? = nil,
-                overrides: [Override] = [], progress: (@Sendable (Int, Int, Int) -> Void)? = nil) {
+                overrides: [Override] = [], progress: (@Sendable (Int, Int, Int) -> Void)? = nil,
+                writing: (@Sendable (String, Int, Int) -> Void)? = nil) {
         self.jobs = jobs
         self.record = record
         self.precision = precision
         self.shard = shard
         self.overrides = overrides
         self.progress = progress
+        self.writing = writing
     }
 }
 
@@ -292,7 +297,15 @@ extension Experiment {
         if options.record.events { files.append(parts("events.csv", EventRows.header)) }
         let manifest = Manifest(plan: plan, commandLine: command(plan, options: options), replications: replications,
                                 precision: precision)
-        try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles) { written in ("manifest.json", manifest.json(files: written)) }
+        // Rows are written a point at a time; the per-unit files are joined a unit at a time.
+        let counted = Dictionary(uniqueKeysWithValues: files.map { file in
+            (file.name, { if case .parts = file.content { "units" } else { "points" } }())
+        })
+        try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles,
+                              marker: { written in ("manifest.json", manifest.json(files: written)) },
+                              progress: options.writing.map { writing in
+                                  { name, done, total in writing("\(counted[name] ?? "parts") of \(name) written", done, total) }
+                              })
         return files.map(\.name) + ["manifest.json"]
     }
 }

@@ -72,7 +72,8 @@ public enum OutputFiles {
                                     "report.html", "report.md"]
 
     public static func write(_ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
-                             marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil)
+                             marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil,
+                             progress: ((_ name: String, _ done: Int, _ total: Int) -> Void)? = nil)
         throws(RuntimeFailure) {
         let fm = FileManager.default
         try createFolder(folder, "output folder ")
@@ -83,7 +84,7 @@ public enum OutputFiles {
             let final = folder.appendingPathComponent(file.name)
             let tmp = folder.appendingPathComponent(".\(file.name).tmp-\(getpid())")
             temporaries.append((tmp, final))
-            let (bytes, digest) = try writeFile(file.content, to: tmp, final: final)
+            let (bytes, digest) = try writeFile(file.content, to: tmp, final: final) { progress?(file.name, $0, $1) }
             written.append((file.name, bytes, digest))
         }
         var markerFile: (tmp: URL, final: URL)?
@@ -129,8 +130,10 @@ public enum OutputFiles {
         }
     }
 
-    /// Writes and syncs one temporary file; returns its size and SHA-256.
-    static func writeFile(_ content: OutputContent, to tmp: URL, final: URL) throws(RuntimeFailure) -> (Int, String) {
+    /// Writes and syncs one temporary file; returns its size and SHA-256. `step` is told the
+    /// parts or pieces written so far and their number, after each.
+    static func writeFile(_ content: OutputContent, to tmp: URL, final: URL,
+                          step: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws(RuntimeFailure) -> (Int, String) {
         var hash = SHA256()
         var bytes = 0
         do {
@@ -147,16 +150,18 @@ public enum OutputFiles {
             case .text(let text): try put(Data(text.utf8))
             case .parts(let header, let urls):
                 try put(Data(header.utf8))
-                for url in urls {
+                for (k, url) in urls.enumerated() {
                     let part = try FileHandle(forReadingFrom: url)
                     while let chunk = try part.read(upToCount: 1 << 20), !chunk.isEmpty { try put(chunk) }
                     try part.close()
+                    step(k + 1, urls.count)
                 }
             case .pieces(let header, let count, let write):
                 try put(Data(header.utf8))
                 let buffer = CSVBytes(capacity: 1 << 21)
                 for i in 0..<count {
                     write(i, buffer)
+                    defer { step(i + 1, count) }
                     guard buffer.count >= 1 << 20 || i == count - 1 else { continue }
                     try buffer.withUnsafeBytes { try put(Data($0)) }
                     buffer.removeAll()

@@ -149,8 +149,11 @@ extension Experiment {
     /// that the shards are of one study and that every unit is present exactly once, and
     /// that each unit's files match its shard's manifest; the result is byte-identical to
     /// the study run in one piece.
-    /// `progress`, if given, is told how many of a sweep's points have been read again.
-    public static func merge(_ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil) throws -> StudyOutcome {
+    /// `progress`, if given, is told how many of a sweep's points have been read again;
+    /// `steps`, how many units have been checked (each file hashed) and how much of each
+    /// result file has been written (`StudyOptions.writing`).
+    public static func merge(_ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil,
+                             steps: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)? = nil) throws -> StudyOutcome {
         // One folder named twice (a glob and a name, say) is a slip, not a second copy of its
         // units: say so, rather than list every unit in it as a duplicate.
         var named: [String: URL] = [:]
@@ -196,8 +199,14 @@ extension Experiment {
         // one shard listed apart); every unit's files checked against its manifest.
         var holder = [Int32](repeating: -1, count: plan.unitCount)
         var also: [UnitKey: [Int]] = [:]
+        let listed = shards.reduce(0) { $0 + $1.units.count }
+        var checked = 0
         for (i, s) in shards.enumerated() {
             for entry in s.units {
+                defer {
+                    checked += 1
+                    steps?("units checked", checked, listed)
+                }
                 let name = entry.name
                 guard let u = UnitKey(folderName: name),
                       u.point < plan.points.count, u.policy < plan.policies.count, u.replication < plan.replications else {
@@ -245,7 +254,7 @@ extension Experiment {
         let stores = shards.map(\.store)
         let storeOf = { (u: UnitKey) in stores[Int(holder[plan.index(of: u)])] }
         let runs = try readRuns(plan, replications: plan.replications, storeOf: storeOf)
-        let options = StudyOptions(jobs: 1, record: record, overrides: overrides)
+        let options = StudyOptions(jobs: 1, record: record, overrides: overrides, writing: steps)
         try OutputFiles.createFolder(folder, "output folder ")
         let lock = try FolderLock(folder)
         defer { lock.release() }

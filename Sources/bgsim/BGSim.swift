@@ -309,7 +309,8 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
         reporter?.update(done: done, total: total, skipped: skipped)
     }
     let options = StudyOptions(jobs: output.jobCount, record: output.record, precision: precision,
-                               shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress)
+                               shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress,
+                               writing: reporter?.stepReporter)
     let outcome = try await Experiment.perform(plan, options: options, to: folder)
     Interruption.disarm()
     reporter?.finish()
@@ -423,7 +424,8 @@ struct Merge: AsyncParsableCommand {
         let folder = URL(fileURLWithPath: out)
         let reading = quiet ? nil : ProgressReporter(jobs: 1)
         let outcome = try Experiment.merge(shards.map { URL(fileURLWithPath: $0) }, to: folder,
-                                           progress: reading.map { r in { r.reading($0, of: $1) } })
+                                           progress: reading.map { r in { r.reading($0, of: $1) } },
+                                           steps: reading?.stepReporter)
         reading?.finish()
         if !quiet { print("Merged \(shards.count) shards: wrote \(outcome.written.joined(separator: ", ")) to \(folder.relativePath)") }
     }

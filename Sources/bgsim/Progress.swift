@@ -16,7 +16,6 @@ final class ProgressReporter: @unchecked Sendable {
     /// The clock and where text goes: the process's and stderr, or a test's.
     private let now: () -> Date
     private let write: (String) -> Void
-    private let started: Date
     private var lastDraw = Date.distantPast
     private var lastTenth = -1
     private var wroteLine = false
@@ -24,6 +23,11 @@ final class ProgressReporter: @unchecked Sendable {
     private var lastTotal = -1
     private var round = 1
     private var firstReport: (at: Date, done: Int)?
+    /// When anything was last shown (at first, when the reporter was made), and the step
+    /// being reported, if it has shown itself yet.
+    private var lastShown: Date
+    private var stepName: String?
+    private var stepShown = false
 
     init(jobs: Int, isTerminal: Bool = isatty(STDERR_FILENO) == 1, now: @escaping () -> Date = Date.init,
          write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
@@ -31,13 +35,21 @@ final class ProgressReporter: @unchecked Sendable {
         self.isTerminal = isTerminal
         self.now = now
         self.write = write
-        started = now()
+        lastShown = now()
     }
 
     func update(done: Int, total: Int, skipped: Int) {
         lock.lock()
         defer { lock.unlock() }
         let now = self.now()
+        if stepName != nil {
+            // Units after a step (a round of --precision after writing, in tests): their own
+            // line and tenths.
+            if stepShown && isTerminal { write("\n") }
+            stepName = nil
+            stepShown = false
+            lastTenth = -1
+        }
         // The rate is that since the first report, once --jobs more units have finished:
         // before the first come the study's setup (checking which units a folder already
         // holds: 0.3 s for 20,000 units) and --jobs units started together, so the first unit
@@ -69,6 +81,7 @@ final class ProgressReporter: @unchecked Sendable {
             let line = "\r[\(bar)] \(done)/\(total) units\(inRound), \(min(jobs, total)) at a time  \(shownRate)/s  ETA \(Self.clock(left))\(resumed) "
             write(line)
             drewBar = true
+            lastShown = now
         } else {
             let tenth = total > 0 ? 10 * done / total : 10
             guard newRound || tenth > lastTenth || now.timeIntervalSince(lastDraw) >= 10 else { return }
@@ -79,33 +92,53 @@ final class ProgressReporter: @unchecked Sendable {
             wroteLine = true
             let line = "progress: \(done)/\(total) units (\(pct)%)\(inRound)\(firstLine), \(shownRate) units/s, ETA \(Self.clock(left))\(resumed)\n"
             write(line)
+            lastShown = now
         }
     }
 
     /// Points of a sweep read so far, before any unit runs: reading takes about half a
-    /// millisecond a point on one core, seconds for tens of thousands, which said nothing
-    /// before. Shown like the units (a bar, or a line at each tenth and at most every 10
-    /// seconds) once reading has taken a second, so a sweep of a few points shows none.
-    func reading(_ done: Int, of total: Int) {
+    /// millisecond a point on one core, seconds for tens of thousands.
+    func reading(_ done: Int, of total: Int) { step("points read", done, of: total) }
+
+    /// `step` as the closure `StudyOptions.writing` and `Experiment.merge` take.
+    var stepReporter: @Sendable (String, Int, Int) -> Void { { self.step($0, $1, of: $2) } }
+
+    /// A step before or after the units run, which said nothing before: reading a sweep's
+    /// points, checking the shards' units before a merge (every file hashed), writing each
+    /// result file (tasks.csv is joined from every unit's part and hashed: about a second for
+    /// 400 MB). `what` names the step ("points read", "units of tasks.csv written"). A step is
+    /// shown like the units (a bar, or a line at each tenth of it and at most every 10 seconds)
+    /// once nothing has been shown for a second, so a small study shows none and a large one
+    /// is never silent for long.
+    func step(_ what: String, _ done: Int, of total: Int) {
         lock.lock()
         defer { lock.unlock() }
         let now = self.now()
-        guard now.timeIntervalSince(started) >= 1 else { return }
+        if what != stepName {
+            stepName = what
+            stepShown = false
+            lastTenth = -1
+        }
+        guard stepShown || now.timeIntervalSince(lastShown) >= 1 else { return }
+        let pct = total > 0 ? 100 * done / total : 100
         if isTerminal {
-            guard done == total || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-            lastDraw = now
+            guard !stepShown || done == total || now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+            // Another bar's line (the units', an earlier step's) stays as it was.
+            if !stepShown && drewBar { write("\n") }
             let width = 30
             let filled = total > 0 ? width * done / total : width
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            write("\r[\(bar)] \(done)/\(total) points read ")
+            write("\r[\(bar)] \(done)/\(total) \(what) ")
             drewBar = true
         } else {
             let tenth = total > 0 ? 10 * done / total : 10
             guard tenth > lastTenth || now.timeIntervalSince(lastDraw) >= 10 else { return }
             lastTenth = tenth
-            lastDraw = now
-            write("progress: \(done)/\(total) points read (\(total > 0 ? 100 * done / total : 100)%)\n")
+            write("progress: \(done)/\(total) \(what) (\(pct)%)\n")
         }
+        lastDraw = now
+        lastShown = now
+        stepShown = true
     }
 
     /// Ends the bar's line.

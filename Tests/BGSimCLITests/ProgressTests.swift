@@ -34,6 +34,37 @@ struct ProgressTests {
         #expect(lines.count == 10, "\(lines)")
     }
 
+    /// A step after the units (writing a result file) shows once nothing has been shown for a
+    /// second, then at each tenth of it; the next steps start their own tenths, and show only
+    /// after a second of silence again (runs.csv's half second shows nothing).
+    @Test func aStepAfterTheUnitsShowsOnceASecondHasPassedInSilence() {
+        let log = Log()
+        let r = reporter(jobs: 1, log)
+        r.update(done: 1, total: 1, skipped: 0)
+        // Steps of binary fractions of a second, so the clock adds up exactly.
+        for done in 1...100 { log.advance(1.0 / 64); r.step("units of tasks.csv written", done, of: 100) }
+        log.advance(0.25)
+        for done in 1...4 { log.advance(0.125); r.step("points of runs.csv written", done, of: 4) }
+        for done in 1...20 { log.advance(0.125); r.step("points of summary.csv written", done, of: 20) }
+        let lines = log.text.split(separator: "\n").map(String.init)
+        #expect(lines == ["progress: 1/1 units (100%), 1 at a time, -- units/s, ETA --:--",
+                          "progress: 64/100 units of tasks.csv written (64%)",
+                          "progress: 70/100 units of tasks.csv written (70%)",
+                          "progress: 80/100 units of tasks.csv written (80%)",
+                          "progress: 90/100 units of tasks.csv written (90%)",
+                          "progress: 100/100 units of tasks.csv written (100%)",
+                          "progress: 2/20 points of summary.csv written (10%)",
+                          "progress: 4/20 points of summary.csv written (20%)",
+                          "progress: 6/20 points of summary.csv written (30%)",
+                          "progress: 8/20 points of summary.csv written (40%)",
+                          "progress: 10/20 points of summary.csv written (50%)",
+                          "progress: 12/20 points of summary.csv written (60%)",
+                          "progress: 14/20 points of summary.csv written (70%)",
+                          "progress: 16/20 points of summary.csv written (80%)",
+                          "progress: 18/20 points of summary.csv written (90%)",
+                          "progress: 20/20 points of summary.csv written (100%)"], "\(lines)")
+    }
+
     /// No rate until --jobs more units have finished after the first: the setup before the
     /// first unit and the units started with it would give a rate --jobs times off.
     @Test func theRateIsMeasuredFromTheFirstUnitOnceJobsMoreHaveFinished() {

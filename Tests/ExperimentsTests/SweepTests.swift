@@ -287,6 +287,47 @@ struct SweepTests {
         }
     }
 
+    /// The steps after the units run report as they go: each result file, a point or a unit
+    /// at a time, from 1 to its whole in order; and before a merge writes, the units it checks.
+    @Test func writingAndMergeCheckingReportEveryStepToItsEnd() async throws {
+        final class Steps: @unchecked Sendable {
+            let lock = NSLock()
+            var seen: [(what: String, done: Int, total: Int)] = []
+            func note(_ what: String, _ done: Int, _ total: Int) { lock.withLock { seen.append((what, done, total)) } }
+            /// Each step's name in order, with its counts, which must run 1...total.
+            func runs() -> [String] {
+                var out: [String] = []
+                var k = 0
+                while k < seen.count {
+                    let what = seen[k].what, total = seen[k].total
+                    let done = seen[k...].prefix { $0.what == what }.map(\.done)
+                    if done != Array(1...max(total, 1)) || seen[k..<k + done.count].contains(where: { $0.total != total }) {
+                        out.append("\(what): \(done) of \(total)")
+                    } else {
+                        out.append("\(what): \(total)")
+                    }
+                    k += done.count
+                }
+                return out
+            }
+        }
+        let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
+        let record = RecordOptions(tasks: true)
+        let written = ["points of runs.csv written: 4", "points of summary.csv written: 4", "points of comparisons.csv written: 4",
+                       "units of tasks.csv written: 36"]
+        let whole = Self.temporary(), a = Self.temporary(), b = Self.temporary(), merged = Self.temporary()
+        defer { for f in [whole, a, b, merged] { try? FileManager.default.removeItem(at: f) } }
+        let study = Steps()
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, writing: study.note), to: whole)
+        #expect(study.runs() == written)
+        for (k, f) in [a, b].enumerated() {
+            _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record, shard: Shard(index: k + 1, count: 2)), to: f)
+        }
+        let merge = Steps()
+        _ = try Experiment.merge([a, b], to: merged, steps: merge.note)
+        #expect(merge.runs() == ["units checked: 36"] + written)
+    }
+
     /// Missing and duplicate units are named; a damaged unit is caught by its digest.
     @Test func mergeNamesMissingAndDuplicateUnitsAndCatchesDamage() async throws {
         let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))

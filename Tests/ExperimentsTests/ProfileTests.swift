@@ -29,6 +29,22 @@ struct ProfileTests {
         }
     }
 
+    /// The bundled scenarios take any profile of each kind: `--set network=poor-coverage` on the
+    /// default scenario failed, since its reminders app watches home and work and that network
+    /// named no places.
+    @Test(arguments: ["default", "reference"])
+    func theBundledScenariosTakeEveryProfile(scenario: String) throws {
+        let file = modelsDir + "/scenarios/\(scenario).yaml"
+        for (key, folder) in [("phone", "phones"), ("charging", "charging"), ("network", "networks"), ("people", "people"),
+                              ("network.cellular_radio", "radios")] {
+            for name in profiles(folder) {
+                #expect(throws: Never.self, "\(scenario) with \(key)=\(name)") {
+                    try Scenario.load(file: file, overrides: [Override(parsing: "\(key)=\(name)")!])
+                }
+            }
+        }
+    }
+
     @Test func theShippedProfilesCarryFACTSNumbers() throws {
         let s = try Scenario.parse(yaml: minimal, file: "s.yaml")
         let lte = s.setup.network.cellularRadio

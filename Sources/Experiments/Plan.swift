@@ -97,7 +97,8 @@ public struct StudyPlan: Sendable {
                 scenario.name = sweep.name
                 return .success((scenario.resolvedJSON, Point(values: values[i], scenario: scenario, keepJSON: i == 0)))
             } catch {
-                return .failure(error)
+                let at = zip(sweep.design.axes, values[i]).map { "\($0.path)=\($1)" }.joined(separator: ", ")
+                return .failure(error.from("\(sweep.file): point \(i) (\(at))"))
             }
         }
         // Points are read in chunks, each hashed into the plan's digest in point order and its

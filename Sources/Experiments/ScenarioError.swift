@@ -34,6 +34,14 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
         self.message = message
     }
 
+    /// The same error, said to come from `origin` unless it already names where its value
+    /// came from: an error a sweep's point caused away from its axes' key paths (an app's
+    /// geofence naming a place the point's network does not have) still names the point.
+    func from(_ origin: String) -> ScenarioError {
+        guard self.origin == nil else { return self }
+        return ScenarioError(kind, file: file, keyPath: keyPath, line: line, column: column, origin: origin, message: message)
+    }
+
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }

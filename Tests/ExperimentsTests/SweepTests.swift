@@ -152,6 +152,17 @@ struct SweepTests {
         // A value the scenario rejects names the axis and the point it came from.
         let bad = try error(base + "axes:\n  - {path: people.sessions_per_day, values: [50, -5]}\n")
         #expect(bad.contains("axes[0] (people.sessions_per_day=-5) at point 1"), "\(bad)")
+        // So does an error the point causes elsewhere: here the reminders app's geofence at
+        // work, when the point's weekdays never go there (and the weekend names only home).
+        let elsewhere = try error(base + """
+            axes:
+              - {path: people.sessions_per_day, values: [10]}
+              - {path: network.weekday, values: [[{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10, place: work}], [{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10}]]}
+
+            """)
+        #expect(elsewhere.contains("reminders.yaml:8:18: "), "\(elsewhere)")
+        #expect(elsewhere.contains(".yaml: point 1 (people.sessions_per_day=10, network.weekday=[{"), "\(elsewhere)")
+        #expect(elsewhere.hasSuffix("apps[9].regions.places[1]: expected a place of the network model (home), got 'work'"), "\(elsewhere)")
     }
 
     /// Points are read on several threads: the plan, and the error when points are bad,

@@ -145,6 +145,9 @@ struct ConfigNode: Sendable {
             node = try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             var e = Self.syntaxError(error, file: file, origin: origin)
+            if let line = e.line, let column = e.column, let hint = indexInFlowHint(yaml, line: line, column: column) {
+                e = ScenarioError(.syntax, file: file, line: line, column: column, origin: origin, message: e.message + hint)
+            }
             if locateSyntaxErrors, origin == nil, let line = e.line, let near = lastKey(in: yaml, before: line) {
                 e = ScenarioError(.syntax, file: file, keyPath: near.description, line: e.line, column: e.column,
                                   message: "(after this key) " + e.message)
@@ -155,6 +158,24 @@ struct ConfigNode: Sendable {
         }
         guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin, file: file) }
         return try convert(node, file: file, origin: origin, path: .root)
+    }
+
+    /// Advice when a syntax error is at the `[` of an index inside a word (`apps[0].cpu_w`):
+    /// inside `{...}` or `[...]` YAML takes that `[` for the start of a list, which a sweep's
+    /// `- {path: apps[0].cpu_w, values: [...]}` meets at once; quoted, the path is text.
+    static func indexInFlowHint(_ yaml: String, line: Int, column: Int) -> String? {
+        let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
+        guard line >= 1, line <= lines.count else { return nil }
+        let text = Array(lines[line - 1])
+        guard column >= 2, column <= text.count, text[column - 1] == "[" else { return nil }
+        let before = text[column - 2]
+        guard before.isLetter || before.isNumber || before == "_" else { return nil }
+        var start = column - 2
+        while start > 0, text[start - 1].isLetter || text[start - 1].isNumber || "_.[]".contains(text[start - 1]) { start -= 1 }
+        var end = column - 1
+        while end < text.count, text[end].isLetter || text[end].isNumber || "_.[]".contains(text[end]) { end += 1 }
+        let word = String(text[start..<end])
+        return "; inside {...} or [...] a key path with an index must be quoted: '\(word)'"
     }
 
     /// The key path of the last value before `line`, found by re-parsing the longest prefix

@@ -149,6 +149,11 @@ struct SweepTests {
         #expect(try error(base + "axes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n").contains("needs 'steps'"))
         #expect(try error(base + "design: grid\nstep: 3\naxes:\n  - {path: people.sessions_per_day, values: [1]}\n")
             .contains("unknown key 'step'"))
+        // An indexed key path in a flow mapping is YAML's list; the error says to quote it.
+        let unquoted = try error(base + "axes:\n  - {path: apps[0].cpu_w, values: [1, 2]}\n")
+        #expect(unquoted.hasSuffix(":3:16: axes: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3); "
+                                   + "inside {...} or [...] a key path with an index must be quoted: 'apps[0].cpu_w'"), "\(unquoted)")
+        #expect(try error(base + "axes:\n  - {path: 'apps[0].cpu_w', values: [1, 2]}\n") == "no error")
         // A value the scenario rejects names the axis and the point it came from.
         let bad = try error(base + "axes:\n  - {path: people.sessions_per_day, values: [50, -5]}\n")
         #expect(bad.contains("axes[0] (people.sessions_per_day=-5) at point 1"), "\(bad)")

@@ -1003,7 +1003,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     mutating func batteryMarginJ() -> Double {
         let capacity = battery.capacityJ, total = battery.energyJ, available = battery.availableJ
         var margin = Double.infinity
-        if isOn { margin = available } else if isCharging { margin = abs(bootLevelJ - available) }
+        // Off on the charger, the phone boots once the available energy is at the boot level,
+        // however it got there: a KiBaM battery recovers at rest, so a phone that died can be
+        // above that level already when the charger comes, and then it boots now.
+        if isOn { margin = available } else if isCharging { margin = max(0, bootLevelJ - available) }
         if isCharging, let level = setup.charger.nextLevel(after: battery.charge, holding: holding) {
             margin = min(margin, abs(level * capacity - total))
         }

@@ -55,6 +55,27 @@ struct BatteryWatchTests {
         #expect(watched.energy == exact.energy)
     }
 
+    /// A KiBaM phone that died recovers at rest, off the charger: its available well can be
+    /// back above the boot level before the charger comes, and then it boots the moment the
+    /// charger comes. The watch measured the distance to the boot level without its sign, so
+    /// such a phone stayed off, charging, until the watch ended, up to a day later (found by a
+    /// random sweep of 400 points with a debug build, whose assertion stopped the run).
+    @Test func aKiBaMPhoneRecoveredAboveItsBootLevelBootsWhenTheChargerComes() throws {
+        // 40 W of work empties the available well (a quarter of the capacity) in the morning;
+        // the bound well refills it while the phone is off, before the night's charger.
+        var s = setup(days: 3, apps: [app("heavy", every: .minutes(5), earliest: .zero, work: .seconds(25), power: 40)])
+        s.battery.model = .kibam
+        s.battery.kibamC = 0.27
+        s.battery.capacityWh = 10
+        s.battery.initialCharge = 1
+        let (watched, _) = try run(s, watching: true, seed: 1)
+        let (exact, _) = try run(s, watching: false, seed: 1)
+        let charging = try sessions(s)
+        #expect(!exact.boots.isEmpty)
+        #expect(exact.boots.contains { boot in charging.contains { $0.start == boot } }, "a boot as the charger came: \(exact.boots) \(charging)")
+        #expect(watched.boots == exact.boots && watched.shutdowns == exact.shutdowns)
+    }
+
     @Test func levelsHoursAheadAreReachedAtTheirMicrosecondAfterAWatch() throws {
         // No apps, no person, no charger: a constant 0.5%/h from 25%. 20% comes after 10 h,
         // 10% after 30 h, empty after 50 h. Nothing else happens: each level is first

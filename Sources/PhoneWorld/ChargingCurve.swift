@@ -81,4 +81,15 @@ public struct ChargingCurve: Equatable, Sendable {
         let next = knee + ((((charge - knee) / taperStep) + 1e-9).rounded(.down) + 1) * taperStep
         return min(next, cap)
     }
+
+    /// The highest charge at or below `charge` at which `acceptedW` changes: the cap when at or
+    /// above it, else the start of the current taper step (the knee included); `nil` below
+    /// the knee. On a charger weaker than the load the charge falls through such a level, and
+    /// climbs back to it when the load drops.
+    public func levelBelow(_ charge: Double, holding: Bool) -> Double? {
+        let cap = cap(holding: holding)
+        if charge >= cap - 1e-9 { return cap }
+        if charge < knee - 1e-9 { return nil }
+        return knee + (((charge - knee) / taperStep) + 1e-9).rounded(.down) * taperStep
+    }
 }

@@ -1010,6 +1010,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if isCharging, let level = setup.charger.nextLevel(after: battery.charge, holding: holding) {
             margin = min(margin, abs(level * capacity - total))
         }
+        // The level below counts too: on a charger weaker than the load the charge falls
+        // through it, and when the load drops within the same watch it charges back up to it,
+        // a level the next plan waits for. Without it such a phone (a 1.6 W charger and a
+        // 64.6% limit, found by a random sweep) passed its limit during a watch.
+        if isCharging, let level = setup.charger.levelBelow(battery.charge, holding: holding) {
+            margin = min(margin, abs(total - level * capacity))
+        }
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging { margin = min(margin, abs(setup.settings.lowPowerOffLevel * capacity - total)) }
             if isOn, !lowPower, !isCharging,

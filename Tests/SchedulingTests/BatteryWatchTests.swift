@@ -76,6 +76,31 @@ struct BatteryWatchTests {
         #expect(watched.boots == exact.boots && watched.shutdowns == exact.shutdowns)
     }
 
+    /// On a charger weaker than the phone in use, the charge falls below the charge limit and
+    /// climbs back to it when the load drops: the limit is a level the watch must keep its
+    /// distance from below as well as above (found by a random sweep: a 1.6 W charger, a
+    /// 64.6% limit, a small battery with a high idle drain, and calls).
+    @Test(arguments: [UInt64(1), 2, 3])
+    func aWeakChargerAtItsLimitIsWatchedFromBothSides(_ seed: UInt64) throws {
+        var s = setup(days: 6, apps: [app("a", every: .minutes(30), downKB: 100)])
+        s.battery.capacityWh = 3.5
+        s.battery.idleDrainPerHour = 0.12
+        s.charger.powerW = 1.6
+        s.charger.limit = 0.646
+        s.charging.topUpsPerDay = 3
+        s.people = PeopleParameters()
+        s.people.callsPerDay = 8
+        s.network.wifiRadio = wifiRadio
+        s.network.cellularRadio = lteRadio
+        let (watched, watches) = try run(s, watching: true, seed: seed)
+        let (exact, _) = try run(s, watching: false, seed: seed)
+        #expect(watches > 0)
+        #expect(watched.world.map(\.0) == exact.world.map(\.0))
+        #expect(watched.charges.count == exact.charges.count)
+        #expect(zip(watched.charges, exact.charges).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }, "the same charge at the same instants")
+        #expect(watched.energy == exact.energy)
+    }
+
     @Test func levelsHoursAheadAreReachedAtTheirMicrosecondAfterAWatch() throws {
         // No apps, no person, no charger: a constant 0.5%/h from 25%. 20% comes after 10 h,
         // 10% after 30 h, empty after 50 h. Nothing else happens: each level is first

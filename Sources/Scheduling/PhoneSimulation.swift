@@ -686,18 +686,29 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         return !tasks[i].request.kind.isScheduled
     }
 
+    /// Drops every transfer of the task, held or on a radio, and notes the bits they had left.
+    /// A task has one transfer, except a continuous-mode session, whose chunks pile up while
+    /// there is no connection or behind each other on a slow link: all of them go, or the
+    /// rest would be sent on behalf of a task that has ended.
     mutating func cancelTransfer(of id: TaskID) {
         let owner = TransferOwner.task(id.rawValue)
-        var left: Transfer?
-        if let k = heldTransfers.firstIndex(where: { $0.owner == owner }) { left = heldTransfers.removeQuickly(at: k) }
+        var upBits = 0.0, downBits = 0.0
+        while let k = heldTransfers.firstIndex(where: { $0.owner == owner }) {
+            let left = heldTransfers.removeQuickly(at: k)
+            upBits += left.upBits
+            downBits += left.downBits
+        }
         for raw in 0..<2 {
             let r = Radio(rawValue: raw)!
             advanceRadio(r)
-            if let l = links[r.rawValue].cancel(owner, at: sim.now) { left = l }
+            while let left = links[r.rawValue].cancel(owner, at: sim.now) {
+                upBits += left.upBits
+                downBits += left.downBits
+            }
             syncRadioEvent(r)
         }
-        tasks[id.rawValue].leftUpBits = left?.upBits ?? 0
-        tasks[id.rawValue].leftDownBits = left?.downBits ?? 0
+        tasks[id.rawValue].leftUpBits = upBits
+        tasks[id.rawValue].leftDownBits = downBits
     }
 
     mutating func radioTransition(_ r: Radio) {

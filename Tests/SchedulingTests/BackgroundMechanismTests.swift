@@ -70,6 +70,26 @@ struct BackgroundMechanismTests {
         #expect(riding.totals!.components.modeJ > 0 && alone.totals!.components.modeJ == 0)
     }
 
+    /// A session's chunks pile up while there is no connection (or behind each other on a slow
+    /// link). When the session ends, all of them go, not only the first: the rest were sent
+    /// when the connection came back, on behalf of a task that had ended, and once its state
+    /// was dropped the radio's energy books stopped the run (`task 1029 is not kept`; found by
+    /// a random sweep with poor coverage).
+    @Test func aSessionThatEndsWhileDisconnectedLeavesNoChunkBehind() throws {
+        func run(reconnecting: Bool) throws -> RecordingSink {
+            var s = quiet(hours: 1, apps: [navigation(probability: 1, length: .minutes(10))], launches: [use(0, at(0), at(0, 1))])
+            s.network = network([(.zero, lteState), (.minutes(5), .disconnected)] + (reconnecting ? [(.minutes(30), lteState)] : []))
+            return try simulate(s, EagerPolicy())
+        }
+        let back = try run(reconnecting: true), never = try run(reconnecting: false)
+        let session = try #require(back.records.first { $0.request.kind == .location })
+        #expect(session.started == at(0, 1) && session.ended == at(0, 11) && session.outcome == .completed)
+        // Nothing goes on the air when the connection comes back at 0:30.
+        #expect(back.totals!.components.radioActiveJ == never.totals!.components.radioActiveJ)
+        #expect(back.totals!.components.radioTailJ == never.totals!.components.radioTailJ)
+        #expect(back.totals!.promotions == never.totals!.promotions)
+    }
+
     func fetcher(_ name: String, alsoDeclares tasks: [AppTask] = []) -> AppParameters {
         var a = appWith(name, tasks)
         var f = BackgroundFetch()

@@ -11,7 +11,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench datasets clean
+.PHONY: demo test deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -100,6 +100,13 @@ reference: deps
 instructions: deps deps-valgrind
 	$(RELEASE)
 	Benchmarks/instructions.sh
+
+## Random sweeps under a debug build, whose assertions stop at the first inconsistency:
+## Tests/Fuzz/wide.yaml (wide ranges of almost every section of the default scenario) from
+## design seed SEED (1), POINTS points (300). A failure names the unit and its point's values.
+fuzz: deps
+	$(SWIFT) build --product bgsim
+	Tests/Fuzz/fuzz.sh
 
 ## The many-points benchmark: a 2,000-point sweep of one-hour runs, --jobs 1 and 2 (what a
 ## sweep costs per point besides the simulation). BASE= and RUNS= as for `reference`.

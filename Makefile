@@ -102,8 +102,8 @@ instructions: deps deps-valgrind
 	Benchmarks/instructions.sh
 
 ## Random sweeps under a debug build, whose assertions stop at the first inconsistency:
-## Tests/Fuzz/wide.yaml (wide ranges of almost every section of the default scenario) from
-## design seed SEED (1), POINTS points (300). A failure names the unit and its point's values.
+## Tests/Fuzz/$(SWEEP).yaml (wide: the world and settings, the default; apps: what the apps do)
+## from design seed SEED (1), POINTS points (300). A failure names the unit and its point's values.
 fuzz: deps
 	$(SWIFT) build --product bgsim
 	Tests/Fuzz/fuzz.sh

@@ -261,7 +261,7 @@ extension Scenario {
         s.wakeBudget = try m.optional("wake_budget", default: s.wakeBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
         s.regionBudget = try m.optional("region_budget", default: s.regionBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
         s.pushesPerHour = try m.optional("pushes_per_hour", default: s.pushesPerHour) { n, p throws(ScenarioError) in
-            try r.integer(n, p, "a number of pushes per hour", in: 1...3600)
+            try r.integer(n, p, "a whole number of pushes per hour from 1 to 3600", in: 1...3600)
         }
         s.expirationGrace = try m.optional("expiration_grace", default: s.expirationGrace) { n, p throws(ScenarioError) in
             try r.duration(n, p, allowZero: true)

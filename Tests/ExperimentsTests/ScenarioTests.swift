@@ -59,6 +59,8 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
          "s.yaml:11:31: settings.optimized_battery_charging: expected true or false, got 'maybe'"),
         (minimal + "\nsettings:\n  background_app_refresh: cellular\n",
          "s.yaml:11:27: settings.background_app_refresh: unknown Background App Refresh setting 'cellular'; known: off, wifi, wifi-and-cellular"),
+        (minimal + "\nsystem:\n  pushes_per_hour: 0\n",
+         "s.yaml:11:20: system.pushes_per_hour: expected a whole number of pushes per hour from 1 to 3600, got '0'"),
         (minimal + "\ncharger:\n  limit_pct: 0\n",
          "s.yaml:11:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"),
         (minimalPhone + "\n  battery:\n    capacity_wh: lots\n",

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# `make fuzz`: the random sweep Tests/Fuzz/wide.yaml under a debug build, whose assertions and
-# preconditions stop at the first inconsistency. SEED= picks the design seed (default 1),
-# POINTS= the number of points (default 300), JOBS= the threads (default: all cores).
+# `make fuzz`: a random sweep of Tests/Fuzz/ under a debug build, whose assertions and
+# preconditions stop at the first inconsistency. SWEEP= names it (wide, the default: the world
+# and settings; apps: what the apps do), SEED= picks the design seed (default 1), POINTS= the
+# number of points (default 300), JOBS= the threads (default: all cores).
 # On a failure it runs the sweep again one unit at a time (finished units are skipped), so the
 # unit that fails is the first one missing, and names its point and that point's values.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+name=${SWEEP:-wide}
+[ -f "Tests/Fuzz/$name.yaml" ] || { echo "fuzz: no sweep Tests/Fuzz/$name.yaml" >&2; exit 2; }
 seed=${SEED:-1}
 points=${POINTS:-300}
 bgsim=.build/debug/bgsim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The sweep with its seed and size, next to the original so its scenario path still holds.
-sweep=Tests/Fuzz/.wide-$seed-$$.yaml
+sweep=Tests/Fuzz/.$name-$seed-$$.yaml
 trap 'rm -rf "$work" "$sweep"' EXIT
-sed -e "s/^design_seed: .*/design_seed: $seed/" -e "s/^points: .*/points: $points/" Tests/Fuzz/wide.yaml > "$sweep"
-echo "fuzz: $points points of Tests/Fuzz/wide.yaml from design seed $seed, debug build"
+sed -e "s/^design_seed: .*/design_seed: $seed/" -e "s/^points: .*/points: $points/" "Tests/Fuzz/$name.yaml" > "$sweep"
+echo "fuzz: $points points of Tests/Fuzz/$name.yaml from design seed $seed, debug build"
 if "$bgsim" sweep "$sweep" --out "$work/out" --no-tasks --quiet ${JOBS:+--jobs "$JOBS"} 2> "$work/log"; then
   echo "fuzz: every unit ran"
   exit 0

@@ -938,7 +938,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     mutating func rescheduleBatteryEvent(watching: Bool = true) {
         let load = loadW
         let states = BatteryStates(isOn: isOn, isCharging: isCharging, holding: holding, lowPower: lowPower, prompted: prompted)
-        if let watch = batteryWatch, sim.now < watch.until, load <= watch.maxLoadW, watch.states == states { return }
+        if let watch = batteryWatch, sim.now < watch.until, load <= watch.maxLoadW, watch.states == states {
+            assert(watchHolds(watch), "a battery level comes before the watch ends")
+            return
+        }
         batteryWatch = nil
         // The battery is as of the last accounting: now, except when a watch ends between events.
         let base = accountedUntil
@@ -956,6 +959,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             if far >= Self.shortestWatch.seconds {
                 let until = base + SimDuration(microseconds: Int64(far * 1e6))
                 batteryWatch = BatteryWatch(until: until, maxLoadW: maxLoadW, states: states)
+                assert(watchHolds(batteryWatch!), "a battery level comes before the watch ends")
                 batteryWatches += 1
                 batteryPlan = nil
                 sim.setTimer(batteryTimer, .batteryWatchEnded, at: max(until, sim.now), priority: Self.worldPriority)
@@ -963,6 +967,17 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             }
         }
         batteryPlan = plan
+        if let wait = nextLevelWait(netW: net) {
+            assert(base + wait >= sim.now, "a battery level passed during a watch")
+            sim.setTimer(batteryTimer, .batteryLevel, at: max(base + wait, sim.now), priority: Self.worldPriority)
+        } else {
+            sim.cancelTimer(batteryTimer)
+        }
+    }
+
+    /// How long, at the constant net power `netW`, until the battery as of the last accounting
+    /// reaches the first level `rescheduleBatteryEvent` waits for; `nil` when none is ahead.
+    mutating func nextLevelWait(netW net: Double) -> SimDuration? {
         var wait = isOn
             ? battery.timeToEmpty(netPowerW: net)
             : isCharging ? battery.timeUntilAvailable(reaches: bootLevelJ, netPowerW: net) : nil
@@ -980,12 +995,17 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                 consider(next)
             }
         }
-        if let wait {
-            assert(base + wait >= sim.now, "a battery level passed during a watch")
-            sim.setTimer(batteryTimer, .batteryLevel, at: max(base + wait, sim.now), priority: Self.worldPriority)
-        } else {
-            sim.cancelTimer(batteryTimer)
-        }
+        return wait
+    }
+
+    /// The watch's promise, checked by debug builds at every event it outlives: at the load
+    /// now (constant until the next event, which checks again), no level comes before the
+    /// watch ends. Random sweeps found two watches that broke it silently (a KiBaM phone
+    /// booting late, a weak charger's limit passed), caught only later, if at all.
+    mutating func watchHolds(_ watch: BatteryWatch) -> Bool {
+        let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
+        guard let wait = nextLevelWait(netW: net) else { return true }
+        return accountedUntil + wait >= watch.until
     }
 
     /// Watches shorter than this are not worth their event; longer ones are cut to the longest.

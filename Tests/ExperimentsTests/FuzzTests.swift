@@ -5,14 +5,14 @@ import Testing
 
 /// Random sweeps over wide ranges of almost every section (`Tests/Fuzz/wide.yaml`), run by the
 /// tests' debug build, whose assertions and preconditions stop at the first inconsistency: the
-/// energy books balance, no battery level passes unseen during a watch, no task is charged
-/// energy after its state was dropped, every task ends once. `make fuzz` runs the whole sweep
-/// (300 points, 4 days, 2 replications), from any design seed: such sweeps found three faults
-/// the scenario tests and the random worlds of `invariantsHoldInRandomWorlds` had not (a KiBaM
-/// phone booting late, a weak charger's limit passed during a watch, a session's chunks
-/// outliving it), each now with a scenario test of its own. This test's 40 short points (4.5 s)
-/// are a smoke test of the same ranges, not a net for such faults: with the chunks' fix undone
-/// it still passes (that fault needed hundreds of points and days of simulated time).
+/// energy books balance, no battery watch outlasts a level it promised to end before, no task
+/// is charged energy after its state was dropped, every task ends once. `make fuzz` runs the
+/// whole sweep (300 points, 4 days, 2 replications), from any design seed: such sweeps found
+/// three faults the scenario tests and the random worlds of `invariantsHoldInRandomWorlds` had
+/// not (a KiBaM phone booting late, a weak charger's limit passed during a watch, a session's
+/// chunks outliving it), each now with a scenario test of its own. This test's 40 short points
+/// (4.5 s) are a smoke test of the same ranges, not a net for such faults: with the chunks' fix
+/// undone it still passes (that fault needed hundreds of points and days of simulated time).
 @Suite("Random sweeps over wide ranges")
 struct FuzzTests {
     @Test func everyPointOfAWideRandomSweepRuns() async throws {

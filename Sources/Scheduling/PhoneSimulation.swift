@@ -949,7 +949,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         // Between levels the net power is constant, so while it and the states the levels
         // depend on are unchanged, the timer already names the right instant.
         let plan = BatteryPlan(netW: net, states: states)
-        if plan == batteryPlan { return }
+        if plan == batteryPlan {
+            assert(timerFollowsPlan(netW: net), "the battery timer is not where its plan puts it")
+            return
+        }
         // Far from every level, watch instead: the net power's size is at most the load, or
         // the charger's peak while charging, plus for KiBaM the flow between its wells.
         if watching && watchesBattery {
@@ -1006,6 +1009,18 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         let net = battery.netPowerW(loadW: loadW, chargerW: chargerW)
         guard let wait = nextLevelWait(netW: net) else { return true }
         return accountedUntil + wait >= watch.until
+    }
+
+    /// The plan's promise, checked by debug builds whenever it is kept: while the net power and
+    /// the states are unchanged, the timer set earlier still names the instant worked out now
+    /// (within the rounding of the levels' instants to the microsecond and of the books' sums).
+    mutating func timerFollowsPlan(netW net: Double) -> Bool {
+        let armed = sim.timerTime(batteryTimer)
+        guard let wait = nextLevelWait(netW: net) else { return armed == nil }
+        guard let armed else { return false }
+        let expected = max(accountedUntil + wait, sim.now)
+        let slackMicroseconds = 2 + (net == 0 ? 0 : 1e-9 * battery.capacityJ / abs(net) * 1e6)
+        return abs(Double((armed - expected).microseconds)) <= slackMicroseconds
     }
 
     /// Watches shorter than this are not worth their event; longer ones are cut to the longest.

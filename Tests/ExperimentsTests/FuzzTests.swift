@@ -11,8 +11,9 @@ import Testing
 /// three faults the scenario tests and the random worlds of `invariantsHoldInRandomWorlds` had
 /// not (a KiBaM phone booting late, a weak charger's limit passed during a watch, a session's
 /// chunks outliving it), each now with a scenario test of its own. This test's 40 short points
-/// (4.5 s) are a smoke test of the same ranges, not a net for such faults: with the chunks' fix
-/// undone it still passes (that fault needed hundreds of points and days of simulated time).
+/// (4.5 s) are a smoke test of the same ranges, not a net for all such faults: with the weak
+/// charger's fault back it stops on the watch's check, but with the KiBaM boot's or the chunks'
+/// fix undone it still passes (those needed hundreds of points and days of simulated time).
 @Suite("Random sweeps over wide ranges")
 struct FuzzTests {
     @Test func everyPointOfAWideRandomSweepRuns() async throws {

@@ -250,8 +250,8 @@ public struct Battery: Equatable, Sendable {
     }
 
     /// How long until the available energy reaches `targetJ` at constant net power — falling
-    /// to it under a net discharge, rising to it under a net charge — rounded up to the
-    /// microsecond; `.zero` if it is already there, `nil` if it never gets there (wrong
+    /// to it under a net discharge, rising to it under a net charge or at rest — rounded up to
+    /// the microsecond; `.zero` if it is already there, `nil` if it never gets there (wrong
     /// direction, or the battery is full first).
     ///
     /// Linear: exact division. KiBaM: q1(t) = alpha e^(-k t) + beta - I c t is monotone or
@@ -259,18 +259,35 @@ public struct Battery: Equatable, Sendable {
     /// the bound well under charge), so the times at which it is past the target form one
     /// interval [t*, ...). t* is found by bisection on whole microseconds within a bracket
     /// where the target is certainly passed: the total reaching the target under discharge,
-    /// the battery reaching full under charge.
+    /// the battery reaching full under charge. At rest (no net power, or full) KiBaM's
+    /// available well still recovers: q1(t) = c q0 + (q1 - c q0) e^(-k t) rises towards its
+    /// share c of the total, so a target below that is reached, after ln((c q0 - q1) /
+    /// (c q0 - target)) / k, which brackets the bisection. (A KiBaM phone that died, on a
+    /// charger that gives it nothing because its charge is above the charger's limit, boots
+    /// this way; a random sweep found such a phone staying off until it was unplugged.)
     public func timeUntilAvailable(reaches targetJ: Double, netPowerW: Double) -> SimDuration? {
-        let falling = netPowerW < 0
+        // A full battery takes nothing more: a charge on it is rest.
+        let net = netPowerW > 0 && isFull ? 0 : netPowerW
+        let falling = net < 0
         let a0 = availableJ
         if falling ? a0 <= targetJ : a0 >= targetJ { return .zero }
-        guard netPowerW != 0, !(netPowerW > 0 && isFull) else { return nil }
         switch state {
         case .linear(let e):
-            return Self.roundUp(seconds: (targetJ - e) / netPowerW)
+            guard net != 0 else { return nil }
+            return Self.roundUp(seconds: (targetJ - e) / net)
         case .kibam(let q1, let q2):
-            let i = -netPowerW
-            let bracketSeconds = falling ? (q1 + q2 - targetJ) / -netPowerW : (capacityJ - q1 - q2) / netPowerW
+            let i = -net
+            let bracketSeconds: Double
+            if net == 0 {
+                let share = c * (q1 + q2)
+                guard targetJ < share else { return nil }
+                bracketSeconds = log((share - q1) / (share - targetJ)) / k * (1 + 1e-9)
+            } else {
+                bracketSeconds = falling ? (q1 + q2 - targetJ) / -net : (capacityJ - q1 - q2) / net
+            }
+            // Beyond any run (about 32,000 years; a tiny rate constant or net power), and
+            // beyond what microseconds in an Int64 hold.
+            guard bracketSeconds < 1e12 else { return nil }
             var hi = Int64((bracketSeconds * 1e6).rounded(.up)) + 1
             func available(_ us: Int64) -> Double {
                 guard case .kibam(let a, _) = Self.kibamStep(q1: q1, q2: q2, c: c, k: k, current: i, seconds: Double(us) / 1e6)

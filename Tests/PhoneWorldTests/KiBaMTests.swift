@@ -87,6 +87,36 @@ struct KiBaMTests {
         #expect(b.timeUntilAvailable(reaches: target, netPowerW: -1) == nil || b.availableJ <= target)
     }
 
+    /// At rest the available well recovers towards its share c of the total: a target below
+    /// that share is reached at the first microsecond the model itself is there, at the closed
+    /// form's instant q1(t) = c q0 + (q1 - c q0) e^(-k t); one above it never is. A full
+    /// battery on a charger is at rest too. Linear batteries do not move at rest.
+    @Test func restReachesATargetBelowTheShareAtItsFirstMicrosecond() throws {
+        var b = kibam(c: 0.3)
+        _ = b.advance(by: try #require(b.timeToEmpty(netPowerW: -40)), loadW: 40, chargerW: 0)
+        let share = b.c * b.energyJ, q1 = b.availableJ
+        let target = 0.5 * share
+        let t = try #require(b.timeUntilAvailable(reaches: target, netPowerW: 0))
+        let closedForm = log((share - q1) / (share - target)) / b.k
+        #expect(abs(t.seconds - closedForm) < 1e-3, "\(t) against \(closedForm) s")
+        var early = b, onTime = b
+        _ = early.advance(by: t - .microseconds(1), loadW: 0, chargerW: 0)
+        _ = onTime.advance(by: t, loadW: 0, chargerW: 0)
+        #expect(early.availableJ < target && onTime.availableJ >= target)
+        #expect(b.timeUntilAvailable(reaches: 1.01 * share, netPowerW: 0) == nil)
+
+        // Full, with the available well low (set directly): a charger's power is rest.
+        var full = kibam(c: 0.3)
+        full.state = .kibam(availableJ: 0.1 * full.capacityJ, boundJ: 0.9 * full.capacityJ)
+        #expect(full.isFull)
+        let rest = full.timeUntilAvailable(reaches: 0.2 * full.capacityJ, netPowerW: 0)
+        #expect(rest != nil && full.timeUntilAvailable(reaches: 0.2 * full.capacityJ, netPowerW: 5) == rest)
+
+        var p = BatteryParameters()
+        p.initialCharge = 0.2
+        #expect(Battery(p).timeUntilAvailable(reaches: 0.3 * Battery(p).capacityJ, netPowerW: 0) == nil)
+    }
+
     /// Random loads and chargers, both models: books balance, energy stays in [0, capacity].
     @Test(arguments: BatteryModelKind.allCases)
     func booksBalanceUnderRandomUse(model: BatteryModelKind) throws {

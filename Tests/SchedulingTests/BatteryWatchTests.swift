@@ -1,3 +1,4 @@
+import Foundation
 import PhoneWorld
 @testable import Scheduling
 import SimEngine
@@ -73,6 +74,38 @@ struct BatteryWatchTests {
         let charging = try sessions(s)
         #expect(!exact.boots.isEmpty)
         #expect(exact.boots.contains { boot in charging.contains { $0.start == boot } }, "a boot as the charger came: \(exact.boots) \(charging)")
+        #expect(watched.boots == exact.boots && watched.shutdowns == exact.shutdowns)
+    }
+
+    /// A KiBaM phone that died with much of its energy in the bound well, put on a charger whose
+    /// limit is below its charge: the charger gives it nothing, yet its available well recovers
+    /// at rest, and it boots once that reaches the boot level, on the charger. The exact plan
+    /// knew no level at zero net power, so such a phone stayed off until it was unplugged
+    /// (found by a random sweep, whose debug build's check of the plan stopped on it).
+    @Test func aKiBaMPhoneOnAChargerAtItsLimitBootsByRecovering() throws {
+        var s = setup(days: 2, apps: [app("heavy", every: .minutes(5), earliest: .zero, work: .seconds(25), power: 40)])
+        s.battery.model = .kibam
+        s.battery.kibamC = 0.27
+        s.battery.capacityWh = 10
+        s.battery.initialCharge = 1
+        s.charger.limit = 0.3
+        s.chargingTrace = []
+        let died = try #require(try run(s, watching: false, seed: 1).sink.shutdowns.first)
+        let plugged = ChargingSession(start: died + .minutes(1), end: died + .hours(10))
+        s.chargingTrace = [plugged]
+        let (exact, _) = try run(s, watching: false, seed: 1)
+        let (watched, _) = try run(s, watching: true, seed: 1)
+        #expect(exact.shutdowns.first == died)
+        let atDeath = try #require(exact.charges.last { $0.0 <= died }?.1)
+        #expect(atDeath > s.charger.limit, "the charger gives it nothing: \(atDeath)")
+        // From its death the phone is at rest (off, and the charger gives nothing): its empty
+        // available well fills as q1(t) = c q0 (1 - e^(-k t)) up to the boot level.
+        let c = s.battery.kibamC, k = s.battery.kibamK, capacity = s.battery.capacityJ
+        let share = c * atDeath * capacity, bootLevel = s.battery.bootCharge * c * capacity
+        let recovered = died + SimDuration(seconds: log(share / (share - bootLevel)) / k)
+        #expect(recovered > plugged.start, "the level comes after the plug-in")
+        let boot = try #require(exact.boots.first, "the phone stayed off on the charger")
+        #expect(abs((boot - recovered).microseconds) <= 1_000, "booted at \(boot), recovered at \(recovered)")
         #expect(watched.boots == exact.boots && watched.shutdowns == exact.shutdowns)
     }
 

@@ -8,12 +8,13 @@ import Testing
 /// energy books balance, no battery watch outlasts a level it promised to end before, no task
 /// is charged energy after its state was dropped, every task ends once. `make fuzz` runs the
 /// whole sweep (300 points, 4 days, 2 replications), from any design seed: such sweeps found
-/// three faults the scenario tests and the random worlds of `invariantsHoldInRandomWorlds` had
+/// four faults the scenario tests and the random worlds of `invariantsHoldInRandomWorlds` had
 /// not (a KiBaM phone booting late, a weak charger's limit passed during a watch, a session's
-/// chunks outliving it), each now with a scenario test of its own. This test's 40 short points
-/// (4.5 s) are a smoke test of the same ranges, not a net for all such faults: with the weak
-/// charger's fault back it stops on the watch's check, but with the KiBaM boot's or the chunks'
-/// fix undone it still passes (those needed hundreds of points and days of simulated time).
+/// chunks outliving it, a KiBaM phone staying off on a charger that gave it nothing), each now
+/// with a scenario test of its own. This test's 40 short points (4.5 s) are a smoke test of the
+/// same ranges, not a net for all such faults: with the weak charger's fault back it stops on
+/// the watch's check, but with any of the other three fixes undone it still passes (those
+/// needed hundreds of points and days of simulated time).
 @Suite("Random sweeps over wide ranges")
 struct FuzzTests {
     @Test func everyPointOfAWideRandomSweepRuns() async throws {

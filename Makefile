@@ -102,7 +102,8 @@ instructions: deps deps-valgrind
 	Benchmarks/instructions.sh
 
 ## Random sweeps under a debug build, whose assertions stop at the first inconsistency:
-## Tests/Fuzz/$(SWEEP).yaml (wide: the world and settings, the default; apps: what the apps do)
+## Tests/Fuzz/$(SWEEP).yaml (wide: the world and settings, the default; apps: what the apps do;
+## battery: the battery, charger and loads at their edges)
 ## from design seed SEED (1), POINTS points (300). A failure names the unit and its point's values.
 fuzz: deps
 	$(SWIFT) build --product bgsim

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make fuzz`: a random sweep of Tests/Fuzz/ under a debug build, whose assertions and
 # preconditions stop at the first inconsistency. SWEEP= names it (wide, the default: the world
-# and settings; apps: what the apps do), SEED= picks the design seed (default 1), POINTS= the
-# number of points (default 300), JOBS= the threads (default: all cores).
+# and settings; apps: what the apps do; battery: the battery, charger and loads at their
+# edges), SEED= picks the design seed (default 1), POINTS= the number of points (default 300),
+# JOBS= the threads (default: all cores).
 # On a failure it runs the sweep again one unit at a time (finished units are skipped), so the
 # unit that fails is the first one missing, and names its point and that point's values.
 set -euo pipefail

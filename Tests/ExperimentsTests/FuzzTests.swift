@@ -17,6 +17,20 @@ import Testing
 /// needed hundreds of points and days of simulated time).
 @Suite("Random sweeps over wide ranges")
 struct FuzzTests {
+    /// `make fuzz` is not part of `make test`: every sweep it offers must still read, every
+    /// point of it, so that a renamed key or a narrowed range shows here, not on its next run.
+    @Test func everySweepMakeFuzzOffersIsValid() throws {
+        let folder = repoRoot.appendingPathComponent("Tests/Fuzz")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".yaml") && !$0.hasPrefix(".") }.sorted()
+        #expect(names == ["apps.yaml", "battery.yaml", "wide.yaml"])
+        for name in names {
+            let sweep = try Sweep.load(file: folder.appendingPathComponent(name).path)
+            let plan = try StudyPlan(sweep: sweep, overrides: [], jobs: 2)
+            #expect(plan.points.count == 300, "\(name)")
+        }
+    }
+
     @Test func everyPointOfAWideRandomSweepRuns() async throws {
         var sweep = try Sweep.load(file: repoRoot.appendingPathComponent("Tests/Fuzz/wide.yaml").path)
         sweep.design.points = 40

@@ -7,7 +7,7 @@ import SimRandom
 /// `models/apps/`) and the limits iOS sets on background work.
 extension Scenario {
     /// `places`: the network model's places, which region monitoring may name (`nil`: any).
-    static func readApps(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader, places known: [String]? = nil) throws(ScenarioError) -> [AppParameters] {
+    static func readApps(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, places known: [String]? = nil) throws(ScenarioError) -> [AppParameters] {
         var apps: [AppParameters] = []
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
@@ -130,7 +130,7 @@ extension Scenario {
     }
 
     /// `background_mode:` one continuous mode and its sessions.
-    static func readMode(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> ContinuousMode {
+    static func readMode(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> ContinuousMode {
         var f = try r.mapping(node, at: path)
         let kind = try f.required("kind", "audio, location, voip or bluetooth") { n, p throws(ScenarioError) in
             try r.choice(n, p, BackgroundModeKind.self, what: "background mode")
@@ -152,7 +152,7 @@ extension Scenario {
         return mode
     }
 
-    static func readTasks(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
+    static func readTasks(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
         var out: [AppTask] = []
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
@@ -197,7 +197,7 @@ extension Scenario {
 
     /// A distribution of seconds: `3s`, `{exponential: 3s}`, `{uniform: [1s, 5s]}`,
     /// `{lognormal: {median: 2s, sigma: 1}}`.
-    static func seconds(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
+    static func seconds(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
         try distribution(node, path, r, unit: "a duration such as 3s") { n, p throws(ScenarioError) in
             try r.duration(n, p, allowZero: true).seconds
         }
@@ -205,14 +205,14 @@ extension Scenario {
 
     /// A distribution of sizes in kilobytes (1000 bytes), returned in bytes: `50`,
     /// `{exponential: 50}`, `{uniform: [10, 90]}`, `{lognormal: {median: 50, sigma: 1}}`.
-    static func bytes(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
+    static func bytes(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
         try distribution(node, path, r, unit: "a size in kilobytes >= 0") { n, p throws(ScenarioError) in
             try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 } * 1000
         }
     }
 
-    static func distribution(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader, unit: String,
-                             _ value: (ConfigNode, KeyPath) throws(ScenarioError) -> Double) throws(ScenarioError) -> Distribution {
+    static func distribution(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, unit: String,
+                             _ value: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> Double) throws(ScenarioError) -> Distribution {
         guard case .mapping(let pairs) = node.value else { return .fixed(try value(node, path)) }
         let shapes = "exponential, uniform or lognormal"
         guard pairs.count == 1, let (key, _, inner) = pairs.first.map({ ($0.key, $0.keyLine, $0.value) }) else {
@@ -242,7 +242,7 @@ extension Scenario {
         }
     }
 
-    static func readSystem(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> SystemRules {
+    static func readSystem(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> SystemRules {
         var m = try r.mapping(node, at: path)
         var s = SystemRules()
         s.refreshBudget = try m.optional("refresh_budget", default: s.refreshBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }

@@ -5,7 +5,7 @@ import SimEngine
 struct ConfigReader {
     let file: String
 
-    func error(_ node: ConfigNode?, _ path: KeyPath, _ message: String, line: Int? = nil) -> ScenarioError {
+    func error(_ node: ConfigNode?, _ path: ConfigKeyPath, _ message: String, line: Int? = nil) -> ScenarioError {
         ScenarioError(node?.origin == nil ? .invalid : .override, file: node?.file ?? file, keyPath: path.description,
                       line: line ?? node?.line, column: line == nil ? node?.column : nil,
                       origin: node?.origin, message: message)
@@ -17,11 +17,11 @@ struct ConfigReader {
     struct Mapping {
         let reader: ConfigReader
         let node: ConfigNode
-        let path: KeyPath
+        let path: ConfigKeyPath
         let pairs: [(key: String, keyLine: Int?, value: ConfigNode)]
         var asked: [String] = []
 
-        init(_ node: ConfigNode, at path: KeyPath, reader: ConfigReader) throws(ScenarioError) {
+        init(_ node: ConfigNode, at path: ConfigKeyPath, reader: ConfigReader) throws(ScenarioError) {
             guard case .mapping(let pairs) = node.value else {
                 throw reader.error(node, path, "expected a mapping of keys to values, got \(node.kindName)")
             }
@@ -40,7 +40,7 @@ struct ConfigReader {
         }
 
         mutating func required<T>(_ key: String, _ what: String,
-                                  _ read: (ConfigNode, KeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+                                  _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
             guard let v = node(key) else {
                 throw reader.error(node, path.appending(key), "missing; expected \(what)")
             }
@@ -48,7 +48,7 @@ struct ConfigReader {
         }
 
         mutating func optional<T>(_ key: String, default value: T,
-                                  _ read: (ConfigNode, KeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+                                  _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
             guard let v = node(key) else { return value }
             return try read(v, path.appending(key))
         }
@@ -69,11 +69,11 @@ struct ConfigReader {
         }
     }
 
-    func mapping(_ node: ConfigNode, at path: KeyPath) throws(ScenarioError) -> Mapping {
+    func mapping(_ node: ConfigNode, at path: ConfigKeyPath) throws(ScenarioError) -> Mapping {
         try Mapping(node, at: path, reader: self)
     }
 
-    func list(_ node: ConfigNode, at path: KeyPath) throws(ScenarioError) -> [ConfigNode] {
+    func list(_ node: ConfigNode, at path: ConfigKeyPath) throws(ScenarioError) -> [ConfigNode] {
         guard case .sequence(let items) = node.value else {
             throw error(node, path, "expected a list, got \(node.kindName)")
         }
@@ -82,14 +82,14 @@ struct ConfigReader {
 
     // MARK: - Scalars
 
-    func text(_ node: ConfigNode, _ path: KeyPath, expected: String) throws(ScenarioError) -> String {
+    func text(_ node: ConfigNode, _ path: ConfigKeyPath, expected: String) throws(ScenarioError) -> String {
         guard case .scalar(let t, _) = node.value else {
             throw error(node, path, "expected \(expected), got \(node.kindName)")
         }
         return t
     }
 
-    func string(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> String {
+    func string(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> String {
         let t = try text(node, path, expected: "a text value")
         guard !t.isEmpty else { throw error(node, path, "expected a non-empty text value") }
         return t
@@ -101,7 +101,7 @@ struct ConfigReader {
     /// Checked on bytes: every allowed character is one ASCII byte, and a byte of a non-ASCII
     /// character is never one of them. (Per `Character`, with Unicode properties, a sweep of
     /// many points spent a sixteenth of its time here.)
-    func name(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> String {
+    func name(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> String {
         let t = try string(node, path)
         guard t.utf8.first != UInt8(ascii: "."),
               t.utf8.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else {
@@ -126,7 +126,7 @@ struct ConfigReader {
     }
 
     /// A finite number within `range`; `what` describes the range and unit for messages.
-    func number(_ node: ConfigNode, _ path: KeyPath, _ what: String,
+    func number(_ node: ConfigNode, _ path: ConfigKeyPath, _ what: String,
                 where valid: (Double) -> Bool) throws(ScenarioError) -> Double {
         let t = try text(node, path, expected: what)
         guard let x = Double(Self.withoutUnderscores(t)), x.isFinite else {
@@ -136,7 +136,7 @@ struct ConfigReader {
         return x
     }
 
-    func integer(_ node: ConfigNode, _ path: KeyPath, _ what: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
+    func integer(_ node: ConfigNode, _ path: ConfigKeyPath, _ what: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
         let t = try text(node, path, expected: what)
         guard let x = Int(Self.withoutUnderscores(t)), range.contains(x) else {
             throw error(node, path, "expected \(what), got '\(t)'")
@@ -145,7 +145,7 @@ struct ConfigReader {
     }
 
     /// `true` or `false` (YAML's yes/no/on/off too).
-    func bool(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> Bool {
+    func bool(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> Bool {
         let t = try text(node, path, expected: "true or false")
         switch t.lowercased() {
         case "true", "yes", "on": return true
@@ -154,7 +154,7 @@ struct ConfigReader {
         }
     }
 
-    func seed(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> UInt64 {
+    func seed(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> UInt64 {
         let t = try text(node, path, expected: "a seed (a whole number from 0 to 2^64-1)")
         guard let x = UInt64(Self.withoutUnderscores(t)) else {
             throw error(node, path, "expected a seed (a whole number from 0 to 2^64-1), got '\(t)'")
@@ -163,7 +163,7 @@ struct ConfigReader {
     }
 
     /// A duration such as `30s`, `15m`, `1h30m`, `7d`, `250ms`.
-    func duration(_ node: ConfigNode, _ path: KeyPath, allowZero: Bool = false) throws(ScenarioError) -> SimDuration {
+    func duration(_ node: ConfigNode, _ path: ConfigKeyPath, allowZero: Bool = false) throws(ScenarioError) -> SimDuration {
         let expected = "a duration such as 30s, 15m, 1h30m or 7d"
         let t = try text(node, path, expected: expected)
         guard let d = Self.parseDuration(t) else { throw error(node, path, "expected \(expected), got '\(t)'") }
@@ -174,7 +174,7 @@ struct ConfigReader {
     }
 
     /// A time of day `HH:MM` or `HH:MM:SS`, as the duration since midnight.
-    func timeOfDay(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> SimDuration {
+    func timeOfDay(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> SimDuration {
         let t = try text(node, path, expected: "a time of day such as 23:00")
         let parts = t.split(separator: ":").map { Int($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }),

@@ -2,7 +2,7 @@ import Foundation
 import Yams
 
 /// A position in a configuration document: `apps[1].tasks[0].interval`.
-public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
+public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
     public enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
@@ -12,19 +12,19 @@ public struct KeyPath: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ components: [Component] = []) { self.components = components }
 
-    public static let root = KeyPath()
+    public static let root = ConfigKeyPath()
 
-    public func appending(_ key: String) -> KeyPath { appending(.key(key)) }
-    public func appending(index: Int) -> KeyPath { appending(.index(index)) }
+    public func appending(_ key: String) -> ConfigKeyPath { appending(.key(key)) }
+    public func appending(index: Int) -> ConfigKeyPath { appending(.index(index)) }
 
     /// One allocation: reading a scenario appends a key for every value it reads (for the
     /// messages), and `components + [c]` allocated the one-element array too.
-    func appending(_ c: Component) -> KeyPath {
+    func appending(_ c: Component) -> ConfigKeyPath {
         var out: [Component] = []
         out.reserveCapacity(components.count + 1)
         out.append(contentsOf: components)
         out.append(c)
-        return KeyPath(out)
+        return ConfigKeyPath(out)
     }
 
     /// Parses `phone.battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
@@ -180,7 +180,7 @@ struct ConfigNode: Sendable {
 
     /// The key path of the last value before `line`, found by re-parsing the longest prefix
     /// of the document that is valid YAML: context for a syntax error. Best effort.
-    static func lastKey(in yaml: String, before line: Int) -> KeyPath? {
+    static func lastKey(in yaml: String, before line: Int) -> ConfigKeyPath? {
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
         var end = min(line - 1, lines.count)
         while end > 0, line - end <= 50 {
@@ -195,9 +195,9 @@ struct ConfigNode: Sendable {
     }
 
     /// The key path and line of the value that starts last in the document.
-    func last(at path: KeyPath) -> (KeyPath, Int)? {
-        var best: (KeyPath, Int)? = path.components.isEmpty ? nil : (path, line ?? 0)
-        func consider(_ candidate: (KeyPath, Int)?) {
+    func last(at path: ConfigKeyPath) -> (ConfigKeyPath, Int)? {
+        var best: (ConfigKeyPath, Int)? = path.components.isEmpty ? nil : (path, line ?? 0)
+        func consider(_ candidate: (ConfigKeyPath, Int)?) {
             if let c = candidate, c.1 >= (best?.1 ?? 0) { best = c }
         }
         switch value {
@@ -210,7 +210,7 @@ struct ConfigNode: Sendable {
         return best
     }
 
-    private static func convert(_ node: Node, file: String, origin: String?, path: KeyPath) throws(ScenarioError) -> ConfigNode {
+    private static func convert(_ node: Node, file: String, origin: String?, path: ConfigKeyPath) throws(ScenarioError) -> ConfigNode {
         let line = origin == nil ? node.mark?.line : nil
         let column = origin == nil ? node.mark?.column : nil
         switch node {
@@ -264,8 +264,8 @@ struct ConfigNode: Sendable {
     /// A key under a profile reference (`people: median`) turns the reference into a mapping
     /// `{profile: median, key: value}`, so `--set people.sessions_per_day=80` adjusts the
     /// profile the file names.
-    mutating func set(_ path: ArraySlice<KeyPath.Component>, to replacement: ConfigNode, file: String,
-                      origin: String, walked: KeyPath = .root) throws(ScenarioError) {
+    mutating func set(_ path: ArraySlice<ConfigKeyPath.Component>, to replacement: ConfigNode, file: String,
+                      origin: String, walked: ConfigKeyPath = .root) throws(ScenarioError) {
         guard let first = path.first else {
             self = replacement
             return
@@ -307,7 +307,7 @@ struct ConfigNode: Sendable {
 
 /// One `--set key.path=value` override.
 public struct Override: Sendable, Equatable, CustomStringConvertible {
-    public var path: KeyPath
+    public var path: ConfigKeyPath
     /// The value as YAML text (`10`, `30m`, `[eager]`).
     public var value: String
     /// How the user wrote it, for messages: `--set seed=7` or `--seed 7`.
@@ -315,14 +315,14 @@ public struct Override: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `key.path=value`, as given to `--set`.
     public init?(parsing text: String) {
-        guard let eq = text.firstIndex(of: "="), let path = KeyPath(parsing: String(text[..<eq])) else { return nil }
+        guard let eq = text.firstIndex(of: "="), let path = ConfigKeyPath(parsing: String(text[..<eq])) else { return nil }
         self.path = path
         self.value = String(text[text.index(after: eq)...])
         self.origin = "--set \(text)"
     }
 
     /// An override that a dedicated option stands for, such as `--seed 7` for `seed`.
-    public init(path: KeyPath, value: String, origin: String) {
+    public init(path: ConfigKeyPath, value: String, origin: String) {
         self.path = path
         self.value = value
         self.origin = origin

@@ -5,7 +5,7 @@ import SimEngine
 /// parameter is optional (defaults: `Sources/Scheduling/Policies`, documented in the README);
 /// unknown keys are errors that name the known ones.
 extension Scenario {
-    static func readPolicy(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec {
+    static func readPolicy(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec {
         var m = try r.mapping(node, at: path)
         let known = PolicySpec.Rule.names.joined(separator: ", ")
         let name = try m.required("name", "a policy name (\(known))") { n, p throws(ScenarioError) in try r.string(n, p) }

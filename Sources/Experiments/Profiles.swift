@@ -11,20 +11,20 @@ import Synchronization
 /// profiles of another kind (a network environment names its radios) but not of its own.
 enum Profiles {
     /// Where references may appear, parents before children, and the folder of each kind.
-    static let kinds: [(path: KeyPath, folder: String, what: String)] = [
-        (KeyPath([.key("phone")]), "phones", "phone profile"),
-        (KeyPath([.key("charging")]), "charging", "charging habit"),
-        (KeyPath([.key("network")]), "networks", "network environment"),
-        (KeyPath([.key("network"), .key("wifi_radio")]), "radios", "radio profile"),
-        (KeyPath([.key("network"), .key("cellular_radio")]), "radios", "radio profile"),
-        (KeyPath([.key("people")]), "people", "people profile"),
-        (KeyPath([.key("apps"), anyIndex]), "apps", "app model"),
+    static let kinds: [(path: ConfigKeyPath, folder: String, what: String)] = [
+        (ConfigKeyPath([.key("phone")]), "phones", "phone profile"),
+        (ConfigKeyPath([.key("charging")]), "charging", "charging habit"),
+        (ConfigKeyPath([.key("network")]), "networks", "network environment"),
+        (ConfigKeyPath([.key("network"), .key("wifi_radio")]), "radios", "radio profile"),
+        (ConfigKeyPath([.key("network"), .key("cellular_radio")]), "radios", "radio profile"),
+        (ConfigKeyPath([.key("people")]), "people", "people profile"),
+        (ConfigKeyPath([.key("apps"), anyIndex]), "apps", "app model"),
     ]
 
     /// In a kind's path, stands for every item of a list.
-    static let anyIndex = KeyPath.Component.index(-1)
+    static let anyIndex = ConfigKeyPath.Component.index(-1)
 
-    static func matches(_ pattern: KeyPath, _ path: KeyPath) -> Bool {
+    static func matches(_ pattern: ConfigKeyPath, _ path: ConfigKeyPath) -> Bool {
         pattern.components.count == path.components.count && zip(pattern.components, path.components).allSatisfy { p, c in
             if p == c { return true }
             if p == anyIndex, case .index = c { return true }
@@ -32,14 +32,14 @@ enum Profiles {
         }
     }
 
-    static func isReference(_ path: KeyPath) -> Bool { kinds.contains { matches($0.path, path) } }
+    static func isReference(_ path: ConfigKeyPath) -> Bool { kinds.contains { matches($0.path, path) } }
 
     /// Whether a value set at `path` may hold references below it: `apps` (a list of app
     /// models by name) or `network` (a mapping that may name its radios).
-    static func mayHoldReferences(_ path: KeyPath) -> Bool {
+    static func mayHoldReferences(_ path: ConfigKeyPath) -> Bool {
         kinds.contains { kind in
             kind.path.components.count > path.components.count
-                && matches(KeyPath(Array(kind.path.components.prefix(path.components.count))), path)
+                && matches(ConfigKeyPath(Array(kind.path.components.prefix(path.components.count))), path)
         }
     }
 
@@ -61,8 +61,8 @@ enum Profiles {
         }
     }
 
-    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<KeyPath.Component>, walked: KeyPath,
-                                kind: (path: KeyPath, folder: String, what: String),
+    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<ConfigKeyPath.Component>, walked: ConfigKeyPath,
+                                kind: (path: ConfigKeyPath, folder: String, what: String),
                                 modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
         guard let first = rest.first else {
             try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file, parsed: parsed)
@@ -85,11 +85,11 @@ enum Profiles {
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
-    private static func expand(_ node: inout ConfigNode, at here: KeyPath, kind: (path: KeyPath, folder: String, what: String),
+    private static func expand(_ node: inout ConfigNode, at here: ConfigKeyPath, kind: (path: ConfigKeyPath, folder: String, what: String),
                                modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
-        let namePath: KeyPath
+        let namePath: ConfigKeyPath
         var overlay: [(key: String, keyLine: Int?, value: ConfigNode)] = []
         switch node.value {
         case .scalar:

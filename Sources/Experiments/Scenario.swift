@@ -124,8 +124,8 @@ public struct Scenario: Equatable, Sendable {
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
         }
         let choosesProfile = { (o: Override) in
-            o.path == KeyPath([.key("models")]) || Profiles.isReference(o.path) || Profiles.mayHoldReferences(o.path)
-                || (o.path.components.last == .key("profile") && Profiles.isReference(KeyPath(Array(o.path.components.dropLast()))))
+            o.path == ConfigKeyPath([.key("models")]) || Profiles.isReference(o.path) || Profiles.mayHoldReferences(o.path)
+                || (o.path.components.last == .key("profile") && Profiles.isReference(ConfigKeyPath(Array(o.path.components.dropLast()))))
         }
         for o in overrides where choosesProfile(o) { try apply(o) }
         try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file, documents: documents)
@@ -161,7 +161,7 @@ public struct Scenario: Equatable, Sendable {
             let parent = (here as NSString).deletingLastPathComponent
             return parent.isEmpty ? "." : parent
         }
-        let dir = try ConfigReader(file: file).string(node, KeyPath([.key("models")]))
+        let dir = try ConfigReader(file: file).string(node, ConfigKeyPath([.key("models")]))
         return dir.hasPrefix("/") ? dir : ((here.isEmpty ? "." : here) as NSString).appendingPathComponent(dir)
     }
 
@@ -235,7 +235,7 @@ public struct Scenario: Equatable, Sendable {
                         setup: setup, policies: policies, metrics: metrics, file: file)
     }
 
-    static func readMetrics(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader,
+    static func readMetrics(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
                             policies: [PolicySpec]) throws(ScenarioError) -> MetricsSettings {
         var m = try r.mapping(node, at: path)
         var out = MetricsSettings(baseline: policies[0].label)
@@ -251,13 +251,13 @@ public struct Scenario: Equatable, Sendable {
         return out
     }
 
-    static func percent(_ r: ConfigReader, _ what: String) -> (ConfigNode, KeyPath) throws(ScenarioError) -> Double {
+    static func percent(_ r: ConfigReader, _ what: String) -> (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> Double {
         { n, p throws(ScenarioError) in
             try r.number(n, p, "\(what) from 0 to 100 (percent)") { (0...100).contains($0) } / 100
         }
     }
 
-    static func readPolicies(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> [PolicySpec] {
+    static func readPolicies(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [PolicySpec] {
         let known = PolicySpec.Rule.names.joined(separator: ", ")
         var out: [PolicySpec] = []
         let items = try r.list(node, at: path)
@@ -281,7 +281,7 @@ public struct Scenario: Equatable, Sendable {
         return out
     }
 
-    static func rule(named name: String, _ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec.Rule {
+    static func rule(named name: String, _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec.Rule {
         switch name {
         case "eager": return .eager
         case "charge-only": return .chargeOnly

@@ -32,7 +32,7 @@ public struct SweepDesign: Sendable, Equatable {
 
     /// One axis: a key path and either values or a range.
     public struct Axis: Sendable, Equatable {
-        public var path: KeyPath
+        public var path: ConfigKeyPath
         /// Listed values, as YAML text. A random design picks among them uniformly.
         public var values: [String]?
         /// A range, for `steps` (grid, zip) or for random designs.
@@ -187,24 +187,24 @@ public struct Sweep: Sendable {
         // Checked here, where the key's line is known: a sweep that names a missing file is
         // most often a path written relative to the current folder instead of the sweep's.
         if !FileManager.default.fileExists(atPath: scenarioFile), let node = top.node("scenario") {
-            throw r.error(node, KeyPath([.key("scenario")]), "no such scenario file: \(scenarioFile)"
+            throw r.error(node, ConfigKeyPath([.key("scenario")]), "no such scenario file: \(scenarioFile)"
                           + (scenario.hasPrefix("/") ? "" : " (a relative path is read from the sweep file's folder)"))
         }
         var common: [Override] = []
         if let set = top.node("set") {
             guard case .mapping(let pairs) = set.value else {
-                throw r.error(set, KeyPath([.key("set")]), "expected a mapping of key paths to values, such as {duration: 7d}")
+                throw r.error(set, ConfigKeyPath([.key("set")]), "expected a mapping of key paths to values, such as {duration: 7d}")
             }
             for pair in pairs {
-                guard let path = KeyPath(parsing: pair.key) else {
-                    throw r.error(pair.value, KeyPath([.key("set"), .key(pair.key)]), "expected a key path such as phone.battery.capacity_wh")
+                guard let path = ConfigKeyPath(parsing: pair.key) else {
+                    throw r.error(pair.value, ConfigKeyPath([.key("set"), .key(pair.key)]), "expected a key path such as phone.battery.capacity_wh")
                 }
                 common.append(Override(path: path, value: yamlText(pair.value), origin: "\(file): set.\(pair.key)"))
             }
         }
         for key in ["policies", "replications", "seed"] {
             if let node = top.node(key) {
-                common.append(Override(path: KeyPath([.key(key)]), value: yamlText(node), origin: "\(file): \(key)"))
+                common.append(Override(path: ConfigKeyPath([.key(key)]), value: yamlText(node), origin: "\(file): \(key)"))
             }
         }
         let kind = try top.optional("design", default: SweepDesign.Kind.grid) { n, p throws(ScenarioError) in
@@ -216,7 +216,7 @@ public struct Sweep: Sendable {
             return try r.integer(n, p, "a number of points from 1 to 1000000", in: 1...1_000_000)
         }
         if sampled && points == 0 {
-            throw r.error(tree, KeyPath([.key("points")]), "missing; a \(kind.rawValue) design needs the number of points, such as points: 20")
+            throw r.error(tree, ConfigKeyPath([.key("points")]), "missing; a \(kind.rawValue) design needs the number of points, such as points: 20")
         }
         let seed = try top.optional("design_seed", default: UInt64(1), r.seed)
         let axes = try top.required("axes", "a list of axes, such as [{path: people.sessions_per_day, values: [20, 50]}]") {
@@ -224,17 +224,17 @@ public struct Sweep: Sendable {
         }
         try top.finish()
         if kind == .zip, Set(axes.map(\.listed.count)).count > 1 {
-            throw r.error(tree, KeyPath([.key("axes")]),
+            throw r.error(tree, ConfigKeyPath([.key("axes")]),
                           "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.listed.count)" }.joined(separator: ", "))")
         }
         if kind == .sobol, axes.count > SweepDesign.sobolMaxAxes {
-            throw r.error(tree, KeyPath([.key("axes")]), "GSL's Sobol sequence has at most \(SweepDesign.sobolMaxAxes) axes; got \(axes.count)")
+            throw r.error(tree, ConfigKeyPath([.key("axes")]), "GSL's Sobol sequence has at most \(SweepDesign.sobolMaxAxes) axes; got \(axes.count)")
         }
         return Sweep(name: name, file: file, scenarioFile: scenarioFile, common: common,
                      design: SweepDesign(kind: kind, axes: axes, points: points, seed: seed), resolvedJSON: tree.canonicalJSON)
     }
 
-    static func readAxes(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader,
+    static func readAxes(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
                          kind: SweepDesign.Kind) throws(ScenarioError) -> [SweepDesign.Axis] {
         let items = try r.list(node, at: path)
         guard !items.isEmpty else { throw r.error(node, path, "expected at least one axis") }
@@ -244,7 +244,7 @@ public struct Sweep: Sendable {
             var m = try r.mapping(item, at: p)
             let keyPath = try m.required("path", "a scenario key path, such as people.sessions_per_day") { n, p throws(ScenarioError) in
                 let text = try r.string(n, p)
-                guard let k = KeyPath(parsing: text) else { throw r.error(n, p, "expected a key path such as people.sessions_per_day, got '\(text)'") }
+                guard let k = ConfigKeyPath(parsing: text) else { throw r.error(n, p, "expected a key path such as people.sessions_per_day, got '\(text)'") }
                 return k
             }
             if axes.contains(where: { $0.path == keyPath }) { throw r.error(item, p.appending("path"), "another axis already sweeps '\(keyPath)'") }
@@ -285,7 +285,7 @@ public struct Sweep: Sendable {
     }
 
     /// A range's ends: numbers, or durations (`15m`, `2h`) converted to microseconds.
-    static func ends(_ a: ConfigNode, _ b: ConfigNode, _ p: KeyPath,
+    static func ends(_ a: ConfigNode, _ b: ConfigNode, _ p: ConfigKeyPath,
                      _ r: ConfigReader) throws(ScenarioError) -> (Double, Double, Bool) {
         let ta = try r.string(a, p.appending("from")), tb = try r.string(b, p.appending("to"))
         if let x = Double(ta), let y = Double(tb), x.isFinite, y.isFinite { return (x, y, false) }

@@ -7,7 +7,7 @@ import SimEngine
 /// sampled model), checking every value's range and unit.
 extension Scenario {
     /// `phone:` a battery and the power of its components.
-    static func readPhone(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> (BatteryParameters, PowerParameters) {
+    static func readPhone(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> (BatteryParameters, PowerParameters) {
         var m = try r.mapping(node, at: path)
         _ = try m.optional("description", default: "", r.string)
         let battery = try m.optional("battery", default: BatteryParameters()) { n, p throws(ScenarioError) in
@@ -32,7 +32,7 @@ extension Scenario {
         return (battery, power)
     }
 
-    static func readBattery(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> BatteryParameters {
+    static func readBattery(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> BatteryParameters {
         var m = try r.mapping(node, at: path)
         var b = BatteryParameters()
         b.model = try m.optional("model", default: b.model) { n, p throws(ScenarioError) in
@@ -59,7 +59,7 @@ extension Scenario {
     }
 
     /// `charging:` the person's habit, or a trace of sessions.
-    static func readCharging(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> (ChargingHabit, [ChargingSession]?) {
+    static func readCharging(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> (ChargingHabit, [ChargingSession]?) {
         var m = try r.mapping(node, at: path)
         _ = try m.optional("description", default: "", r.string)
         var c = ChargingHabit()
@@ -84,7 +84,7 @@ extension Scenario {
         return (c, trace)
     }
 
-    static func readCharger(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> ChargingCurve {
+    static func readCharger(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> ChargingCurve {
         var m = try r.mapping(node, at: path)
         var c = ChargingCurve()
         // A preset sets the power; power_w, if given too, wins (so --set can adjust a preset).
@@ -113,7 +113,7 @@ extension Scenario {
     }
 
     /// `network:` the environment's schedule and radios, or a trace of changes.
-    static func readNetwork(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> (NetworkEnvironment, [NetworkChange]?) {
+    static func readNetwork(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> (NetworkEnvironment, [NetworkChange]?) {
         var m = try r.mapping(node, at: path)
         _ = try m.optional("description", default: "", r.string)
         var e = NetworkEnvironment()
@@ -122,7 +122,7 @@ extension Scenario {
         let trace = try m.optional("trace", default: [NetworkChange]?.none) { n, p throws(ScenarioError) in
             try TraceReader.network(file: try r.string(n, p), relativeTo: n.file ?? r.file)
         }
-        func schedule(_ n: ConfigNode, _ p: KeyPath) throws(ScenarioError) -> [NetworkEnvironment.Segment] {
+        func schedule(_ n: ConfigNode, _ p: ConfigKeyPath) throws(ScenarioError) -> [NetworkEnvironment.Segment] {
             var out: [NetworkEnvironment.Segment] = []
             let items = try r.list(n, at: p)
             guard !items.isEmpty else { throw r.error(n, p, "expected at least one segment, the first at 00:00") }
@@ -168,7 +168,7 @@ extension Scenario {
     }
 
     /// A radio profile: promotion, active power by throughput, tail stages (FACTS.md §6).
-    static func readRadio(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> RadioProfile {
+    static func readRadio(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> RadioProfile {
         var m = try r.mapping(node, at: path)
         var radio = RadioProfile(name: try m.required("name", "the radio's name", r.name))
         _ = try m.optional("description", default: "", r.string)
@@ -202,7 +202,7 @@ extension Scenario {
     }
 
     /// `settings:` Background App Refresh, Low Power Mode, Optimized Battery Charging.
-    static func readSettings(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader) throws(ScenarioError) -> (Settings, Bool) {
+    static func readSettings(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> (Settings, Bool) {
         var m = try r.mapping(node, at: path)
         var s = Settings()
         s.backgroundAppRefresh = try m.optional("background_app_refresh", default: s.backgroundAppRefresh) { n, p throws(ScenarioError) in
@@ -218,7 +218,7 @@ extension Scenario {
 
     /// `people:` the routine and phone use, or a trace of launches, calls and purges (the
     /// Low Power Mode answer still comes from `low_power_accept_pct`).
-    static func readPeople(_ node: ConfigNode, _ path: KeyPath, _ r: ConfigReader, apps: [String]) throws(ScenarioError) -> (PeopleParameters, PeopleTimeline?) {
+    static func readPeople(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, apps: [String]) throws(ScenarioError) -> (PeopleParameters, PeopleTimeline?) {
         var m = try r.mapping(node, at: path)
         _ = try m.optional("description", default: "", r.string)
         var p = PeopleParameters()
@@ -270,12 +270,12 @@ extension Scenario {
 
 extension ConfigReader {
     /// A duration that may be zero (`0`, `0s`).
-    func durationOrZero(_ node: ConfigNode, _ path: KeyPath) throws(ScenarioError) -> SimDuration {
+    func durationOrZero(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> SimDuration {
         try duration(node, path, allowZero: true)
     }
 
     /// One of an enumeration's raw values, listing them when it is not.
-    func choice<T: RawRepresentable & CaseIterable>(_ node: ConfigNode, _ path: KeyPath, _ type: T.Type,
+    func choice<T: RawRepresentable & CaseIterable>(_ node: ConfigNode, _ path: ConfigKeyPath, _ type: T.Type,
                                                     what: String) throws(ScenarioError) -> T where T.RawValue == String {
         let name = try string(node, path)
         guard let v = T(rawValue: name) else {

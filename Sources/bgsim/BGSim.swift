@@ -73,9 +73,9 @@ struct ScenarioOptions: ParsableArguments {
 
     static func overrides(_ sets: [String], seed: String?, replications: String?) -> [Override] {
         var all = sets.compactMap(Override.init(parsing:))
-        if let seed { all.append(Override(path: KeyPath([.key("seed")]), value: seed, origin: "--seed \(seed)")) }
+        if let seed { all.append(Override(path: ConfigKeyPath([.key("seed")]), value: seed, origin: "--seed \(seed)")) }
         if let replications {
-            all.append(Override(path: KeyPath([.key("replications")]), value: replications, origin: "--replications \(replications)"))
+            all.append(Override(path: ConfigKeyPath([.key("replications")]), value: replications, origin: "--replications \(replications)"))
         }
         return all
     }

@@ -136,8 +136,8 @@ struct ProfileTests {
     @Test func everyParameterIsReachableWithSetAndValidated() throws {
         let text = try String(contentsOfFile: defaultScenario, encoding: .utf8)
         let tree = try Scenario.tree(yaml: text, file: defaultScenario)
-        var leaves: [KeyPath] = []
-        func walk(_ n: ConfigNode, _ p: KeyPath) {
+        var leaves: [ConfigKeyPath] = []
+        func walk(_ n: ConfigNode, _ p: ConfigKeyPath) {
             switch n.value {
             case .scalar: leaves.append(p)
             case .mapping(let pairs): for pair in pairs { walk(pair.value, p.appending(pair.key)) }

@@ -262,12 +262,12 @@ struct ConfigValueTests {
         ("apps.0.name", "apps[0].name"), ("a[1][2].b", "a[1][2].b"),
     ])
     func keyPathsParse(text: String, canonical: String) {
-        #expect(KeyPath(parsing: text)?.description == canonical)
+        #expect(ConfigKeyPath(parsing: text)?.description == canonical)
     }
 
     @Test(arguments: ["", "a..b", ".a", "a.", "a[x]", "a[-1]", "a[1"])
     func badKeyPathsAreRejected(text: String) {
-        #expect(KeyPath(parsing: text) == nil)
+        #expect(ConfigKeyPath(parsing: text) == nil)
     }
 
     @Test(arguments: [

@@ -16,7 +16,7 @@ struct SweepTests {
     }
 
     static func range(_ path: String, _ from: Double, _ to: Double, steps: Int? = nil) -> SweepDesign.Axis {
-        var a = SweepDesign.Axis(path: KeyPath(parsing: path)!)
+        var a = SweepDesign.Axis(path: ConfigKeyPath(parsing: path)!)
         a.from = from
         a.to = to
         a.steps = steps
@@ -24,7 +24,7 @@ struct SweepTests {
     }
 
     static func list(_ path: String, _ values: [String]) -> SweepDesign.Axis {
-        var a = SweepDesign.Axis(path: KeyPath(parsing: path)!)
+        var a = SweepDesign.Axis(path: ConfigKeyPath(parsing: path)!)
         a.values = values
         return a
     }

@@ -249,7 +249,7 @@ public struct ResultSet {
         var shown: Scenario?
         for p in points.indices {
             let axes = zip(parameters, points[p]).map { path, value in
-                Override(path: KeyPath(parsing: path) ?? KeyPath([.key(path)]), value: value, origin: "point \(p): \(path)=\(value)")
+                Override(path: ConfigKeyPath(parsing: path) ?? ConfigKeyPath([.key(path)]), value: value, origin: "point \(p): \(path)=\(value)")
             }
             let scenario: Scenario
             do {
@@ -278,7 +278,7 @@ public struct ResultSet {
             pairs = inner
         }
         return pairs.compactMap { pair in
-            guard keys?.contains(pair.key) ?? true, let path = KeyPath(parsing: pair.key) else { return nil }
+            guard keys?.contains(pair.key) ?? true, let path = ConfigKeyPath(parsing: pair.key) else { return nil }
             return Override(path: path, value: pair.value.canonicalJSON, origin: "\(origin): \(pair.key)")
         }
     }

@@ -160,7 +160,7 @@ extension Scenario {
             let idNode = try m.required("id", "the task's BGTaskScheduler identifier, such as com.example.refresh") { n, _ in n }
             let id = try r.name(idNode, p.appending("id"))
             if out.contains(where: { $0.identifier == id }) {
-                // iOS kills an app that registers one identifier twice (FACTS.md §2).
+                // iOS kills an app that registers one identifier twice (docs/sources.md §2).
                 throw r.error(idNode, p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
             }
             let kind = try m.required("kind", "refresh or processing") { n, p throws(ScenarioError) in

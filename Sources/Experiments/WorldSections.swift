@@ -167,7 +167,7 @@ extension Scenario {
         return (e, trace)
     }
 
-    /// A radio profile: promotion, active power by throughput, tail stages (FACTS.md §6).
+    /// A radio profile: promotion, active power by throughput, tail stages (docs/sources.md §6).
     static func readRadio(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> RadioProfile {
         var m = try r.mapping(node, at: path)
         var radio = RadioProfile(name: try m.required("name", "the radio's name", r.name))

@@ -5,14 +5,14 @@ import SimRandom
 /// each task does, how well it follows the rules, and how the person uses it.
 ///
 /// The rules themselves (pending limits, gates, budgets, expiration) are the system's, in
-/// the Scheduling layer; this is only what the app's code would do (FACTS.md §1-3).
+/// the Scheduling layer; this is only what the app's code would do (docs/sources.md §1-3).
 public struct AppParameters: Equatable, Sendable {
     public var name: String
     /// The BGTaskScheduler tasks the app registers at launch, in registration order.
     public var tasks: [AppTask] = []
     /// Info.plist `BGTaskSchedulerPermittedIdentifiers`; `nil`: exactly the tasks' identifiers.
     /// A task whose identifier is not listed fails to register and its submits fail
-    /// `notPermitted` (FACTS.md §2).
+    /// `notPermitted` (docs/sources.md §2).
     public var permittedIdentifiers: [String]?
     /// Finite-length background work the app begins (`beginBackgroundTask`) each time it
     /// enters the background from the foreground, each with its own probability.
@@ -21,11 +21,11 @@ public struct AppParameters: Equatable, Sendable {
     /// `setTaskCompleted(false)` or `endBackgroundTask`; its CPU keeps running meanwhile.
     /// Assumption: a well-behaved handler takes a fraction of a second.
     public var expirationResponse: SimDuration = .milliseconds(200)
-    /// Chance, per task, that the app never calls `setTaskCompleted` (FACTS.md §2: the app
+    /// Chance, per task, that the app never calls `setTaskCompleted` (docs/sources.md §2: the app
     /// may then be killed when the time runs out).
     public var forgetsCompletion = 0.0
     /// Chance, per finite-length task, that the app never calls `endBackgroundTask`
-    /// (FACTS.md §3: the app is then terminated).
+    /// (docs/sources.md §3: the app is then terminated).
     public var forgetsEndBackground = 0.0
     /// Whether the app cancels all its pending requests when the person opens it
     /// (`cancelAllTaskRequests`), typically because it refreshes in the foreground anyway
@@ -45,7 +45,7 @@ public struct AppParameters: Equatable, Sendable {
     /// Bluetooth accessory.
     public var backgroundMode: ContinuousMode?
     /// Legacy background fetch (before iOS 13): ignored when the app declares BGTaskScheduler
-    /// identifiers (FACTS.md §2).
+    /// identifiers (docs/sources.md §2).
     public var backgroundFetch: BackgroundFetch?
     /// Silent (content-available) pushes its server sends.
     public var silentPushes: SilentPushes?
@@ -62,7 +62,7 @@ public struct AppParameters: Equatable, Sendable {
     public init(name: String) { self.name = name }
 
     /// Whether legacy background fetch is in use: declared, and no BGTaskScheduler identifier
-    /// declared (the `BGTaskSchedulerPermittedIdentifiers` key disables it, FACTS.md §2).
+    /// declared (the `BGTaskSchedulerPermittedIdentifiers` key disables it, docs/sources.md §2).
     public var usesBackgroundFetch: Bool { backgroundFetch != nil && permitted.isEmpty && !exitsOnSuspend }
 
     /// The identifiers the app may submit.
@@ -72,9 +72,9 @@ public struct AppParameters: Equatable, Sendable {
 /// One `BGTaskRequest` identifier the app registers, and what its handler does.
 public struct AppTask: Equatable, Sendable {
     public enum Kind: String, Sendable, CaseIterable {
-        /// `BGAppRefreshTask`: short, keeps content fresh (FACTS.md §2).
+        /// `BGAppRefreshTask`: short, keeps content fresh (docs/sources.md §2).
         case refresh
-        /// `BGProcessingTask`: deferrable maintenance that can run for minutes (FACTS.md §2).
+        /// `BGProcessingTask`: deferrable maintenance that can run for minutes (docs/sources.md §2).
         case processing
     }
 
@@ -105,10 +105,10 @@ public struct AppTask: Equatable, Sendable {
     /// Wall time of the handler's computation after its transfers, in seconds.
     public var cpu: Distribution = .exponential(mean: 5)
     /// Bytes the handler sends, then receives, before computing. Defaults: a small request
-    /// and the 10 KB fetch of FACTS.md §6's example (assumption for any particular app).
+    /// and the 10 KB fetch of docs/sources.md §6's example (assumption for any particular app).
     public var upBytes: Distribution = .fixed(1_000)
     public var downBytes: Distribution = .fixed(10_000)
-    /// Share of a core the work keeps busy, for the CPU monitor (FACTS.md §2).
+    /// Share of a core the work keeps busy, for the CPU monitor (docs/sources.md §2).
     public var cpuShare = 0.5
     /// Chance that the work succeeds (`setTaskCompleted(success: true)`).
     public var successProbability = 1.0
@@ -121,7 +121,7 @@ public struct AppTask: Equatable, Sendable {
 }
 
 /// Work an app finishes in finite-length background time (`beginBackgroundTask`) after the
-/// person leaves it, such as an upload in flight (FACTS.md §3).
+/// person leaves it, such as an upload in flight (docs/sources.md §3).
 public struct BackgroundWork: Equatable, Sendable {
     /// Chance that a given entry into the background begins this work.
     public var probability = 1.0
@@ -144,7 +144,7 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
     case bluetooth
 
     /// Power of the mode's own hardware, in watts, above the standby baseline. From Android
-    /// power profiles, the only public per-component figures (FACTS.md §6 uses them for the
+    /// power profiles, the only public per-component figures (docs/sources.md §6 uses them for the
     /// radios): audio DSP 100.88 mA (Nexus 5X `dsp.audio`, power_profile.xml of
     /// device/lge/bullhead) at 3.7 V; GPS 76.23 mA and Bluetooth transferring 51.55 mA
     /// (Nexus 5 `gps.on`, `bluetooth.active`, device/lge/hammerhead commit 15ecd6c, measured
@@ -181,7 +181,7 @@ public struct ContinuousMode: Equatable, Sendable {
     }
 }
 
-/// `setMinimumBackgroundFetchInterval` and `performFetchWithCompletionHandler` (FACTS.md
+/// `setMinimumBackgroundFetchInterval` and `performFetchWithCompletionHandler` (docs/sources.md
 /// §2): the system decides when to fetch, like a refresh, no sooner than `minimumInterval`
 /// after the last fetch; the handler has 30 s.
 public struct BackgroundFetch: Equatable, Sendable {

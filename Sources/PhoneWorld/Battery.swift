@@ -7,7 +7,7 @@ public enum BatteryModelKind: String, Sendable, CaseIterable {
     case linear
     /// The Kinetic Battery Model (Manwell & McGowan): available and bound wells, so that
     /// high loads empty the available well early (rate-capacity effect) and rest refills it
-    /// (recovery effect). FACTS.md §7.
+    /// (recovery effect). docs/sources.md §7.
     case kibam
 }
 
@@ -15,12 +15,12 @@ public enum BatteryModelKind: String, Sendable, CaseIterable {
 public struct BatteryParameters: Equatable, Sendable {
     public var model: BatteryModelKind = .linear
     /// Usable capacity in watt-hours. Default: iPhone 15, 12.98 Wh (regulatory filing,
-    /// FACTS.md §7).
+    /// docs/sources.md §7).
     public var capacityWh: Double = 12.98
     /// State of charge at the start of the simulation, in [0, 1].
     public var initialCharge: Double = 0.8
     /// Standby drain of the phone while on and idle, as a share of capacity per hour.
-    /// Default 0.5%/h: standby without Doze-like deep idle (FACTS.md §6, Nexus 5 figure).
+    /// Default 0.5%/h: standby without Doze-like deep idle (docs/sources.md §6, Nexus 5 figure).
     public var idleDrainPerHour: Double = 0.005
     /// After a shutdown at 0%, the phone boots again once its available energy is back to
     /// this share of the available well (of the whole capacity for `linear`).
@@ -28,9 +28,9 @@ public struct BatteryParameters: Equatable, Sendable {
     public var bootCharge: Double = 0.03
     /// KiBaM: the share of capacity in the available well, c in (0, 1).
     /// Default 0.625 [secondary]: the value public KiBaM implementations following Jongerden &
-    /// Haverkort ("Which battery model to use?", IET Software 2009) use; not in FACTS.md.
+    /// Haverkort ("Which battery model to use?", IET Software 2009) use; docs/sources.md §7.
     public var kibamC: Double = 0.625
-    /// KiBaM: the rate constant k (per second) of flow between the wells, as in FACTS.md §7's
+    /// KiBaM: the rate constant k (per second) of flow between the wells, as in docs/sources.md §7's
     /// update formula (Jongerden & Haverkort's k'). Default 4.5e-5 /s [secondary], same source.
     public var kibamK: Double = 4.5e-5
 
@@ -179,7 +179,7 @@ public struct Battery: Equatable, Sendable {
         }
     }
 
-    /// FACTS.md §7: with r = exp(-k t) and q0 = q1 + q2,
+    /// docs/sources.md §7: with r = exp(-k t) and q0 = q1 + q2,
     /// q1' = q1 r + ((q0 k c - I)(1 - r) - I c (k t - 1 + r)) / k,
     /// q2' = q2 r + q0 (1 - c)(1 - r) - I (1 - c)(k t - 1 + r) / k.
     /// The total changes by exactly -I t.

@@ -5,7 +5,7 @@ import SimRandom
 /// top-ups.
 ///
 /// Most charging happens overnight and daytime top-ups are shorter (Ferreira et al.,
-/// Pervasive 2011, FACTS.md §8); the times and their spread are parameters, not confirmed
+/// Pervasive 2011, docs/sources.md §8); the times and their spread are parameters, not confirmed
 /// distributions. Habits nightly, top-up and erratic are files in `models/charging/`. How
 /// fast a session charges is the `ChargingCurve`'s business.
 public struct ChargingHabit: Equatable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import SimEngine
 
-/// Chargers, by the name a scenario uses. Powers from FACTS.md §7 (5 W old adapters, the 20 W
+/// Chargers, by the name a scenario uses. Powers from docs/sources.md §7 (5 W old adapters, the 20 W
 /// adapter, a 27 W peak for iPhone 15, MagSafe 25 W) and the 15 W wireless.
 public enum ChargerPreset: String, Sendable, CaseIterable {
     case wired5W = "wired-5w"
@@ -25,7 +25,7 @@ public enum ChargerPreset: String, Sendable, CaseIterable {
 /// a fixed limit.
 ///
 /// Li-ion charging is constant current to about 4.2 V (roughly 70-80% charged), then constant
-/// voltage with the current tapering to about 3% of rated (FACTS.md §7). Here the battery
+/// voltage with the current tapering to about 3% of rated (docs/sources.md §7). Here the battery
 /// accepts the charger's full delivered power below the knee, then a power that falls linearly
 /// with the remaining charge to `taperFloor` of it at full — so charge approaches full
 /// exponentially, as the CV phase does. The taper is applied in steps of `taperStep` of
@@ -35,25 +35,25 @@ public enum ChargerPreset: String, Sendable, CaseIterable {
 /// left. At the charge limit, or while Optimized Battery Charging holds, it accepts nothing and
 /// the charger powers the load alone.
 public struct ChargingCurve: Equatable, Sendable {
-    /// The charger's rated power, in watts. Default: the 20 W adapter (FACTS.md §7).
+    /// The charger's rated power, in watts. Default: the 20 W adapter (docs/sources.md §7).
     public var powerW: Double = ChargerPreset.wired20W.powerW
     /// The share of the rated power that reaches the battery at most. Default 0.65, derived
-    /// from FACTS.md §7: about 50% of a ~13 Wh iPhone in 30 min with a 20 W adapter is 13 W.
+    /// from docs/sources.md §7: about 50% of a ~13 Wh iPhone in 30 min with a 20 W adapter is 13 W.
     public var deliveredShare: Double = 0.65
-    /// Charge at which constant current gives way to constant voltage (FACTS.md §7: 70-80%).
+    /// Charge at which constant current gives way to constant voltage (docs/sources.md §7: 70-80%).
     public var knee: Double = 0.8
-    /// Accepted power at full, as a share of the peak (FACTS.md §7: current tapers to ~3%).
+    /// Accepted power at full, as a share of the peak (docs/sources.md §7: current tapers to ~3%).
     public var taperFloor: Double = 0.03
     /// Charge step at which the tapering power is re-evaluated.
     public var taperStep: Double = 0.01
-    /// Fixed charge limit (iPhone 15 and later offer 80-100%, FACTS.md §5); 1: none.
+    /// Fixed charge limit (iPhone 15 and later offer 80-100%, docs/sources.md §5); 1: none.
     public var limit: Double = 1
-    /// Optimized Battery Charging: on by default since iOS 13 (FACTS.md §5).
+    /// Optimized Battery Charging: on by default since iOS 13 (docs/sources.md §5).
     public var optimized: Bool = true
-    /// Where Optimized Battery Charging holds (FACTS.md §5: 80%).
+    /// Where Optimized Battery Charging holds (docs/sources.md §5: 80%).
     public var optimizedHold: Double = 0.8
     /// How long before the predicted unplug the hold ends, so charging finishes in time.
-    /// An assumption (FACTS.md §5 says only "finishes by the predicted unplug time").
+    /// An assumption (docs/sources.md §5 says only "finishes by the predicted unplug time").
     public var optimizedLead: SimDuration = .hours(1)
 
     public init() {}

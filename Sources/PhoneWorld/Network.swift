@@ -33,7 +33,7 @@ public struct NetworkState: Equatable, Sendable {
     /// Link quality from 0 to 100, as a policy sees it: 0 without a connection, else
     /// `100 * log10(1 + down) / log10(1 + 100)` capped at 100, so 1 Mbit/s scores 15,
     /// 10 Mbit/s 52 and 100 Mbit/s or more 100. iOS reports a quality score that dasd's
-    /// network policy compares with thresholds (50 seen in a log, FACTS.md §4) but not how
+    /// network policy compares with thresholds (50 seen in a log, docs/sources.md §4) but not how
     /// it is computed: this logarithmic map of throughput is the model's assumption.
     public var quality: Double {
         guard kind != .none, downMbps > 0 else { return 0 }

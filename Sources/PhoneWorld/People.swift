@@ -7,7 +7,7 @@ import SimRandom
 /// Session arrivals are a Poisson process while the person is awake, with a rate shaped by
 /// the hour of day; session lengths have an exponential body and a Pareto tail (Falaki et al.,
 /// MobiSys 2010: 10-200 sessions a day, mean session 10-250 s, exponential body and
-/// shifted-Pareto tail, about 90% of sessions use one app; FACTS.md §8). Profiles light,
+/// shifted-Pareto tail, about 90% of sessions use one app; docs/sources.md §8). Profiles light,
 /// median and heavy are files in `models/people/`.
 public struct PeopleParameters: Equatable, Sendable {
     /// Mean time of day the person goes to sleep (may be after midnight, such as 00:30).
@@ -28,7 +28,7 @@ public struct PeopleParameters: Equatable, Sendable {
     /// Pareto tail: minimum (scale) and shape; the tail's mean is shape * minimum / (shape - 1).
     public var sessionTailMinimum: SimDuration = .minutes(3)
     public var sessionTailShape: Double = 2.5
-    /// Share of sessions that use a single app (FACTS.md §8: about 90%); each other session
+    /// Share of sessions that use a single app (docs/sources.md §8: about 90%); each other session
     /// opens 1 + k apps, k >= 1 geometric with mean `extraAppsMean`.
     public var singleAppShare: Double = 0.9
     public var extraAppsMean: Double = 1.5

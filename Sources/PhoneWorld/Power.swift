@@ -4,15 +4,15 @@
 /// The standby baseline (everything suspended, radios idle) is `BatteryParameters.idleDrainW`;
 /// radios are `RadioLink`s. Profiles in `models/phones/` give these per phone.
 public struct PowerParameters: Equatable, Sendable {
-    /// Display on at typical brightness: 0.58 W (AT&T ARO, FACTS.md §6).
+    /// Display on at typical brightness: 0.58 W (AT&T ARO, docs/sources.md §6).
     public var screenW: Double = 0.58
-    /// CPU while the person uses an app. Not in FACTS.md: an assumption between the Pixel 6
+    /// CPU while the person uses an app. An assumption (docs/sources.md §12) between the Pixel 6
     /// power profile's idle CPU (28.6 mA at 3.7 V, 0.11 W) and a busy big core.
     public var cpuForegroundW: Double = 0.6
     /// CPU while background work runs: an assumption, about one mid core busy.
     public var cpuBackgroundW: Double = 0.4
     /// An incoming call, screen off at the ear: the Pixel 6 modem receiving (198 mA) and
-    /// transmitting at its lowest level (223 mA) at 3.7 V, averaged (FACTS.md §6).
+    /// transmitting at its lowest level (223 mA) at 3.7 V, averaged (docs/sources.md §6).
     public var callW: Double = 0.78
 
     public init() {}

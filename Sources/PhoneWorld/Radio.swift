@@ -12,7 +12,7 @@ public struct TailStage: Equatable, Sendable {
 }
 
 /// How one radio technology spends energy: a promotion from idle, an active state whose power
-/// grows with throughput, and a tail of one or more stages (FACTS.md §6).
+/// grows with throughput, and a tail of one or more stages (docs/sources.md §6).
 ///
 /// The numbers live in `models/radios/*.yaml` with their sources (LTE and 3G from the AT&T
 /// ARO tool's configuration files, Huang et al. MobiSys 2012; Wi-Fi from the same tool).
@@ -76,7 +76,7 @@ public struct Transfer: Equatable, Sendable {
 /// keeps every phase end an exact instant. Any transfer that arrives during the tail starts
 /// at once with no promotion and ends that tail; any that arrives during promotion or
 /// activity joins the queue. So closely spaced or overlapping use shares one promotion, one
-/// active period and one tail, the effect TailEnder (IMC 2009) exploits (FACTS.md §6).
+/// active period and one tail, the effect TailEnder (IMC 2009) exploits (docs/sources.md §6).
 ///
 /// The link is driven by its owner: call `advance(to:)` at the instant `nextEvent` names
 /// (and before any change), which moves through every transition due by then and returns

@@ -1,4 +1,4 @@
-/// The user's settings that bear on background work (FACTS.md §5).
+/// The user's settings that bear on background work (docs/sources.md §5).
 public struct Settings: Equatable, Sendable {
     /// Settings > General > Background App Refresh.
     public enum BackgroundAppRefresh: String, Sendable, CaseIterable {
@@ -17,9 +17,9 @@ public struct Settings: Equatable, Sendable {
 
     public var backgroundAppRefresh: BackgroundAppRefresh = .wifiAndCellular
     public var lowPowerMode: LowPowerMode = .auto
-    /// Charge levels at which the phone offers Low Power Mode, falling (FACTS.md §5).
+    /// Charge levels at which the phone offers Low Power Mode, falling (docs/sources.md §5).
     public var lowPowerPromptLevels: [Double] = [0.2, 0.1]
-    /// Charge at which Low Power Mode turns itself off while charging (FACTS.md §5, [secondary]).
+    /// Charge at which Low Power Mode turns itself off while charging (docs/sources.md §5, [secondary]).
     public var lowPowerOffLevel: Double = 0.8
 
     public init() {}

@@ -2,7 +2,7 @@ import PhoneWorld
 import SimEngine
 import SimRandom
 
-/// The rules iOS enforces on apps and their background work (FACTS.md §1-3): the life
+/// The rules iOS enforces on apps and their background work (docs/sources.md §1-3): the life
 /// cycle, BGTaskScheduler submissions, the gates, budgets and expiration, and finite-length
 /// background time.
 extension PhoneSimulation {
@@ -56,7 +56,7 @@ extension PhoneSimulation {
         // Moved into the store, not copied: the optimizer kept a copy (retaining the request's
         // strings) and released the local after, about 140 instructions a submission.
         tasks.append(TaskState(request: consume request, model: k))
-        // Background App Refresh off, for the phone or the app, turns both kinds off (FACTS.md §5).
+        // Background App Refresh off, for the phone or the app, turns both kinds off (docs/sources.md §5).
         let available = setup.settings.backgroundAppRefresh != .off && setup.apps[app].backgroundRefresh
         let pending = BGTaskScheduler.Pending(identifier: setup.apps[app].tasks[k].identifier, kind: kind, task: id,
                                               earliestBegin: begin)
@@ -94,7 +94,7 @@ extension PhoneSimulation {
     var inUse: Bool { foreground != nil || inCall }
 
     /// The first gate that keeps this request from starting now, or `nil` when the system
-    /// lets it start (FACTS.md §1-5): the phone on, Low Power Mode off, Background App
+    /// lets it start (docs/sources.md §1-5): the phone on, Low Power Mode off, Background App
     /// Refresh on (for the phone and the app, on Wi-Fi if it says so), the app in the
     /// switcher and not in the foreground; for processing, the phone idle and the request's
     /// power and network requirements met.
@@ -351,7 +351,7 @@ extension PhoneSimulation {
         for i in runningIDs { watchCPU(TaskID(i)) }
     }
 
-    /// Arms or disarms the CPU monitor for a running task (FACTS.md §2).
+    /// Arms or disarms the CPU monitor for a running task (docs/sources.md §2).
     mutating func watchCPU(_ id: TaskID) {
         let i = id.rawValue
         guard tasks[i].status == .running, let monitor = setup.system.cpuMonitor else { return }
@@ -657,7 +657,7 @@ extension PhoneSimulation {
         sink.worldEvent(.launch(app: l.app), at: sim.now)
         guard isOn else { return }
         if let app = l.app { usage.opened(app, at: sim.now) }
-        // The system ends processing tasks when the person starts using the phone (FACTS.md §2).
+        // The system ends processing tasks when the person starts using the phone (docs/sources.md §2).
         if !wasInUse { endProcessing(.deviceInUse) { _ in true } }
         updateFront(cause: .open)
         if let app = l.app, setup.apps[app].launchDownBytes > 0 {
@@ -706,7 +706,7 @@ extension PhoneSimulation {
         updateFront(cause: .call)
     }
 
-    /// Memory pressure purges a suspended app, without notice (FACTS.md §1).
+    /// Memory pressure purges a suspended app, without notice (docs/sources.md §1).
     mutating func purge(_ i: Int) {
         let p = world.people.purges[i]
         if i + 1 < world.people.purges.count { scheduleWorld(.purge(i + 1), at: world.people.purges[i + 1].time) }

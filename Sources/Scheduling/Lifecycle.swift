@@ -1,6 +1,6 @@
 import SimEngine
 
-/// The states of an iOS app (FACTS.md §1).
+/// The states of an iOS app (docs/sources.md §1).
 public enum AppState: String, Sendable, CaseIterable {
     case notRunning = "not_running"
     /// In the foreground, not receiving events (launching, resigning, during a call).
@@ -17,7 +17,7 @@ public enum AppState: String, Sendable, CaseIterable {
     public var isForeground: Bool { self == .active || self == .inactive }
 }
 
-/// The `UIApplicationDelegate` calls that accompany transitions (FACTS.md §1).
+/// The `UIApplicationDelegate` calls that accompany transitions (docs/sources.md §1).
 public enum DelegateEvent: String, Sendable, CaseIterable {
     case willFinishLaunching, didFinishLaunching, didBecomeActive, willResignActive
     case didEnterBackground, willEnterForeground, willTerminate
@@ -51,12 +51,12 @@ public enum LifecycleCause: String, Sendable, CaseIterable {
 public struct AppLifecycle: Sendable, Equatable {
     public private(set) var state = AppState.notRunning
     /// Swiped away in the app switcher and not opened since: no background launches
-    /// (WWDC20 session 10063, FACTS.md §1).
+    /// (WWDC20 session 10063, docs/sources.md §1).
     public private(set) var swipedAway = false
 
     public init() {}
 
-    /// The transitions iOS makes (FACTS.md §1). Termination may come from any state.
+    /// The transitions iOS makes (docs/sources.md §1). Termination may come from any state.
     public static func allows(_ from: AppState, _ to: AppState) -> Bool {
         switch (from, to) {
         case (.notRunning, .inactive), (.notRunning, .background),
@@ -108,7 +108,7 @@ public struct LifecycleTransition: Sendable, Equatable {
     public var delegateEvents: [DelegateEvent] { AppLifecycle.delegateEvents(from: from, to: to, cause: cause) }
 }
 
-/// How much finite-length background time `beginBackgroundTask` grants (FACTS.md §3).
+/// How much finite-length background time `beginBackgroundTask` grants (docs/sources.md §3).
 public enum BackgroundTimeGrant: String, Sendable, CaseIterable {
     /// iOS 13 and later: about 30 s.
     case ios13

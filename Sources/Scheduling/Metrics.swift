@@ -186,7 +186,7 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var startedByKind = [Int](repeating: 0, count: TaskKind.allCases.count)
     /// Times the system launched an app that was not running into the background.
     public private(set) var backgroundLaunches = 0
-    /// Times the system terminated an app for breaking a rule (FACTS.md §2-3).
+    /// Times the system terminated an app for breaking a rule (docs/sources.md §2-3).
     public private(set) var terminations = 0
     public private(set) var promotions = 0
     public private(set) var taskPromotions = 0

@@ -31,22 +31,22 @@ public struct PhoneSetup: Equatable, Sendable {
     public init() {}
 }
 
-/// The limits iOS sets on background work (FACTS.md §2-3), apart from the fixed ones in
+/// The limits iOS sets on background work (docs/sources.md §2-3), apart from the fixed ones in
 /// `BGTaskScheduler` (pending limits).
 public struct SystemRules: Equatable, Sendable {
-    /// Time a refresh task may run before it expires: "up to 30 seconds" (FACTS.md §2).
+    /// Time a refresh task may run before it expires: "up to 30 seconds" (docs/sources.md §2).
     public var refreshBudget: SimDuration = .seconds(30)
-    /// Time a processing task may run: "can run for minutes" (FACTS.md §2); 5 minutes is an
+    /// Time a processing task may run: "can run for minutes" (docs/sources.md §2); 5 minutes is an
     /// assumption within "several minutes".
     public var processingBudget: SimDuration = .minutes(5)
-    /// Finite-length background time `beginBackgroundTask` grants (FACTS.md §3).
+    /// Finite-length background time `beginBackgroundTask` grants (docs/sources.md §3).
     public var backgroundTime: SimDuration = BackgroundTimeGrant.ios13.duration
     /// Time the system waits, after calling an expiration handler, for the app to end the
-    /// task before terminating the app. Assumption: FACTS.md gives no figure.
+    /// task before terminating the app. Assumption (docs/sources.md §12).
     public var expirationGrace: SimDuration = .seconds(1)
-    /// The CPU monitor on battery (FACTS.md §2, [secondary]); `nil`: off.
+    /// The CPU monitor on battery (docs/sources.md §2, [secondary]); `nil`: off.
     public var cpuMonitor: CPUMonitor? = CPUMonitor()
-    /// Time a legacy background fetch handler has: 30 s (FACTS.md §2).
+    /// Time a legacy background fetch handler has: 30 s (docs/sources.md §2).
     public var fetchBudget: SimDuration = .seconds(30)
     /// Time the app has for a silent push, and for handling a finished background transfer:
     /// 30 s, as for `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`
@@ -64,14 +64,14 @@ public struct SystemRules: Equatable, Sendable {
 }
 
 /// On battery, the system kills a processing task that keeps more than `threshold` of a core
-/// busy for `window` (FACTS.md §2, [secondary]). Tasks that require external power are exempt.
+/// busy for `window` (docs/sources.md §2, [secondary]). Tasks that require external power are exempt.
 public struct CPUMonitor: Equatable, Sendable {
     public var threshold = 0.8
     public var window: SimDuration = .seconds(60)
     public init() {}
 }
 
-/// The random streams of one replication, one per exogenous source (FACTS.md §10), so that
+/// The random streams of one replication, one per exogenous source (docs/sources.md §11), so that
 /// within a replication every policy sees the same world.
 ///
 /// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, and per app

@@ -1,12 +1,12 @@
 import SimEngine
 
 /// One app's `BGTaskScheduler`: permitted identifiers, registration, and the pending
-/// requests with the rules `submit` enforces (FACTS.md §2).
+/// requests with the rules `submit` enforces (docs/sources.md §2).
 ///
 /// Pure bookkeeping: it decides what is accepted, replaced, cancelled or pending; the
 /// simulation decides when pending requests run.
 public struct BGTaskScheduler: Sendable {
-    /// At most this many refresh and processing requests pending per app (FACTS.md §2).
+    /// At most this many refresh and processing requests pending per app (docs/sources.md §2).
     public static let refreshLimit = 1
     public static let processingLimit = 10
 

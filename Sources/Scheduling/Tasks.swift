@@ -10,17 +10,17 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// The kind of background work: each door through which an app runs in the background
-/// (FACTS.md §1-3) is its own kind in `tasks.csv` and the metrics.
+/// (docs/sources.md §1-3) is its own kind in `tasks.csv` and the metrics.
 public enum TaskKind: String, Sendable, CaseIterable {
-    /// `BGAppRefreshTask`: short, keeps content fresh, up to 30 s (FACTS.md §2).
+    /// `BGAppRefreshTask`: short, keeps content fresh, up to 30 s (docs/sources.md §2).
     case refresh
     /// `BGProcessingTask`: deferrable maintenance, minutes, only while the phone is idle.
     case processing
     /// Finite-length background time (`beginBackgroundTask`) after the app left the
-    /// foreground (FACTS.md §3). Not scheduled: it starts when the app asks.
+    /// foreground (docs/sources.md §3). Not scheduled: it starts when the app asks.
     case finiteLength = "finite_length"
     /// Legacy background fetch (`performFetchWithCompletionHandler`, 30 s), decided like a
-    /// refresh (FACTS.md §2).
+    /// refresh (docs/sources.md §2).
     case fetch
     /// A silent push (`content-available`) the system delivered: 30 s in the background.
     case silentPush = "silent_push"
@@ -54,7 +54,7 @@ public enum TaskKind: String, Sendable, CaseIterable {
     /// Work a scheduling policy decides on: BGTaskScheduler's two kinds and legacy fetch.
     public var isScheduled: Bool { self == .refresh || self == .processing || self == .fetch }
 
-    /// Work the system decides on like a refresh (FACTS.md §2, §4).
+    /// Work the system decides on like a refresh (docs/sources.md §2, §4).
     public var isRefreshLike: Bool { self == .refresh || self == .fetch }
 
     /// A session of a continuous background mode.
@@ -74,7 +74,7 @@ public enum TaskKind: String, Sendable, CaseIterable {
     }
 }
 
-/// Why `BGTaskScheduler.submit` refused a request (`BGTaskScheduler.Error.Code`, FACTS.md §2).
+/// Why `BGTaskScheduler.submit` refused a request (`BGTaskScheduler.Error.Code`, docs/sources.md §2).
 public enum SubmitError: String, Sendable, CaseIterable, Error {
     /// Background App Refresh is off for the app or the phone.
     case unavailable
@@ -103,7 +103,7 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     case rejected
     /// Still pending when the simulation ended.
     case neverRun = "never_run"
-    /// Never delivered: a silent push to an app the person swiped away (FACTS.md §1) or that
+    /// Never delivered: a silent push to an app the person swiped away (docs/sources.md §1) or that
     /// opted out of running in the background; a background transfer of a swiped-away app.
     case dropped
 
@@ -165,7 +165,7 @@ public struct TaskRequest: Sendable {
 }
 
 /// Why an eligible request (past its `earliestBeginDate`) was not started at a decision
-/// point: the first gate that was closed, in the order the system checks them (FACTS.md
+/// point: the first gate that was closed, in the order the system checks them (docs/sources.md
 /// §1-5), or the policy's choice.
 public enum HoldReason: Int, CaseIterable, Sendable {
     case phoneOff

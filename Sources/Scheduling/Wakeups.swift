@@ -37,7 +37,7 @@ public struct PushArrival: Equatable, Sendable {
     }
 }
 
-/// The other doors through which apps run in the background (FACTS.md §1-3): continuous
+/// The other doors through which apps run in the background (docs/sources.md §1-3): continuous
 /// background modes, legacy background fetch, silent pushes, background transfers, geofence
 /// crossings, opting out, and state preservation with the work redone after a loss.
 extension PhoneSimulation {
@@ -94,7 +94,7 @@ extension PhoneSimulation {
 
     // MARK: - Silent pushes
 
-    /// A push reaches the phone. None reaches an app the person swiped away (FACTS.md §1) or
+    /// A push reaches the phone. None reaches an app the person swiped away (docs/sources.md §1) or
     /// one that opted out of the background; otherwise it is held, replacing any older held
     /// one (only the newest is kept), until the gates and the app's budget let it through.
     mutating func pushArrived(_ k: Int) {

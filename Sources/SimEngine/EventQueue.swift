@@ -49,7 +49,7 @@ public struct ScheduledEvent<Event> {
 ///
 /// A binary min-heap alone does not keep ties in order, so each entry carries a key that
 /// packs the priority above a 56-bit insertion sequence number; (time, key) is then a total
-/// order and equal-time events leave in (priority, insertion) order (FACTS.md §10).
+/// order and equal-time events leave in (priority, insertion) order (docs/sources.md §11).
 ///
 /// Cancellation is lazy. Each pending event owns a slot that records its key while it is
 /// live; cancelling clears the slot in O(1), and the dead entry is dropped when it reaches

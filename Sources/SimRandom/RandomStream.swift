@@ -55,7 +55,7 @@ public struct RandomStreamError: Error, CustomStringConvertible, Equatable {
 /// (master seed, sweep point, replication, stream name), so
 ///
 /// - every policy simulated in the same replication sees the same world (common random
-///   numbers, FACTS.md §10), and
+///   numbers, docs/sources.md §11), and
 /// - a replication gives the same numbers whether it runs alone, on another thread, or in
 ///   another shard of a cluster job: nothing about how the work is split enters the seed.
 public struct StreamID: Hashable, Sendable, CustomStringConvertible {

@@ -45,7 +45,7 @@ struct ProfileTests {
         }
     }
 
-    @Test func theShippedProfilesCarryFACTSNumbers() throws {
+    @Test func theShippedProfilesCarryTheSourcedNumbers() throws {
         let s = try Scenario.parse(yaml: minimal, file: "s.yaml")
         let lte = s.setup.network.cellularRadio
         #expect(lte.promotion == .milliseconds(260) && lte.promotionW == 1.21)

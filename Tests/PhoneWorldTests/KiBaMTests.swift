@@ -17,7 +17,7 @@ struct KiBaMTests {
     }
 
     /// From full under constant current I, KiBaM empties at the T solving
-    /// I T = qmax k c T / (1 - e^(-kT) + c (kT - 1 + e^(-kT))) (Manwell & McGowan; FACTS.md §7).
+    /// I T = qmax k c T / (1 - e^(-kT) + c (kT - 1 + e^(-kT))) (Manwell & McGowan; docs/sources.md §7).
     @Test(arguments: [0.5, 2, 5, 10, 20, 40])
     func emptiesWhenTheClosedFormSaysSo(watts: Double) throws {
         for (c, k) in [(0.625, 4.5e-5), (0.3, 1e-3), (0.9, 2e-6)] {

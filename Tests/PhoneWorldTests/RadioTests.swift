@@ -2,7 +2,7 @@ import Testing
 @testable import PhoneWorld
 import SimEngine
 
-/// LTE as FACTS.md §6 gives it (AT&T ARO lte.conf), written out here so the test checks the
+/// LTE as docs/sources.md §6 gives it (AT&T ARO lte.conf), written out here so the test checks the
 /// model against the source, not against itself.
 let lte: RadioProfile = {
     var r = RadioProfile(name: "lte")
@@ -48,7 +48,7 @@ struct RadioTests {
         let formula = 0.26 * 1.21 + transferS * (1.2 + 0.05197 * 20) + 10.1 * 1.06
         #expect(abs(r.energyJ - formula) / formula < 0.01)
         #expect(abs(r.energyJ - formula) < 1e-9, "exact to the microsecond: \(r.energyJ) vs \(formula)")
-        #expect(r.energyJ > 10 && r.energyJ < 12, "on the order of 10 J, almost all tail (FACTS.md §6)")
+        #expect(r.energyJ > 10 && r.energyJ < 12, "on the order of 10 J, almost all tail (docs/sources.md §6)")
         #expect(r.finished.map(\.1) == [.after(.microseconds(260_000 + 4_000))])
         #expect(r.link.state == .idle)
     }

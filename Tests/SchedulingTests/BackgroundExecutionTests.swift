@@ -46,7 +46,7 @@ func appWith(_ name: String, _ tasks: [AppTask]) -> AppParameters {
     return a
 }
 
-@Suite("BGTaskScheduler rules, scenario by scenario (FACTS.md §2)")
+@Suite("BGTaskScheduler rules, scenario by scenario (docs/sources.md §2)")
 struct SchedulerRuleTests {
     @Test func aSecondRefreshSubmitReplacesTheFirst() throws {
         let a = appWith("news", [task("news.refresh", .refresh, submitOn: [.background])])
@@ -164,7 +164,7 @@ struct BGTaskSchedulerTests {
     }
 }
 
-@Suite("Execution: budgets, expiration, processing rules (FACTS.md §2)")
+@Suite("Execution: budgets, expiration, processing rules (docs/sources.md §2)")
 struct ExecutionRuleTests {
     func longRefresh(response: SimDuration, forgets: Double = 0) -> AppParameters {
         var a = appWith("x", [task("x.r", .refresh, submitOn: [.background], cpu: 40, earliest: .zero)])
@@ -263,7 +263,7 @@ struct ExecutionRuleTests {
     }
 }
 
-@Suite("Finite-length background time (FACTS.md §3)")
+@Suite("Finite-length background time (docs/sources.md §3)")
 struct BackgroundTimeTests {
     func uploader(cpu: Double, forgets: Double = 0) -> AppParameters {
         var a = app("up")
@@ -333,7 +333,7 @@ struct BackgroundTimeTests {
     }
 }
 
-@Suite("Gates every policy obeys (FACTS.md §1, §4-5)")
+@Suite("Gates every policy obeys (docs/sources.md §1, §4-5)")
 struct GateTests {
     @Test func aSwipedAwayAppGetsNoBackgroundLaunchesUntilReopened() throws {
         let a = appWith("x", [task("x.r", .refresh, submitOn: [.background], earliest: .zero)])
@@ -380,7 +380,7 @@ struct GateTests {
     }
 }
 
-@Suite("App life cycle (FACTS.md §1)")
+@Suite("App life cycle (docs/sources.md §1)")
 struct LifecycleTests {
     @Test func openLeaveAndTheDelegateCalls() throws {
         let run = try simulate(quiet(hours: 1, apps: [appWith("x", [])], launches: [use(0, at(0, 5), at(0, 6))]), EagerPolicy())
@@ -409,7 +409,7 @@ struct LifecycleTests {
         #expect(run.transitions.map(\.1).first { $0.cause == .backgroundWork }?.delegateEvents == [.willFinishLaunching, .didFinishLaunching])
     }
 
-    @Test func theTransitionTableMatchesFACTS() {
+    @Test func theTransitionTableMatchesTheSources() {
         #expect(AppLifecycle.allows(.notRunning, .background), "launched into the background")
         #expect(!AppLifecycle.allows(.notRunning, .active), "through inactive")
         #expect(!AppLifecycle.allows(.suspended, .active))

@@ -4,7 +4,7 @@ import SimEngine
 import SimRandom
 import Testing
 
-/// The other doors into the background (FACTS.md §1-3, issue 9), each with exact expectations.
+/// The other doors into the background (docs/sources.md §1-3, issue 9), each with exact expectations.
 @Suite("Continuous modes, legacy fetch, wake-ups, opting out, state preservation")
 struct BackgroundMechanismTests {
     /// A navigation app whose session goes on for `length` after the person leaves it,
@@ -54,7 +54,7 @@ struct BackgroundMechanismTests {
         // The refresh starts at 0:26 in both runs. Alone it pays LTE's promotion and the whole
         // tail; riding, a chunk is on the air at the same instant (0:26 is 1,500 s after 0:01),
         // so it needs no promotion and shares the tail, cut 5 s later by the next chunk, with
-        // the navigation session (FACTS.md §6, lte.conf numbers).
+        // the navigation session (docs/sources.md §6, lte.conf numbers).
         let activeW = lteRadio.activeW + lteState.downMbps * lteRadio.downWPerMbps
         let transfer = 800_000 / (lteState.downMbps * 1e6)  // 100 KB: 0.04 s
         let chunk = 160_000 / (lteState.downMbps * 1e6)      // 20 KB: 0.008 s

@@ -8,7 +8,7 @@ import Testing
 @Suite("Phone simulation: iOS rules and invariants")
 struct PhoneSimulationTests {
     @Test func refreshWorkBeyondThirtySecondsExpiresAtTheBudget() throws {
-        // Mean work 10 min: nearly every task exceeds the 30 s refresh budget (FACTS.md §2).
+        // Mean work 10 min: nearly every task exceeds the 30 s refresh budget (docs/sources.md §2).
         let s = setup(days: 1, apps: [app("podcasts", work: .minutes(10), power: 2)])
         let run = try simulate(s, EagerPolicy())
         let expired = run.records.filter { $0.outcome == .expired }

@@ -78,7 +78,7 @@ struct CoalesceTests {
     }
 }
 
-@Suite("ios: the Duet Activity Scheduler model (FACTS.md §4)")
+@Suite("ios: the Duet Activity Scheduler model (docs/sources.md §4)")
 struct DuetTests {
     func refresh(app: Int = 0) -> EligibleTask {
         EligibleTask(id: TaskID(0), app: app, kind: .refresh, submitted: .start, earliestBegin: .start)
@@ -271,7 +271,7 @@ extension DuetTests {
     }
 }
 
-@Suite("android: Doze, standby buckets and quotas (FACTS.md §9)")
+@Suite("android: Doze, standby buckets and quotas (docs/sources.md §9)")
 struct AndroidTests {
     func state(_ now: SimInstant, lastUse: SimInstant = .start) -> DeviceState {
         var s = DeviceState(now: now, charge: 0.8, isCharging: false)

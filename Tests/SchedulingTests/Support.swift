@@ -123,7 +123,7 @@ func sessions(_ setup: PhoneSetup, seed: UInt64 = 1, replication: UInt64 = 0) th
     return setup.charging.sessions(until: .after(setup.duration), stream: streams.charger)
 }
 
-/// Radios as FACTS.md §6 gives them (AT&T ARO).
+/// Radios as docs/sources.md §6 gives them (AT&T ARO).
 let lteRadio: RadioProfile = {
     var r = RadioProfile(name: "lte")
     r.promotion = .milliseconds(260)

@@ -1,7 +1,7 @@
 import PhoneWorld
 import SimEngine
 
-/// Android's JobScheduler under Doze and App Standby buckets (FACTS.md §9), applied to the
+/// Android's JobScheduler under Doze and App Standby buckets (docs/sources.md §9), applied to the
 /// scenario's requests, for comparison with iOS.
 ///
 /// - **Doze** (AOSP DeviceIdleController): the phone enters Doze `inactiveAfter` (30 min)
@@ -36,7 +36,7 @@ public struct AndroidPolicy: SchedulingPolicy {
     }
 
     public struct Parameters: Equatable, Sendable {
-        // Doze (FACTS.md §9).
+        // Doze (docs/sources.md §9).
         public var doze = true
         public var inactiveAfter: SimDuration = .minutes(30)
         public var firstIdle: SimDuration = .minutes(60)
@@ -47,7 +47,7 @@ public struct AndroidPolicy: SchedulingPolicy {
         public var activeWithin: SimDuration = .hours(1)
         public var workingSetWithin: SimDuration = .hours(12)
         public var frequentWithin: SimDuration = .hours(24)
-        /// Per bucket, in `Bucket` order (FACTS.md §9).
+        /// Per bucket, in `Bucket` order (docs/sources.md §9).
         public var quotas = [
             Quota(time: nil, window: .minutes(10), maxJobs: 75),
             Quota(time: .minutes(10), window: .hours(2), maxJobs: 120),

@@ -1,7 +1,7 @@
 import PhoneWorld
 import SimEngine
 
-/// Tail-aware batching (TailEnder, IMC 2009; FACTS.md §6): a cellular fetch costs on the order
+/// Tail-aware batching (TailEnder, IMC 2009; docs/sources.md §6): a cellular fetch costs on the order
 /// of 10 J, almost all of it the radio's promotion and tail, so work waits until a batch is
 /// worth one promotion.
 ///

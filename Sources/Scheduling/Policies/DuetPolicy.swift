@@ -2,7 +2,7 @@ import Foundation
 import PhoneWorld
 import SimEngine
 
-/// A model of iOS's Duet Activity Scheduler (dasd), FACTS.md §4: a set of policies each
+/// A model of iOS's Duet Activity Scheduler (dasd), docs/sources.md §4: a set of policies each
 /// answer for a request, and a weighted score decides what the answers leave open.
 ///
 /// For each eligible request, every rule gives a verdict:
@@ -30,7 +30,7 @@ import SimEngine
 /// `threshold`. A score of zero or less is a must-not. Thermal and memory pressure are not
 /// modelled, so their rules are left out rather than given a made-up constant score.
 ///
-/// Every number is a parameter; defaults come from FACTS.md §4 where it has one and are
+/// Every number is a parameter; defaults come from docs/sources.md §4 where it has one and are
 /// marked as assumptions where it does not (threshold, budgets, rate limit: dasd's values are
 /// unknown).
 public struct DuetPolicy: SchedulingPolicy {
@@ -50,7 +50,7 @@ public struct DuetPolicy: SchedulingPolicy {
     }
 
     public struct Parameters: Equatable, Sendable {
-        // Battery policy (FACTS.md §4).
+        // Battery policy (docs/sources.md §4).
         public var refreshBattery = BatteryCurve.utility
         public var processingBattery = BatteryCurve.maintenance
         public var pluggedInBonus = 1.2
@@ -68,7 +68,7 @@ public struct DuetPolicy: SchedulingPolicy {
         public var applicationWeight = 50.0
         // Network quality policy.
         public var networkWeight = 8.4
-        /// Assumption: a Wi-Fi quality of 50 was seen as a requirement in a log (FACTS.md §4);
+        /// Assumption: a Wi-Fi quality of 50 was seen as a requirement in a log (docs/sources.md §4);
         /// applied here to any connection.
         public var minNetworkQuality = 50.0
         // Budgets and rate limit: assumptions (dasd's values are not published).

@@ -3,7 +3,7 @@ import SimEngine
 /// An online per-app launch predictor, learned from the simulated history as it happens.
 ///
 /// The day is cut into bins of `binWidth` (7.5 minutes: dasd predicts launches about 7.5 min
-/// ahead, FACTS.md §4). For each app and bin it counts the days on which the person opened the
+/// ahead, docs/sources.md §4). For each app and bin it counts the days on which the person opened the
 /// app in that bin, and estimates the probability of a launch in that bin as
 /// `(days with a launch + prior * priorDays) / (days the bin has elapsed + priorDays)`: the
 /// prior (dasd's default 0.0025) until history outweighs it.

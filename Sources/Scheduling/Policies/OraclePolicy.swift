@@ -11,7 +11,7 @@ import SimEngine
 /// request is planned at the latest instant of the best class in its window: running late
 /// means the fewest runs (an app's handler resubmits an interval after each run) and the
 /// freshest content at the next use. On cellular, where promotion and tail dominate (about
-/// 10 J a fetch, FACTS.md §6), it is planned instead at the last instant of that class at
+/// 10 J a fetch, docs/sources.md §6), it is planned instead at the last instant of that class at
 /// which the person opens an app that fetches (the radio will be awake: the work rides it).
 ///
 /// At a decision point it starts every request whose planned instant has come, and with them

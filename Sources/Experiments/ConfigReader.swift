@@ -42,6 +42,11 @@ struct ConfigReader {
         mutating func required<T>(_ key: String, _ what: String,
                                   _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
             guard let v = node(key) else {
+                // A misspelt required key is far more likely than a missing one: name it.
+                if let typo = pairs.first(where: { Self.isClose($0.key, to: key) }) {
+                    throw reader.error(typo.value, path.appending(typo.key),
+                                       "unknown key '\(typo.key)'; did you mean '\(key)'?", line: typo.keyLine)
+                }
                 throw reader.error(node, path.appending(key), "missing; expected \(what)")
             }
             return try read(v, path.appending(key))
@@ -53,12 +58,17 @@ struct ConfigReader {
             return try read(v, path.appending(key))
         }
 
+        /// Whether `unknown` is near enough to `known` to be suggested as its misspelling.
+        static func isClose(_ unknown: String, to known: String) -> Bool {
+            unknown != known && editDistance(known, unknown) <= max(2, unknown.count / 3)
+        }
+
         /// Throws for the first key that no reader asked for, suggesting the closest known key.
         func finish() throws(ScenarioError) {
             for pair in pairs where !asked.contains(pair.key) {
                 var message = "unknown key '\(pair.key)'"
                 if let close = asked.min(by: { editDistance($0, pair.key) < editDistance($1, pair.key) }),
-                   editDistance(close, pair.key) <= max(2, pair.key.count / 3) {
+                   Self.isClose(pair.key, to: close) {
                     message += "; did you mean '\(close)'? Known keys: "
                 } else {
                     message += "; known keys: "

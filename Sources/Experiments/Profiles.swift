@@ -50,29 +50,30 @@ enum Profiles {
     }
 
     /// Replaces every profile reference in `tree` by the merged profile.
-    /// - Parameter modelsDir: the folder holding `phones/`, `people/` and the other kinds.
+    /// - Parameter modelsDirs: the folders holding `phones/`, `people/` and the other kinds,
+    ///   searched in order.
     /// - Parameter documents: parsed profile files; each is read and parsed once, however
     ///   many references name it (the reference scenario names each app model four times) and
     ///   however many scenarios share the cache (a sweep's points). Parsing was most of startup.
-    static func resolve(_ tree: inout ConfigNode, modelsDir: String, file: String, documents: DocumentCache) throws(ScenarioError) {
+    static func resolve(_ tree: inout ConfigNode, modelsDirs: [String], file: String, documents: DocumentCache) throws(ScenarioError) {
         for kind in kinds {
-            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDir: modelsDir, file: file,
+            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDirs: modelsDirs, file: file,
                         parsed: documents)
         }
     }
 
     private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<ConfigKeyPath.Component>, walked: ConfigKeyPath,
                                 kind: (path: ConfigKeyPath, folder: String, what: String),
-                                modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
+                                modelsDirs: [String], file: String, parsed: DocumentCache) throws(ScenarioError) {
         guard let first = rest.first else {
-            try expand(&node, at: walked, kind: kind, modelsDir: modelsDir, file: file, parsed: parsed)
+            try expand(&node, at: walked, kind: kind, modelsDirs: modelsDirs, file: file, parsed: parsed)
             return
         }
         if first == anyIndex {
             guard case .sequence(var items) = node.value else { return }
             for i in items.indices {
                 try resolve(&items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
-                            modelsDir: modelsDir, file: file, parsed: parsed)
+                            modelsDirs: modelsDirs, file: file, parsed: parsed)
             }
             node.value = .sequence(items)
             return
@@ -80,13 +81,13 @@ enum Profiles {
         guard case .key(let key) = first, case .mapping(var pairs) = node.value,
               let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
         try resolve(&pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
-                    modelsDir: modelsDir, file: file, parsed: parsed)
+                    modelsDirs: modelsDirs, file: file, parsed: parsed)
         node.value = .mapping(pairs)
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
     private static func expand(_ node: inout ConfigNode, at here: ConfigKeyPath, kind: (path: ConfigKeyPath, folder: String, what: String),
-                               modelsDir: String, file: String, parsed: DocumentCache) throws(ScenarioError) {
+                               modelsDirs: [String], file: String, parsed: DocumentCache) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
         let namePath: ConfigKeyPath
@@ -104,14 +105,20 @@ enum Profiles {
             return  // the section's reader reports the wrong kind of value
         }
         let name = try reader.name(nameNode, namePath)
-        let folder = (modelsDir as NSString).appendingPathComponent(kind.folder)
-        let path = (folder as NSString).appendingPathComponent(name + ".yaml")
-        guard var base = try parsed.file(path) else {
-            let known = available(in: folder)
-            throw reader.error(nameNode, namePath,
-                               "no \(kind.what) named '\(name)' (looked for \(path)); "
-                               + (known.isEmpty ? "that folder has no profiles" : "known: \(known.joined(separator: ", "))"))
+        let paths = modelsDirs.map { ($0 as NSString).appendingPathComponent(kind.folder + "/" + name + ".yaml") }
+        var found: (path: String, tree: ConfigNode)?
+        for path in paths {
+            if let tree = try parsed.file(path) { found = (path, tree); break }
         }
+        guard let found else {
+            let known = Set(modelsDirs.flatMap { available(in: ($0 as NSString).appendingPathComponent(kind.folder)) }).sorted()
+            throw reader.error(nameNode, namePath,
+                               "no \(kind.what) named '\(name)' (looked for \(paths.joined(separator: ", "))); "
+                               + (known.isEmpty ? "none of those folders has profiles" : "known: \(known.joined(separator: ", "))")
+                               + "; a scenario's 'models' key names the folder that holds \(kind.folder)/")
+        }
+        let path = found.path
+        var base = found.tree
         guard case .mapping(let basePairs) = base.value else {
             throw ScenarioError(.invalid, file: path, line: base.line, column: base.column,
                                 message: "a \(kind.what) file must be a mapping of keys to values")
@@ -220,4 +227,26 @@ final class DocumentCache: Sendable {
         }
         return try result.get()
     }
+}
+
+/// The `models/` folder bgsim ships with, where a scenario outside it finds the bundled
+/// profiles: `$BGSIM_MODELS`, else `share/bgsim/models` beside the installed binary (`make
+/// install`), else the `models/` folder of the source tree this binary was built from.
+enum BundledModels {
+    static let folder: String? = {
+        let fm = FileManager.default
+        func isFolder(_ path: String) -> Bool {
+            var dir: ObjCBool = false
+            return fm.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
+        }
+        if let env = ProcessInfo.processInfo.environment["BGSIM_MODELS"], !env.isEmpty { return env }
+        if let exe = Bundle.main.executableURL?.resolvingSymlinksInPath() {
+            let installed = exe.deletingLastPathComponent().appendingPathComponent("../share/bgsim/models").standardizedFileURL.path
+            if isFolder(installed) { return installed }
+        }
+        // Sources/Experiments/Profiles.swift -> the package root.
+        let tree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("models").path
+        return isFolder(tree) ? tree : nil
+    }()
 }

@@ -128,7 +128,7 @@ public struct Scenario: Equatable, Sendable {
                 || (o.path.components.last == .key("profile") && Profiles.isReference(ConfigKeyPath(Array(o.path.components.dropLast()))))
         }
         for o in overrides where choosesProfile(o) { try apply(o) }
-        try Profiles.resolve(&tree, modelsDir: try modelsDir(tree, file: file), file: file, documents: documents)
+        try Profiles.resolve(&tree, modelsDirs: try modelsDirs(tree, file: file), file: file, documents: documents)
         expandPolicyNames(&tree)
         for o in overrides where !choosesProfile(o) { try apply(o) }
         return tree
@@ -150,8 +150,21 @@ public struct Scenario: Equatable, Sendable {
         tree.value = .mapping(pairs)
     }
 
-    /// The folder of profiles: `models:` relative to the scenario file, by default the
-    /// scenario folder's parent (`models/scenarios/x.yaml` -> `models/`).
+    /// The folders searched for profiles, in order: the scenario's own folder (laid out like
+    /// `models/`: `phones/`, `people/`, ...), then `models:` relative to the scenario file (by
+    /// default the scenario folder's parent, so `models/scenarios/x.yaml` finds `models/`), then
+    /// the bundled `models/` folder, so a scenario copied anywhere still finds the bundled
+    /// profiles. Each folder once.
+    static func modelsDirs(_ tree: ConfigNode, file: String) throws(ScenarioError) -> [String] {
+        let here = (file as NSString).deletingLastPathComponent
+        var dirs = [here.isEmpty ? "." : here, try modelsDir(tree, file: file)]
+        if let bundled = BundledModels.folder { dirs.append(bundled) }
+        var seen = Set<String>()
+        return dirs.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }
+    }
+
+    /// `models:` relative to the scenario file, by default the scenario folder's parent
+    /// (`models/scenarios/x.yaml` -> `models/`).
     static func modelsDir(_ tree: ConfigNode, file: String) throws(ScenarioError) -> String {
         let here = (file as NSString).deletingLastPathComponent
         guard case .mapping(let pairs) = tree.value, let node = pairs.first(where: { $0.key == "models" })?.value,

@@ -33,8 +33,8 @@ struct BGSim: AsyncParsableCommand {
               bgsim sweep models/sweeps/refresh-setting.yaml --jobs 2
               bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1
               bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
-              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /shared/sweep
-              bgsim report notebooks-data/default --format md
+              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /scratch/sweep
+              bgsim report results/default --format md
 
             Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,
             a sweep, an option, a folder that is not a results folder), 3 incomplete or
@@ -80,14 +80,16 @@ struct ScenarioOptions: ParsableArguments {
         return all
     }
 
-    func load() throws(ScenarioError) -> Scenario {
-        try Scenario.load(file: scenario, overrides: all)
+    /// The scenario, named for its `--set` overrides (`default_people-heavy`), and the
+    /// overrides that give it.
+    func load() throws(ScenarioError) -> (scenario: Scenario, overrides: [Override]) {
+        try Scenario.loadVariant(file: scenario, overrides: all)
     }
 }
 
 /// Where results go and how the work is spread: shared by `run` and `sweep`.
 struct OutputOptions: ParsableArguments {
-    @Option(help: "The output folder (default: notebooks-data/<name>).")
+    @Option(help: "The output folder (default: results/<name>, the name carrying any --set overrides).")
     var out: String?
 
     @Option(help: "Simulations to run in parallel (default: the cores this process may use: its CPU affinity, as taskset or Slurm set it, capped by a cgroup CPU quota).")
@@ -124,7 +126,9 @@ struct OutputOptions: ParsableArguments {
         RecordOptions(events: events, tasks: !noTasks, timelineEvery: timeline.flatMap(Run.interval))
     }
 
-    func folder(default name: String) -> URL { URL(fileURLWithPath: out ?? "notebooks-data/\(name)") }
+    /// `--out`, else `results/<name>` in the current folder: never a tracked dataset of
+    /// `notebooks-data/`, which only `make demo` and `make datasets` write.
+    func folder(default name: String) -> URL { URL(fileURLWithPath: out ?? "results/\(name)") }
 
     var jobCount: Int { jobs ?? Cores.available() }
 
@@ -285,11 +289,11 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let scenario = try options.load()
+        let (scenario, overrides) = try options.load()
         let plan = StudyPlan(scenario: scenario)
         if try slurm.emit(plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
                           replications: options.replications, output: output) { return }
-        let outcome = try await perform(plan, output: output, overrides: options.all, precision: precision.goal)
+        let outcome = try await perform(plan, output: output, overrides: overrides, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print(ComparisonTable.render(scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
                                      replications: outcome.replications))
@@ -535,7 +539,7 @@ struct Validate: AsyncParsableCommand {
                   + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
             return
         }
-        let s = try options.load()
+        let s = try options.load().scenario
         if points {
             throw UsageError("\(options.scenario) is a scenario, not a sweep: --points lists the points of a sweep's design")
         }

@@ -57,7 +57,7 @@ struct CLITests {
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w\n"))
         #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,\na sweep, an option, a folder that is not a results folder), 3 incomplete or\ninconsistent shards (merge)."))
-        #expect(r.stdout.contains("report ") && r.stdout.contains("  bgsim report notebooks-data/default --format md\n"))
+        #expect(r.stdout.contains("report ") && r.stdout.contains("  bgsim report results/default --format md\n"))
         let run = try bgsim(["run", "--help"])
         #expect(run.status == 0)
         for option in ["--set <key.path=value>", "--seed <seed>", "--replications <replications>", "--out <out>", "--jobs <jobs>"] {
@@ -80,7 +80,7 @@ struct CLITests {
     }
 
     /// Every example in `bgsim --help` works as written, from the repository's folder, and
-    /// none is wrapped. Outputs go to a scratch folder (the examples' /tmp and /shared paths,
+    /// none is wrapped. Outputs go to a scratch folder (the examples' /tmp and /scratch paths,
     /// and --out where an example has none); runs and sweeps are cut to one hour and one
     /// replication by options added after the example's own (the last of an option counts).
     @Test func everyExampleInTheHelpRunsAsWritten() throws {
@@ -94,7 +94,7 @@ struct CLITests {
         for (i, line) in lines.enumerated() {
             var words = line.split(separator: " ").dropFirst().map { word -> String in
                 let w = String(word)
-                return w.hasPrefix("/tmp/") || w.hasPrefix("/shared/")
+                return w.hasPrefix("/tmp/") || w.hasPrefix("/scratch/")
                     ? dir.appendingPathComponent(w.dropFirst().replacingOccurrences(of: "/", with: "_")).path : w
             }
             let command = words[0]
@@ -118,7 +118,7 @@ struct CLITests {
                 #expect(r.status == 0, "example \(line) (as \(these.joined(separator: " "))): \(r.stderr)")
             }
         }
-        for file in ["tmp_study/runs.csv", "tmp_sweep/runs.csv", "shared_sweep/submit.sh", "out-0/report.md", "out-0/report.html"] {
+        for file in ["tmp_study/runs.csv", "tmp_sweep/runs.csv", "scratch_sweep/submit.sh", "out-0/report.md", "out-0/report.html"] {
             #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent(file).path), "no \(file)")
         }
     }
@@ -133,9 +133,16 @@ struct CLITests {
         #expect(!progress.isEmpty && progress.allSatisfy { $0.hasPrefix("progress: ") }, "\(r.stderr)")
         #expect(progress.last?.hasPrefix("progress: 18/18 units (100%), ") == true)
         #expect(progress.count <= 12, "a line per tenth of the work, not per unit")
-        #expect(files(in: dir) == ["notebooks-data", "notebooks-data/default"]
-                + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "notebooks-data/default/\($0)" })
-        #expect(r.stdout.contains("default: 2 days simulated, 3 replications, seed 42; mean ± 95% CI half-width, * best (bounds not starred)"))
+        // Without --out, results/<name>; the --set override names the variant everywhere.
+        let out = "results/default_duration-2d"
+        #expect(files(in: dir) == ["results", out]
+                + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "\(out)/\($0)" })
+        let runs = try String(contentsOf: dir.appendingPathComponent("\(out)/runs.csv"), encoding: .utf8)
+        let rows = runs.split(separator: "\n").dropFirst()
+        #expect(rows.count == 18 && rows.allSatisfy { $0.hasPrefix("default_duration-2d,") }, "the scenario column names the variant")
+        let manifest = try String(contentsOf: dir.appendingPathComponent("\(out)/manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("\"scenario\": \"default_duration-2d\""), "\(manifest.prefix(400))")
+        #expect(r.stdout.contains("default_duration-2d: 2 days simulated, 3 replications, seed 42; mean ± 95% CI half-width, * best (bounds not starred)"))
         let header = try #require(r.stdout.split(separator: "\n").dropFirst().first)
         for column in ["policy", "completed %", "latency p50", "latency p90", "background J", "staleness", "fresh %"] {
             #expect(header.contains(column), "the table lacks \(column)")
@@ -146,7 +153,7 @@ struct CLITests {
         let oracle = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("oracle ") })
         #expect(!oracle.contains("*"), "a bound is never starred")
         #expect(r.stdout.contains(" * "), "some best value is starred")
-        #expect(r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, manifest.json to notebooks-data/default"))
+        #expect(r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, manifest.json to \(out)"))
     }
 
     @Test func precisionAddsReplicationsAndSaysWhetherItWasReached() throws {
@@ -157,10 +164,11 @@ struct CLITests {
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("Precision 0.05") })
         #expect(line.contains("reached with") || line.contains("NOT reached within 30"))
-        let manifest = try String(contentsOf: dir.appendingPathComponent("notebooks-data/default/manifest.json"), encoding: .utf8)
+        let out = "results/default_duration-1d_policies-eager-charge-only"
+        let manifest = try String(contentsOf: dir.appendingPathComponent("\(out)/manifest.json"), encoding: .utf8)
         #expect(manifest.contains("\"target_relative_half_width\": 0.05"))
         #expect(manifest.contains("\"metrics\": [\"phone_energy_j\"]"))
-        #expect(!files(in: dir).contains("notebooks-data/default/tasks.csv"))
+        #expect(files(in: dir).contains("\(out)/runs.csv") && !files(in: dir).contains("\(out)/tasks.csv"))
     }
 
     @Test func eventsIsOptInAndByteIdenticalAcrossJobCounts() throws {
@@ -626,7 +634,7 @@ struct CLITests {
         #expect(merge.contains("merge ") && merge.contains("/cluster/shard-1 ") && merge.contains("/cluster/shard-3 --out "))
         let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
         #expect(submit.contains("--dependency=afterok:") && submit.contains(" --kill-on-invalid-dep=yes "))
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("notebooks-data").path), "nothing was run")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("results").path), "nothing was run")
         // More shards than units (3 points x 2 policies x 3 replications = 18 here): one
         // shard per unit, said so, and no array task left with nothing to run.
         let many = try bgsim(["sweep", sweep, "--emit-slurm", "many", "--shards", "40"], in: dir)
@@ -693,7 +701,7 @@ struct CLITests {
         #expect(job.contains("#SBATCH --array=1-4\n") && job.contains(" run \(defaultScenario) --set duration=1d "))
         let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
         #expect(submit.contains("/cluster/run.sbatch"))
-        #expect(!files(in: dir).contains("notebooks-data"), "nothing was run")
+        #expect(!files(in: dir).contains("results"), "nothing was run")
         for k in 1...4 {
             let task = try shell(["bash", dir.appendingPathComponent("cluster/run.sbatch").path], in: dir, environment: ["SLURM_ARRAY_TASK_ID": "\(k)"])
             #expect(task.status == 0, "array task \(k): \(task.stderr)")

@@ -14,7 +14,7 @@ struct ReportCLITests {
         let html = try String(contentsOf: dir.appendingPathComponent("r/report.html"), encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
         let md = try String(contentsOf: dir.appendingPathComponent("r/report.md"), encoding: .utf8)
-        #expect(md.hasPrefix("# default: policy comparison\n") && md.contains("| policy | completed % |"))
+        #expect(md.hasPrefix("# default_duration-1d: policy comparison\n") && md.contains("| policy | completed % |"))
         #expect(!files(in: dir.appendingPathComponent("r")).contains { $0.hasPrefix(".") }, "no temporary is left")
         // Same results, same report: nothing in it depends on the clock or the machine.
         let again = try bgsim(["report", "r", "--out", "again.html", "--quiet"], in: dir)

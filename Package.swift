@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "SimEngineTests", dependencies: ["SimEngine"]),
         .testTarget(name: "SimRandomTests", dependencies: ["SimRandom", "CGSL"]),
         .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld", "SimRandom"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "SimRandom"]),
         .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
         .testTarget(name: "BGSimCLITests", dependencies: ["bgsim"]),
         .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),

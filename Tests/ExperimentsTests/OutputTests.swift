@@ -1,18 +1,21 @@
 import Foundation
-@testable import Experiments
-@testable import Scheduling
 import PhoneWorld
 import SimEngine
 import SimRandom
 import Testing
 
+@testable import Experiments
+@testable import Scheduling
+
 @Suite("Runs, statistics and CSV")
 struct OutputTests {
     func scenario(seed: UInt64 = 42, replications: Int = 4) throws -> Scenario {
-        try Scenario.load(file: defaultScenario, overrides: [
-            Override(parsing: "seed=\(seed)")!, Override(parsing: "replications=\(replications)")!,
-            Override(parsing: "duration=3d")!,
-        ])
+        try Scenario.load(
+            file: defaultScenario,
+            overrides: [
+                Override(parsing: "seed=\(seed)")!, Override(parsing: "replications=\(replications)")!,
+                Override(parsing: "duration=3d")!,
+            ])
     }
 
     /// One writer per output folder: a second lock on it fails, naming it, until the first
@@ -76,7 +79,8 @@ struct OutputTests {
         #expect(lines.count == 1 + s.policies.count * 3)
         #expect(lines[0].hasPrefix("scenario,policy,replication,seed,tasks_submitted,tasks_completed,"))
         #expect(lines[0].split(separator: ",").count == 4 + RunMetrics.columns.count)
-        #expect(lines[1...].map { $0.split(separator: ",")[1...2].joined(separator: ",") }
+        #expect(
+            lines[1...].map { $0.split(separator: ",")[1...2].joined(separator: ",") }
                 == s.policies.flatMap { p in (0..<3).map { "\(p.name),\($0)" } })
     }
 
@@ -149,8 +153,10 @@ struct OutputTests {
 
     // In the last three, a line break, a comma and a quote are parts of larger characters
     // (grapheme clusters): a scan by character missed them and wrote a broken row.
-    @Test(arguments: [("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
-                      ("café ☕️", "café ☕️"), ("crlf\r\nend", "\"crlf\r\nend\""), ("a,\u{301}b", "\"a,\u{301}b\""), ("\"\u{301}", "\"\"\"\u{301}\"")])
+    @Test(arguments: [
+        ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
+        ("café ☕️", "café ☕️"), ("crlf\r\nend", "\"crlf\r\nend\""), ("a,\u{301}b", "\"a,\u{301}b\""), ("\"\u{301}", "\"\"\"\u{301}\""),
+    ])
     func csvQuotesPerRFC4180(field: String, written: String) {
         #expect(CSVWriter.escape(field) == written)
     }
@@ -173,7 +179,7 @@ struct OutputTests {
             return (line.text, (Double(k) / 1e6).description)
         }
         var mismatches: [Int64] = []
-        var random = SystemRandomNumberGenerator()
+        var random = try! RandomStream(seed: 101)  // seeded: a failure repeats
         var counts: [Int64] = Array(-5...300_000)
         counts += Array(stride(from: Int64(0), through: 31_536_000_000_000, by: 250_000_000))
         counts += (0..<50_000).map { _ in Int64.random(in: 0..<1_000_000_000_000_000, using: &random) }
@@ -188,7 +194,7 @@ struct OutputTests {
     /// Whole numbers are written as digits and ".0" without formatting; the same text as
     /// Swift's, up to and past the limit of that shortcut, signed, and zero of either sign.
     @Test func wholeNumbersAreWrittenAsSwiftWritesThem() {
-        var random = SystemRandomNumberGenerator()
+        var random = try! RandomStream(seed: 102)  // seeded: a failure repeats
         var values: [Double] = [0, -0.0, 1, -1, 51_200, 1e14, 1e15 - 1, 1e15, 1e15 + 2, 1e16, 9_007_199_254_740_992, -1e15 + 1]
         values += (0..<20_000).map { _ in Double(Int64.random(in: -1_000_000_000_000_000...1_000_000_000_000_000, using: &random)) }
         let mismatches = values.filter { CSVWriter.number($0) != $0.description }
@@ -199,8 +205,8 @@ struct OutputTests {
     /// random bit patterns (every exponent, subnormals, both signs) and values like those a
     /// run writes (energies in joules, percentages).
     @Test func fractionalNumbersAreWrittenAsDescriptionWritesThem() {
-        var random = SystemRandomNumberGenerator()
-        var values: [Double] = [0.1, -0.1, 1e-7, 5e-324, -2.2250738585072014e-308, 1.7976931348623157e308, 0.5, 123.456]
+        var random = try! RandomStream(seed: 103)  // seeded: a failure repeats
+        var values: [Double] = [0.1, -0.1, 1e-7, Double.leastNonzeroMagnitude, -2.2250738585072014e-308, 1.7976931348623157e308, 0.5, 123.456]
         values += (0..<50_000).map { _ in Double(bitPattern: random.next()) }.filter(\.isFinite)
         values += (0..<50_000).map { _ in Double.random(in: 0..<500, using: &random) }
         let mismatches = values.filter { CSVWriter.number($0) != $0.description }
@@ -245,18 +251,21 @@ struct OutputTests {
     @Test func everyLoggedEventHasItsTextAndIsWrittenLikeAField() {
         let t = SimInstant.start + .seconds(90)
         func request(_ identifier: String) -> TaskRequest {
-            TaskRequest(id: TaskID(7), app: 1, kind: .processing, identifier: identifier, submitted: t,
-                        earliestBegin: t + SimDuration(microseconds: 1_500_001), work: .seconds(1), powerW: 1)
+            TaskRequest(
+                id: TaskID(7), app: 1, kind: .processing, identifier: identifier, submitted: t,
+                earliestBegin: t + SimDuration(microseconds: 1_500_001), work: .seconds(1), powerW: 1)
         }
         let plain = request("sync"), awkward = request("sync, \"nightly\"")
         var log = EventLog()
         log.phoneShutDown(at: t)
         log.phoneBooted(at: t, offFor: SimDuration(microseconds: 3_600_500_000))
-        for e: WorldEvent in [.plugIn, .unplug, .network(NetworkState(kind: .wifi, downMbps: 100, upMbps: 20.5)),
-                              .launch(app: 1), .launch(app: nil), .leave(app: 0, swipedAway: true), .leave(app: 0, swipedAway: false),
-                              .callStarted, .callEnded, .purge(app: 1), .purge(app: nil),
-                              .lowPowerPrompt(accepted: true), .lowPowerPrompt(accepted: false),
-                              .lowPowerMode(on: true), .lowPowerMode(on: false)] {
+        for e: WorldEvent in [
+            .plugIn, .unplug, .network(NetworkState(kind: .wifi, downMbps: 100, upMbps: 20.5)),
+            .launch(app: 1), .launch(app: nil), .leave(app: 0, swipedAway: true), .leave(app: 0, swipedAway: false),
+            .callStarted, .callEnded, .purge(app: 1), .purge(app: nil),
+            .lowPowerPrompt(accepted: true), .lowPowerPrompt(accepted: false),
+            .lowPowerMode(on: true), .lowPowerMode(on: false),
+        ] {
             log.worldEvent(e, at: t)
         }
         log.lifecycle(LifecycleTransition(app: 1, from: .notRunning, to: .background, cause: .backgroundWork), at: t)
@@ -301,15 +310,18 @@ struct OutputTests {
             ["expired", "kind=processing identifier=sync"],
         ]
         #expect(log.events.map { [$0.event, $0.detail] } == expected)
-        #expect(log.events.map(\.app) == [nil, nil, nil, nil, nil, 1, nil, 0, 0, nil, nil, 1, nil, nil, nil, nil, nil]
+        #expect(
+            log.events.map(\.app) == [nil, nil, nil, nil, nil, 1, nil, 0, 0, nil, nil, 1, nil, nil, nil, nil, nil]
                 + [1, 1, 1, 1, 1, 1, 1, nil, nil, 1, 1, 1, 1, 1, 1])
 
         let names = ["mail", "news"]
         let rows = CSVBytes()
         for e in log.events { EventRows.write(e, appNames: names, to: rows) }
         let lines = log.events.map { e in
-            CSVWriter.line([CSVWriter.number(Double(e.time.microseconds) / 1e6), e.subject.rawValue, e.app.map { names[$0] } ?? "",
-                            e.task.map { String($0.rawValue) } ?? "", e.event, e.detail])
+            CSVWriter.line([
+                CSVWriter.number(Double(e.time.microseconds) / 1e6), e.subject.rawValue, e.app.map { names[$0] } ?? "",
+                e.task.map { String($0.rawValue) } ?? "", e.event, e.detail,
+            ])
         }
         #expect(rows.text == lines.joined())
         #expect(rows.text.contains(",submitted,\"kind=processing identifier=sync, \"\"nightly\"\" earliest_begin_s=91.500001\"\n"))
@@ -328,7 +340,11 @@ struct OutputTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-part-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: url) }
         let writer = try PartWriter(url, prefix: prefix)
-        for value in 7...8 { writer.append { $0.integer(value); $0.endRecord() } }
+        for value in 7...8 {
+            writer.append {
+                $0.integer(value); $0.endRecord()
+            }
+        }
         try writer.close()
         #expect(try String(contentsOf: url, encoding: .utf8) == expected)
     }
@@ -382,9 +398,20 @@ struct OutputFilesTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         @Sendable func field(_ i: Int) -> String { String(i % 10) + String(repeating: "x", count: 999) }
         let whole = "h\n" + (0..<3000).map { field($0) + "\n" }.joined()
-        try OutputFiles.write([("p.csv", .pieces(header: "h\n", count: 3000, write: { i, out in out.field(field(i)); out.endRecord() })),
-                               ("e.csv", .pieces(header: "h\n", count: 0, write: { _, _ in Issue.record("no piece to write") }))],
-                              to: dir) { files in
+        try OutputFiles.write(
+            [
+                (
+                    "p.csv",
+                    .pieces(
+                        header: "h\n", count: 3000,
+                        write: { i, out in
+                            out.field(field(i)); out.endRecord()
+                        })
+                ),
+                ("e.csv", .pieces(header: "h\n", count: 0, write: { _, _ in Issue.record("no piece to write") })),
+            ],
+            to: dir
+        ) { files in
             ("marker.json", files.map { "\($0.name) \($0.bytes) \($0.sha256)" }.joined(separator: "\n"))
         }
         #expect(whole.utf8.count > 2 << 20)
@@ -411,8 +438,10 @@ struct OutputFilesTests {
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
-         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"),
+        (
+            "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+            "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+        ),
     ])
     func sha256MatchesTheStandardsVectors(text: String, digest: String) {
         #expect(SHA256.hex(text) == digest)
@@ -434,7 +463,7 @@ struct OutputFilesTests {
     /// The processor's SHA instructions give the Swift rounds' digest for every length up to
     /// five blocks and for long inputs, fed whole or in random pieces.
     @Test func sha256InHardwareEqualsTheSwiftRounds() {
-        var random = SystemRandomNumberGenerator()
+        var random = try! RandomStream(seed: 104)  // seeded: a failure repeats
         for length in Array(0...320) + [4096, 100_003] {
             let data = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             var swift = SHA256(hardware: false), hardware = SHA256(hardware: true)

@@ -20,9 +20,10 @@ extension Scenario {
             a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
                 try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
             }
-            a.launchDownBytes = try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
-            } * 1000
+            a.launchDownBytes =
+                try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+                } * 1000
             a.backgroundRefresh = try m.optional("background_refresh", default: a.backgroundRefresh, r.bool)
             a.cpuPowerW = try m.optional("cpu_w", default: a.cpuPowerW) { n, p throws(ScenarioError) in
                 try r.number(n, p, "a CPU power in watts >= 0") { $0 >= 0 }
@@ -99,8 +100,9 @@ extension Scenario {
                     for (j, item) in try r.list(n, at: p).enumerated() {
                         let place = try r.name(item, p.appending(index: j))
                         if let known, !known.contains(place) {
-                            throw r.error(item, p.appending(index: j),
-                                          "expected a place of the network model (\(known.isEmpty ? "it names none" : known.joined(separator: ", "))), got '\(place)'")
+                            throw r.error(
+                                item, p.appending(index: j),
+                                "expected a place of the network model (\(known.isEmpty ? "it names none" : known.joined(separator: ", "))), got '\(place)'")
                         }
                         places.append(place)
                     }
@@ -142,12 +144,14 @@ extension Scenario {
             try r.number(n, p, "a power in watts >= 0") { $0 >= 0 }
         }
         mode.chunkInterval = try f.optional("chunk_every", default: mode.chunkInterval) { n, p throws(ScenarioError) in try r.duration(n, p) }
-        mode.chunkUpBytes = try f.optional("chunk_up_kb", default: 0) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
-        } * 1000
-        mode.chunkDownBytes = try f.optional("chunk_down_kb", default: 0) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
-        } * 1000
+        mode.chunkUpBytes =
+            try f.optional("chunk_up_kb", default: 0) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+            } * 1000
+        mode.chunkDownBytes =
+            try f.optional("chunk_down_kb", default: 0) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+            } * 1000
         try f.finish()
         return mode
     }
@@ -211,8 +215,10 @@ extension Scenario {
         }
     }
 
-    static func distribution(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, unit: String,
-                             _ value: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> Double) throws(ScenarioError) -> Distribution {
+    static func distribution(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, unit: String,
+        _ value: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> Double
+    ) throws(ScenarioError) -> Distribution {
         guard case .mapping(let pairs) = node.value else { return .fixed(try value(node, path)) }
         let shapes = "exponential, uniform or lognormal"
         guard pairs.count == 1, let (key, _, inner) = pairs.first.map({ ($0.key, $0.keyLine, $0.value) }) else {

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import Scheduling
 import SimEngine
@@ -176,7 +177,12 @@ public final class CSVBytes {
     public func number(_ x: Double, count: Bool = false) {
         separate()
         guard x.isFinite else {
-            if !x.isNaN { var inf = x > 0 ? "inf" : "-inf"; inf.withUTF8 { ensure($0.count); put($0) } }
+            if !x.isNaN {
+                var inf = x > 0 ? "inf" : "-inf";
+                inf.withUTF8 {
+                    ensure($0.count); put($0)
+                }
+            }
             return
         }
         // Whole is tested by converting to an integer and back (`rounded()` is a call to libm's
@@ -240,7 +246,9 @@ public final class CSVBytes {
             }
             if written != nil { return }
             var string = string
-            string.withUTF8 { out.ensure($0.count); out.put($0) }
+            string.withUTF8 {
+                out.ensure($0.count); out.put($0)
+            }
         }
         public mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
             out.ensure(buffer.count)
@@ -288,11 +296,12 @@ public final class CSVBytes {
 
 /// `tasks.csv`: one row per task of every run.
 public enum TaskRows {
-    public static let header: [String] = [
-        "policy", "replication", "task", "app", "identifier", "kind", "submitted_s", "earliest_begin_s", "started_s",
-        "ended_s", "outcome", "success", "rejection", "latency_s", "completion_latency_s", "cpu_time_s",
-        "up_bytes", "down_bytes", "energy_j", "cpu_energy_j", "radio_energy_j", "radio_tail_energy_j",
-    ] + HoldReason.allCases.map { "held_\($0.token)_s" } + ["delayed_by", "policy_reasons"]
+    public static let header: [String] =
+        [
+            "policy", "replication", "task", "app", "identifier", "kind", "submitted_s", "earliest_begin_s", "started_s",
+            "ended_s", "outcome", "success", "rejection", "latency_s", "completion_latency_s", "cpu_time_s",
+            "up_bytes", "down_bytes", "energy_j", "cpu_energy_j", "radio_energy_j", "radio_tail_energy_j",
+        ] + HoldReason.allCases.map { "held_\($0.token)_s" } + ["delayed_by", "policy_reasons"]
 
     /// The fields after `policy` and `replication`, then the line break.
     static func write(_ r: TaskRecord, appNames: [String], to out: CSVBytes) {
@@ -326,8 +335,10 @@ public enum TaskRows {
 
 /// `timeline.csv`: the phone's state sampled at an interval, in every run.
 public enum TimelineRows {
-    public static let header = ["policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
-                                "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running"]
+    public static let header = [
+        "policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
+        "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running",
+    ]
 
     static func write(_ s: TimelineSample, appNames: [String], to out: CSVBytes) {
         func flag(_ b: Bool) -> String { b ? "1" : "0" }
@@ -445,8 +456,13 @@ extension Experiment {
 
     /// The file from each point's comparisons, which `comparisons` makes when the point is written.
     static func comparisonRows(_ plan: StudyPlan, _ comparisons: @escaping @Sendable (_ point: Int) -> [PairedComparison]) -> ResultRows {
-        ResultRows(plan, header: ["policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
-                                  "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value"]) { point, csv in
+        ResultRows(
+            plan,
+            header: [
+                "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+                "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value",
+            ]
+        ) { point, csv in
             let head = rowHead(plan, point)
             for c in comparisons(point) {
                 let d = c.difference

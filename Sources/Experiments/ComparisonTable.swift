@@ -44,9 +44,10 @@ public enum ComparisonTable {
         let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
         var rows: [[String]] = [["policy"] + columns.map(\.title)]
         let best = columns.map { column in
-            bestIndices(means: summaries.map { $0.intervals[metricIndex[column.metric]!].mean },
-                        ranked: summaries.map { !$0.policy.isBound },
-                        better: RunMetrics.columns[metricIndex[column.metric]!].better)
+            bestIndices(
+                means: summaries.map { $0.intervals[metricIndex[column.metric]!].mean },
+                ranked: summaries.map { !$0.policy.isBound },
+                better: RunMetrics.columns[metricIndex[column.metric]!].better)
         }
         for (s, summary) in summaries.enumerated() {
             var row = [summary.policy.name]
@@ -73,10 +74,12 @@ public enum ComparisonTable {
         let widths = (0..<rows[0].count).map { c in rows.map { $0[c].count }.max()! }
         var out = ""
         for row in rows {
-            out += zip(row, widths).enumerated().map { c, pair in
-                c == 0 ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
-                       : String(repeating: " ", count: pair.1 - pair.0.count) + pair.0
-            }.joined(separator: "  ") + "\n"
+            out +=
+                zip(row, widths).enumerated().map { c, pair in
+                    c == 0
+                        ? pair.0.padding(toLength: pair.1, withPad: " ", startingAt: 0)
+                        : String(repeating: " ", count: pair.1 - pair.0.count) + pair.0
+                }.joined(separator: "  ") + "\n"
         }
         return out
     }
@@ -102,10 +105,12 @@ public enum ComparisonTable {
         var rows: [[String]] = [["policy"] + kinds.map(shortName)]
         for summary in summaries {
             let total = summary.intervals[metricIndex["background_energy_j"]!].mean
-            rows.append([summary.policy.name] + kinds.map { kind in
-                let part = summary.intervals[metricIndex["background_energy_\(kind.rawValue)_j"]!].mean
-                return percent(part, of: total) ?? "-"
-            })
+            rows.append(
+                [summary.policy.name]
+                    + kinds.map { kind in
+                        let part = summary.intervals[metricIndex["background_energy_\(kind.rawValue)_j"]!].mean
+                        return percent(part, of: total) ?? "-"
+                    })
         }
         return "\nbackground energy by mechanism, % of background J (means):\n" + aligned(rows)
     }

@@ -6,9 +6,10 @@ struct ConfigReader {
     let file: String
 
     func error(_ node: ConfigNode?, _ path: ConfigKeyPath, _ message: String, line: Int? = nil) -> ScenarioError {
-        ScenarioError(node?.origin == nil ? .invalid : .override, file: node?.file ?? file, keyPath: path.description,
-                      line: line ?? node?.line, column: line == nil ? node?.column : nil,
-                      origin: node?.origin, message: message)
+        ScenarioError(
+            node?.origin == nil ? .invalid : .override, file: node?.file ?? file, keyPath: path.description,
+            line: line ?? node?.line, column: line == nil ? node?.column : nil,
+            origin: node?.origin, message: message)
     }
 
     // MARK: - Mappings
@@ -39,21 +40,26 @@ struct ConfigReader {
             return pairs[k].value
         }
 
-        mutating func required<T>(_ key: String, _ what: String,
-                                  _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+        mutating func required<T>(
+            _ key: String, _ what: String,
+            _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T
+        ) throws(ScenarioError) -> T {
             guard let v = node(key) else {
                 // A misspelt required key is far more likely than a missing one: name it.
                 if let typo = pairs.first(where: { Self.isClose($0.key, to: key) }) {
-                    throw reader.error(typo.value, path.appending(typo.key),
-                                       "unknown key '\(typo.key)'; did you mean '\(key)'?", line: typo.keyLine)
+                    throw reader.error(
+                        typo.value, path.appending(typo.key),
+                        "unknown key '\(typo.key)'; did you mean '\(key)'?", line: typo.keyLine)
                 }
                 throw reader.error(node, path.appending(key), "missing; expected \(what)")
             }
             return try read(v, path.appending(key))
         }
 
-        mutating func optional<T>(_ key: String, default value: T,
-                                  _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) throws(ScenarioError) -> T {
+        mutating func optional<T>(
+            _ key: String, default value: T,
+            _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T
+        ) throws(ScenarioError) -> T {
             guard let v = node(key) else { return value }
             return try read(v, path.appending(key))
         }
@@ -68,7 +74,8 @@ struct ConfigReader {
             for pair in pairs where !asked.contains(pair.key) {
                 var message = "unknown key '\(pair.key)'"
                 if let close = asked.min(by: { editDistance($0, pair.key) < editDistance($1, pair.key) }),
-                   Self.isClose(pair.key, to: close) {
+                    Self.isClose(pair.key, to: close)
+                {
                     message += "; did you mean '\(close)'? Known keys: "
                 } else {
                     message += "; known keys: "
@@ -114,7 +121,8 @@ struct ConfigReader {
     func name(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> String {
         let t = try string(node, path)
         guard t.utf8.first != UInt8(ascii: "."),
-              t.utf8.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }) else {
+            t.utf8.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
+        else {
             throw error(node, path, "expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '\(t)'")
         }
         return t
@@ -136,8 +144,10 @@ struct ConfigReader {
     }
 
     /// A finite number within `range`; `what` describes the range and unit for messages.
-    func number(_ node: ConfigNode, _ path: ConfigKeyPath, _ what: String,
-                where valid: (Double) -> Bool) throws(ScenarioError) -> Double {
+    func number(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ what: String,
+        where valid: (Double) -> Bool
+    ) throws(ScenarioError) -> Double {
         let t = try text(node, path, expected: what)
         guard let x = Double(Self.withoutUnderscores(t)), x.isFinite else {
             throw error(node, path, "expected \(what), got '\(t)'")
@@ -188,8 +198,9 @@ struct ConfigReader {
         let t = try text(node, path, expected: "a time of day such as 23:00")
         let parts = t.split(separator: ":").map { Int($0) }
         guard (2...3).contains(parts.count), parts.allSatisfy({ $0 != nil }),
-              let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
-              parts.count == 2 || (0..<60).contains(parts[2]!) else {
+            let h = parts[0], let m = parts[1], (0..<24).contains(h), (0..<60).contains(m),
+            parts.count == 2 || (0..<60).contains(parts[2]!)
+        else {
             throw error(node, path, "expected a time of day such as 23:00 (HH:MM, 24-hour), got '\(t)'")
         }
         return .hours(Int64(h)) + .minutes(Int64(m)) + .seconds(Int64(parts.count == 3 ? parts[2]! : 0))
@@ -202,7 +213,8 @@ struct ConfigReader {
     static func parseDuration(_ text: String) -> SimDuration? {
         var text = text
         if let first = text.utf8.first, let last = text.utf8.last,
-           !(isASCIIAlphanumeric(first) || first == UInt8(ascii: ".")) || !isASCIIAlphanumeric(last) {
+            !(isASCIIAlphanumeric(first) || first == UInt8(ascii: ".")) || !isASCIIAlphanumeric(last)
+        {
             text = text.trimmingCharacters(in: .whitespaces)
         }
         guard !text.isEmpty else { return nil }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import Yams
 
@@ -43,7 +44,8 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
             }
             while rest.first == "[" {
                 guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
-                      index >= 0 else { return nil }
+                    index >= 0
+                else { return nil }
                 components.append(.index(index))
                 rest = rest[rest.index(after: close)...]
             }
@@ -103,8 +105,9 @@ struct ConfigNode: Sendable {
         case let (.scalar(a, plainA), .scalar(b, plainB)):
             return plainA == plainB && a == b
         case let (.mapping(a), .mapping(b)):
-            return a.count == b.count && (Self.sameStorage(a, b)
-                || zip(a, b).allSatisfy { $0.key == $1.key && $0.keyLine == $1.keyLine && $0.value.isIdentical(to: $1.value) })
+            return a.count == b.count
+                && (Self.sameStorage(a, b)
+                    || zip(a, b).allSatisfy { $0.key == $1.key && $0.keyLine == $1.keyLine && $0.value.isIdentical(to: $1.value) })
         case let (.sequence(a), .sequence(b)):
             return a.count == b.count && (Self.sameStorage(a, b) || zip(a, b).allSatisfy { $0.isIdentical(to: $1) })
         default:
@@ -131,8 +134,10 @@ struct ConfigNode: Sendable {
         try parse(yaml: yaml, file: file, origin: origin, locateSyntaxErrors: true)
     }
 
-    private static func parse(yaml: String, file: String, origin: String?,
-                              locateSyntaxErrors: Bool) throws(ScenarioError) -> ConfigNode {
+    private static func parse(
+        yaml: String, file: String, origin: String?,
+        locateSyntaxErrors: Bool
+    ) throws(ScenarioError) -> ConfigNode {
         let node: Node?
         do {
             // The basic resolver: bgsim reads every scalar as text and converts it itself, so
@@ -149,8 +154,9 @@ struct ConfigNode: Sendable {
                 e = ScenarioError(.syntax, file: file, line: line, column: column, origin: origin, message: e.message + hint)
             }
             if locateSyntaxErrors, origin == nil, let line = e.line, let near = lastKey(in: yaml, before: line) {
-                e = ScenarioError(.syntax, file: file, keyPath: near.description, line: e.line, column: e.column,
-                                  message: "(after this key) " + e.message)
+                e = ScenarioError(
+                    .syntax, file: file, keyPath: near.description, line: e.line, column: e.column,
+                    message: "(after this key) " + e.message)
             }
             throw e
         } catch {
@@ -184,9 +190,11 @@ struct ConfigNode: Sendable {
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
         var end = min(line - 1, lines.count)
         while end > 0, line - end <= 50 {
-            if let prefix = try? ConfigNode.parse(yaml: lines[..<end].joined(separator: "\n"), file: "", origin: nil,
-                                                  locateSyntaxErrors: false),
-               let (path, _) = prefix.last(at: .root) {
+            if let prefix = try? ConfigNode.parse(
+                yaml: lines[..<end].joined(separator: "\n"), file: "", origin: nil,
+                locateSyntaxErrors: false),
+                let (path, _) = prefix.last(at: .root)
+            {
                 return path
             }
             end -= 1
@@ -226,16 +234,21 @@ struct ConfigNode: Sendable {
             var pairs: [(key: String, keyLine: Int?, value: ConfigNode)] = []
             for (k, v) in map {
                 guard case .scalar(let key) = k else {
-                    throw ScenarioError(.invalid, file: file, keyPath: path.description, line: k.mark?.line,
-                                        column: k.mark?.column, origin: origin, message: "keys must be plain names")
+                    throw ScenarioError(
+                        .invalid, file: file, keyPath: path.description, line: k.mark?.line,
+                        column: k.mark?.column, origin: origin, message: "keys must be plain names")
                 }
-                pairs.append((key.string, origin == nil ? k.mark?.line : nil,
-                              try convert(v, file: file, origin: origin, path: path.appending(key.string))))
+                pairs.append(
+                    (
+                        key.string, origin == nil ? k.mark?.line : nil,
+                        try convert(v, file: file, origin: origin, path: path.appending(key.string))
+                    ))
             }
             return ConfigNode(value: .mapping(pairs), line: line, column: column, origin: origin, file: file)
         case .alias:
-            throw ScenarioError(.invalid, file: file, keyPath: path.description, line: line, column: column,
-                                origin: origin, message: "YAML aliases are not supported; write the value out")
+            throw ScenarioError(
+                .invalid, file: file, keyPath: path.description, line: line, column: column,
+                origin: origin, message: "YAML aliases are not supported; write the value out")
         }
     }
 
@@ -243,8 +256,9 @@ struct ConfigNode: Sendable {
         func make(_ problem: String, _ context: YamlError.Context?, _ mark: Mark?) -> ScenarioError {
             var text = "invalid YAML: \(problem)"
             if let context { text += " (\(context.text) at line \(context.mark.line))" }
-            return ScenarioError(.syntax, file: file, line: origin == nil ? mark?.line : nil,
-                                 column: origin == nil ? mark?.column : nil, origin: origin, message: text)
+            return ScenarioError(
+                .syntax, file: file, line: origin == nil ? mark?.line : nil,
+                column: origin == nil ? mark?.column : nil, origin: origin, message: text)
         }
         switch error {
         case let .scanner(context, problem, mark, _): return make(problem, context, mark)
@@ -264,8 +278,10 @@ struct ConfigNode: Sendable {
     /// A key under a profile reference (`people: median`) turns the reference into a mapping
     /// `{profile: median, key: value}`, so `--set people.sessions_per_day=80` adjusts the
     /// profile the file names.
-    mutating func set(_ path: ArraySlice<ConfigKeyPath.Component>, to replacement: ConfigNode, file: String,
-                      origin: String, walked: ConfigKeyPath = .root) throws(ScenarioError) {
+    mutating func set(
+        _ path: ArraySlice<ConfigKeyPath.Component>, to replacement: ConfigNode, file: String,
+        origin: String, walked: ConfigKeyPath = .root
+    ) throws(ScenarioError) {
         guard let first = path.first else {
             self = replacement
             return
@@ -290,17 +306,20 @@ struct ConfigNode: Sendable {
             value = .mapping(pairs)
         case (.index(let i), .sequence(var items)):
             guard i < items.count else {
-                throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
-                                    message: "index \(i) is out of range: the list has \(items.count) item\(items.count == 1 ? "" : "s")")
+                throw ScenarioError(
+                    .override, file: file, keyPath: walked.description, origin: origin,
+                    message: "index \(i) is out of range: the list has \(items.count) item\(items.count == 1 ? "" : "s")")
             }
             try items[i].set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(index: i))
             value = .sequence(items)
         case (.key, _):
-            throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
-                                message: "cannot set a key inside \(kindName)")
+            throw ScenarioError(
+                .override, file: file, keyPath: walked.description, origin: origin,
+                message: "cannot set a key inside \(kindName)")
         case (.index, _):
-            throw ScenarioError(.override, file: file, keyPath: walked.description, origin: origin,
-                                message: "cannot index into \(kindName)")
+            throw ScenarioError(
+                .override, file: file, keyPath: walked.description, origin: origin,
+                message: "cannot index into \(kindName)")
         }
     }
 }

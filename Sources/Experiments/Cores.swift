@@ -63,7 +63,8 @@ public enum Cores {
                 let mount = FileManager.default.fileExists(atPath: root + "/cpu,cpuacct") ? root + "/cpu,cpuacct" : root + "/cpu"
                 for dir in ancestors(mount, path) {
                     if let q = read(dir + "/cpu.cfs_quota_us").flatMap({ Double($0) }),
-                       let p = read(dir + "/cpu.cfs_period_us").flatMap({ Double($0) }), q > 0, p > 0 {
+                        let p = read(dir + "/cpu.cfs_period_us").flatMap({ Double($0) }), q > 0, p > 0
+                    {
                         take(q / p)
                     }
                 }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import Scheduling
 
@@ -31,7 +32,8 @@ public struct UnitStore: Sendable {
     /// Whether `u` finished here with `fingerprint` and holds the rows `record` needs, whole.
     func isDone(_ u: UnitKey, fingerprint: String, record: RecordOptions) -> Bool {
         guard let unit = try? UnitRecord.read(u, in: self), unit.fingerprint == fingerprint else { return false }
-        let needed = (record.tasks ? ["tasks.csv"] : []) + (record.timelineEvery != nil ? ["timeline.csv"] : [])
+        let needed =
+            (record.tasks ? ["tasks.csv"] : []) + (record.timelineEvery != nil ? ["timeline.csv"] : [])
             + (record.events ? ["events.csv"] : [])
         return needed.allSatisfy { unit.files[$0] != nil }
     }
@@ -53,8 +55,9 @@ public struct UnitStore: Sendable {
         unlink(path(u, "unit.txt"))
         for name in Self.rowFiles { unlink(path(u, name)) }
         let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
-        let result = try Experiment.run(plan.points[u.point].scenario, policy: plan.policies[u.policy], replication: u.replication,
-                                        record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
+        let result = try Experiment.run(
+            plan.points[u.point].scenario, policy: plan.policies[u.policy], replication: u.replication,
+            record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
         let values = zip(RunMetrics.columns, result.values).map { CSVWriter.number($1, count: $0.isCount) }
         try UnitRecord.write(fingerprint: plan.fingerprint(of: u, record: record), values: values, of: u, in: self)
     }
@@ -102,7 +105,8 @@ struct UnitRecord {
         // more than the rest of reading a record.
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
         guard lines.count == 5, lines[4].isEmpty, lines[2].hasPrefix("files"), lines[3].hasPrefix("check "),
-              SHA256.hex(String(decoding: text.utf8.dropLast(lines[3].utf8.count + 1), as: UTF8.self)) == lines[3].dropFirst(6) else {
+            SHA256.hex(String(decoding: text.utf8.dropLast(lines[3].utf8.count + 1), as: UTF8.self)) == lines[3].dropFirst(6)
+        else {
             throw RuntimeFailure("\(file): not a whole unit record (a fingerprint, values, row files and a check line)")
         }
         let fields = lines[1].utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { Substring($0) }
@@ -141,9 +145,11 @@ public struct StudyOptions: Sendable {
     /// runs.csv written", "units of tasks.csv written"), how many so far and of how many.
     public var writing: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)?
 
-    public init(jobs: Int, record: RecordOptions = RecordOptions(), precision: PrecisionGoal? = nil, shard: Shard? = nil,
-                overrides: [Override] = [], progress: (@Sendable (Int, Int, Int) -> Void)? = nil,
-                writing: (@Sendable (String, Int, Int) -> Void)? = nil) {
+    public init(
+        jobs: Int, record: RecordOptions = RecordOptions(), precision: PrecisionGoal? = nil, shard: Shard? = nil,
+        overrides: [Override] = [], progress: (@Sendable (Int, Int, Int) -> Void)? = nil,
+        writing: (@Sendable (String, Int, Int) -> Void)? = nil
+    ) {
         self.jobs = jobs
         self.record = record
         self.precision = precision
@@ -212,15 +218,18 @@ extension Experiment {
                 runs = try readRuns(plan, replications: n) { _ in store }
             }
         }
-        let written = try writeResults(plan, runs: runs, replications: n, precision: outcome, options: options,
-                                       storeOf: { _ in store }, to: folder)
+        let written = try writeResults(
+            plan, runs: runs, replications: n, precision: outcome, options: options,
+            storeOf: { _ in store }, to: folder)
         try? FileManager.default.removeItem(at: store.folder)
         return StudyOutcome(runs: runs, replications: n, precision: outcome, written: written, ran: ran, skipped: skipped)
     }
 
     /// Runs `units` on up to `jobs` threads, each into the store as it finishes.
-    static func execute(_ plan: StudyPlan, units: [UnitKey], jobs: Int, record: RecordOptions, store: UnitStore,
-                        progress: (Int) -> Void) async throws {
+    static func execute(
+        _ plan: StudyPlan, units: [UnitKey], jobs: Int, record: RecordOptions, store: UnitStore,
+        progress: (Int) -> Void
+    ) async throws {
         guard !units.isEmpty else { return }
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = 0, done = 0
@@ -240,8 +249,10 @@ extension Experiment {
 
     /// Every unit's values for replications 0..<replications, per point in (policy,
     /// replication) order.
-    static func readRuns(_ plan: StudyPlan, replications: Int,
-                         storeOf: (UnitKey) -> UnitStore) throws(RuntimeFailure) -> [[RunValues]] {
+    static func readRuns(
+        _ plan: StudyPlan, replications: Int,
+        storeOf: (UnitKey) -> UnitStore
+    ) throws(RuntimeFailure) -> [[RunValues]] {
         var out: [[RunValues]] = []
         for p in plan.points.indices {
             var group: [RunValues] = []
@@ -275,17 +286,22 @@ extension Experiment {
 
     /// Writes a study's result files from its units (each atomically, `manifest.json` last)
     /// and returns their names in the order written.
-    static func writeResults(_ plan: StudyPlan, runs: [[RunValues]], replications: Int, precision: PrecisionOutcome?,
-                             options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL) throws(RuntimeFailure) -> [String] {
+    static func writeResults(
+        _ plan: StudyPlan, runs: [[RunValues]], replications: Int, precision: PrecisionOutcome?,
+        options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL
+    ) throws(RuntimeFailure) -> [String] {
         let policies = plan.policies
         // Each point's summaries and comparisons are made as its rows are written.
         var files: [(name: String, content: OutputContent)] = [
             ("runs.csv", runsRows(plan, runs).content),
             ("summary.csv", summaryRows(plan) { PolicySummary.summarise(runs[$0], policies: policies) }.content),
-            ("comparisons.csv", comparisonRows(plan) { p in
-                let baseline = policies.first { $0.label == plan.points[p].scenario.metrics.baseline }!
-                return PairedComparison.compare(runs[p], policies: policies, baseline: baseline)
-            }.content),
+            (
+                "comparisons.csv",
+                comparisonRows(plan) { p in
+                    let baseline = policies.first { $0.label == plan.points[p].scenario.metrics.baseline }!
+                    return PairedComparison.compare(runs[p], policies: policies, baseline: baseline)
+                }.content
+            ),
         ]
         let units = plan.units(replications: 0..<replications)
         func parts(_ name: String, _ header: [String]) -> (String, OutputContent) {
@@ -295,17 +311,20 @@ extension Experiment {
         if options.record.tasks { files.append(parts("tasks.csv", TaskRows.header)) }
         if options.record.timelineEvery != nil { files.append(parts("timeline.csv", TimelineRows.header)) }
         if options.record.events { files.append(parts("events.csv", EventRows.header)) }
-        let manifest = Manifest(plan: plan, commandLine: command(plan, options: options), replications: replications,
-                                precision: precision)
+        let manifest = Manifest(
+            plan: plan, commandLine: command(plan, options: options), replications: replications,
+            precision: precision)
         // Rows are written a point at a time; the per-unit files are joined a unit at a time.
-        let counted = Dictionary(uniqueKeysWithValues: files.map { file in
-            (file.name, { if case .parts = file.content { "units" } else { "points" } }())
-        })
-        try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles,
-                              marker: { written in ("manifest.json", manifest.json(files: written)) },
-                              progress: options.writing.map { writing in
-                                  { name, done, total in writing("\(counted[name] ?? "parts") of \(name) written", done, total) }
-                              })
+        let counted = Dictionary(
+            uniqueKeysWithValues: files.map { file in
+                (file.name, { if case .parts = file.content { "units" } else { "points" } }())
+            })
+        try OutputFiles.write(
+            files, to: folder, replacing: OutputFiles.studyFiles,
+            marker: { written in ("manifest.json", manifest.json(files: written)) },
+            progress: options.writing.map { writing in
+                { name, done, total in writing("\(counted[name] ?? "parts") of \(name) written", done, total) }
+            })
         return files.map(\.name) + ["manifest.json"]
     }
 }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 
 /// Minimal JSON text for the manifest: strings escaped per RFC 8259, keys in a fixed order.
@@ -145,13 +146,18 @@ public struct Manifest: Sendable {
     public func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
         var pairs = head(kind: plan.isSweep ? "sweep" : "run")
         if let p = precision {
-            pairs.append(("precision", JSON.object([
-                ("target_relative_half_width", CSVWriter.number(p.target)),
-                ("metrics", JSON.array(p.metrics.map(JSON.string))),
-                ("max_replications", String(p.maxReplications)),
-                ("reached", p.reached ? "true" : "false"),
-                ("worst_relative_half_width", CSVWriter.number(p.worst).isEmpty ? "null" : CSVWriter.number(p.worst)),
-            ], indent: 1)))
+            pairs.append(
+                (
+                    "precision",
+                    JSON.object(
+                        [
+                            ("target_relative_half_width", CSVWriter.number(p.target)),
+                            ("metrics", JSON.array(p.metrics.map(JSON.string))),
+                            ("max_replications", String(p.maxReplications)),
+                            ("reached", p.reached ? "true" : "false"),
+                            ("worst_relative_half_width", CSVWriter.number(p.worst).isEmpty ? "null" : CSVWriter.number(p.worst)),
+                        ], indent: 1)
+                ))
         }
         pairs.append(("files", Self.fileList(files, indent: 1)))
         return JSON.object(pairs + tail) + "\n"
@@ -159,8 +165,9 @@ public struct Manifest: Sendable {
 
     static func fileList(_ files: [(name: String, bytes: Int, sha256: String)], indent: Int) -> String {
         let pad = String(repeating: "  ", count: indent + 1)
-        return "[\n" + files.map { f in
-            pad + "{\"name\": \(JSON.string(f.name)), \"bytes\": \(f.bytes), \"sha256\": \(JSON.string(f.sha256))}"
-        }.joined(separator: ",\n") + "\n" + String(repeating: "  ", count: indent) + "]"
+        return "[\n"
+            + files.map { f in
+                pad + "{\"name\": \(JSON.string(f.name)), \"bytes\": \(f.bytes), \"sha256\": \(JSON.string(f.sha256))}"
+            }.joined(separator: ",\n") + "\n" + String(repeating: "  ", count: indent) + "]"
     }
 }

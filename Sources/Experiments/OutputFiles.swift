@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 
 /// A failure while running, not caused by the input: an output that cannot be written.
@@ -24,8 +25,9 @@ public final class FolderLock {
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK {
             close(descriptor)
             descriptor = -1
-            throw RuntimeFailure("\(folder.path) is in use: another bgsim is writing there (a run, sweep or merge); "
-                                 + "wait for it to end, or choose another --out")
+            throw RuntimeFailure(
+                "\(folder.path) is in use: another bgsim is writing there (a run, sweep or merge); "
+                    + "wait for it to end, or choose another --out")
         }
     }
 
@@ -68,13 +70,18 @@ public enum OutputContent: Sendable {
 public enum OutputFiles {
     /// Every file a run or sweep writes into its folder, and the report `bgsim report` writes
     /// beside them by default.
-    public static let studyFiles = ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "timeline.csv", "events.csv",
-                                    "report.html", "report.md"]
+    public static let studyFiles = [
+        "runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "timeline.csv", "events.csv",
+        "report.html", "report.md",
+    ]
 
-    public static func write(_ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
-                             marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil,
-                             progress: ((_ name: String, _ done: Int, _ total: Int) -> Void)? = nil)
-        throws(RuntimeFailure) {
+    public static func write(
+        _ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
+        marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil,
+        progress: ((_ name: String, _ done: Int, _ total: Int) -> Void)? = nil
+    )
+        throws(RuntimeFailure)
+    {
         let fm = FileManager.default
         try createFolder(folder, "output folder ")
         var temporaries: [(URL, URL)] = []
@@ -132,8 +139,10 @@ public enum OutputFiles {
 
     /// Writes and syncs one temporary file; returns its size and SHA-256. `step` is told the
     /// parts or pieces written so far and their number, after each.
-    static func writeFile(_ content: OutputContent, to tmp: URL, final: URL,
-                          step: (_ done: Int, _ total: Int) -> Void = { _, _ in }) throws(RuntimeFailure) -> (Int, String) {
+    static func writeFile(
+        _ content: OutputContent, to tmp: URL, final: URL,
+        step: (_ done: Int, _ total: Int) -> Void = { _, _ in }
+    ) throws(RuntimeFailure) -> (Int, String) {
         var hash = SHA256()
         var bytes = 0
         do {
@@ -183,7 +192,8 @@ public enum OutputFiles {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(".") {
             guard let dash = name.range(of: ".tmp-", options: .backwards),
-                  let pid = Int32(name[dash.upperBound...]), pid != getpid() else { continue }
+                let pid = Int32(name[dash.upperBound...]), pid != getpid()
+            else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         }
     }

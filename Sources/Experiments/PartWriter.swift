@@ -19,7 +19,8 @@ final class PartWriter: @unchecked Sendable {
         for field in prefix { first.field(field) }
         self.prefix = prefix.isEmpty ? nil : first.bytes
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: url.path) else {
+            let handle = FileHandle(forWritingAtPath: url.path)
+        else {
             throw RuntimeFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
         }
         self.handle = handle

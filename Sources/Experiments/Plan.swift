@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import SimEngine
 
@@ -69,14 +70,17 @@ public struct StudyPlan: Sendable {
     ///
     /// `progress`, if given, is told the points read so far and their number after each chunk
     /// (tens of thousands of points take seconds).
-    public init(sweep: Sweep, overrides: [Override] = [], jobs: Int = 1,
-                progress: ((_ read: Int, _ total: Int) -> Void)? = nil) throws(ScenarioError) {
+    public init(
+        sweep: Sweep, overrides: [Override] = [], jobs: Int = 1,
+        progress: ((_ read: Int, _ total: Int) -> Void)? = nil
+    ) throws(ScenarioError) {
         let base: String
         do {
             base = try String(contentsOfFile: sweep.scenarioFile, encoding: .utf8)
         } catch {
-            throw ScenarioError(.unreadable, file: sweep.file, keyPath: "scenario",
-                                message: "cannot read the base scenario \(sweep.scenarioFile) (\((error as NSError).localizedFailureReason ?? error.localizedDescription))")
+            throw ScenarioError(
+                .unreadable, file: sweep.file, keyPath: "scenario",
+                message: "cannot read the base scenario \(sweep.scenarioFile) (\((error as NSError).localizedFailureReason ?? error.localizedDescription))")
         }
         name = sweep.name
         file = sweep.file
@@ -88,12 +92,14 @@ public struct StudyPlan: Sendable {
         /// Point `i` and its resolved JSON, which the plan's digest takes before it is let go.
         @Sendable func point(_ i: Int) -> Result<(json: String, point: Point), ScenarioError> {
             let axes = zip(sweep.design.axes.indices, values[i]).map { a, v in
-                Override(path: sweep.design.axes[a].path, value: v,
-                         origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
+                Override(
+                    path: sweep.design.axes[a].path, value: v,
+                    origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
             }
             do throws(ScenarioError) {
-                var scenario = try Scenario.parse(yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides,
-                                                  documents: documents)
+                var scenario = try Scenario.parse(
+                    yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides,
+                    documents: documents)
                 scenario.name = sweep.name
                 return .success((scenario.resolvedJSON, Point(values: values[i], scenario: scenario, keepJSON: i == 0)))
             } catch {
@@ -130,8 +136,9 @@ public struct StudyPlan: Sendable {
                 let (json, p) = try result!.get()
                 if let first {
                     if p.scenario.policies != first.policies || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
-                        throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes",
-                                            message: "point \(start + k) changes the policies, replications or seed; every point must share them")
+                        throw ScenarioError(
+                            .invalid, file: sweep.file, keyPath: "axes",
+                            message: "point \(start + k) changes the policies, replications or seed; every point must share them")
                     }
                 } else {
                     first = p.scenario
@@ -183,8 +190,9 @@ public struct StudyPlan: Sendable {
 
     /// The fingerprint of one unit: its scenario, policy and replication, and what it records.
     func fingerprint(of u: UnitKey, record: RecordOptions) -> String {
-        SHA256.hex("\(points[u.point].scenarioDigest)\n\(policies[u.policy].name)\n\(u.replication)\n"
-                   + "timeline=\(record.timelineEvery.map { String($0.microseconds) } ?? "none")")
+        SHA256.hex(
+            "\(points[u.point].scenarioDigest)\n\(policies[u.policy].name)\n\(u.replication)\n"
+                + "timeline=\(record.timelineEvery.map { String($0.microseconds) } ?? "none")")
     }
 }
 
@@ -226,7 +234,8 @@ public struct UnitKey: Hashable, Sendable, Comparable {
     init?(folderName name: String) {
         let parts = name.split(separator: "-")
         guard parts.count == 3, parts[0].first == "p", parts[2].first == "r",
-              let p = Int(parts[0].dropFirst()), let k = Int(parts[1]), let r = Int(parts[2].dropFirst()) else { return nil }
+            let p = Int(parts[0].dropFirst()), let k = Int(parts[1]), let r = Int(parts[2].dropFirst())
+        else { return nil }
         self.init(point: p, policy: k, replication: r)
     }
     static func pad(_ x: Int, _ width: Int) -> String {

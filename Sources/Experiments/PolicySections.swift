@@ -91,8 +91,10 @@ extension Scenario {
             value = try m.optional(key, default: value) { n, p throws(ScenarioError) in try r.duration(n, p) }
         }
 
-        mutating func number(_ key: String, _ value: inout Double, _ what: String,
-                             where valid: (Double) -> Bool) throws(ScenarioError) {
+        mutating func number(
+            _ key: String, _ value: inout Double, _ what: String,
+            where valid: (Double) -> Bool
+        ) throws(ScenarioError) {
             let r = self.r
             value = try m.optional(key, default: value) { n, p throws(ScenarioError) in try r.number(n, p, what, where: valid) }
         }

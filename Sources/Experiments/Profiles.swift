@@ -25,11 +25,12 @@ enum Profiles {
     static let anyIndex = ConfigKeyPath.Component.index(-1)
 
     static func matches(_ pattern: ConfigKeyPath, _ path: ConfigKeyPath) -> Bool {
-        pattern.components.count == path.components.count && zip(pattern.components, path.components).allSatisfy { p, c in
-            if p == c { return true }
-            if p == anyIndex, case .index = c { return true }
-            return false
-        }
+        pattern.components.count == path.components.count
+            && zip(pattern.components, path.components).allSatisfy { p, c in
+                if p == c { return true }
+                if p == anyIndex, case .index = c { return true }
+                return false
+            }
     }
 
     static func isReference(_ path: ConfigKeyPath) -> Bool { kinds.contains { matches($0.path, path) } }
@@ -57,14 +58,17 @@ enum Profiles {
     ///   however many scenarios share the cache (a sweep's points). Parsing was most of startup.
     static func resolve(_ tree: inout ConfigNode, modelsDirs: [String], file: String, documents: DocumentCache) throws(ScenarioError) {
         for kind in kinds {
-            try resolve(&tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDirs: modelsDirs, file: file,
-                        parsed: documents)
+            try resolve(
+                &tree, at: kind.path.components[...], walked: .root, kind: kind, modelsDirs: modelsDirs, file: file,
+                parsed: documents)
         }
     }
 
-    private static func resolve(_ node: inout ConfigNode, at rest: ArraySlice<ConfigKeyPath.Component>, walked: ConfigKeyPath,
-                                kind: (path: ConfigKeyPath, folder: String, what: String),
-                                modelsDirs: [String], file: String, parsed: DocumentCache) throws(ScenarioError) {
+    private static func resolve(
+        _ node: inout ConfigNode, at rest: ArraySlice<ConfigKeyPath.Component>, walked: ConfigKeyPath,
+        kind: (path: ConfigKeyPath, folder: String, what: String),
+        modelsDirs: [String], file: String, parsed: DocumentCache
+    ) throws(ScenarioError) {
         guard let first = rest.first else {
             try expand(&node, at: walked, kind: kind, modelsDirs: modelsDirs, file: file, parsed: parsed)
             return
@@ -72,22 +76,27 @@ enum Profiles {
         if first == anyIndex {
             guard case .sequence(var items) = node.value else { return }
             for i in items.indices {
-                try resolve(&items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
-                            modelsDirs: modelsDirs, file: file, parsed: parsed)
+                try resolve(
+                    &items[i], at: rest.dropFirst(), walked: walked.appending(index: i), kind: kind,
+                    modelsDirs: modelsDirs, file: file, parsed: parsed)
             }
             node.value = .sequence(items)
             return
         }
         guard case .key(let key) = first, case .mapping(var pairs) = node.value,
-              let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull else { return }
-        try resolve(&pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
-                    modelsDirs: modelsDirs, file: file, parsed: parsed)
+            let i = pairs.firstIndex(where: { $0.key == key }), !pairs[i].value.isNull
+        else { return }
+        try resolve(
+            &pairs[i].value, at: rest.dropFirst(), walked: walked.appending(key), kind: kind,
+            modelsDirs: modelsDirs, file: file, parsed: parsed)
         node.value = .mapping(pairs)
     }
 
     /// Expands one reference: a scalar name, or a mapping with a `profile` key.
-    private static func expand(_ node: inout ConfigNode, at here: ConfigKeyPath, kind: (path: ConfigKeyPath, folder: String, what: String),
-                               modelsDirs: [String], file: String, parsed: DocumentCache) throws(ScenarioError) {
+    private static func expand(
+        _ node: inout ConfigNode, at here: ConfigKeyPath, kind: (path: ConfigKeyPath, folder: String, what: String),
+        modelsDirs: [String], file: String, parsed: DocumentCache
+    ) throws(ScenarioError) {
         let reader = ConfigReader(file: file)
         let nameNode: ConfigNode
         let namePath: ConfigKeyPath
@@ -112,25 +121,31 @@ enum Profiles {
         }
         guard let found else {
             let known = Set(modelsDirs.flatMap { available(in: ($0 as NSString).appendingPathComponent(kind.folder)) }).sorted()
-            throw reader.error(nameNode, namePath,
-                               "no \(kind.what) named '\(name)' (looked for \(paths.joined(separator: ", "))); "
-                               + (known.isEmpty ? "none of those folders has profiles" : "known: \(known.joined(separator: ", "))")
-                               + "; a scenario's 'models' key names the folder that holds \(kind.folder)/")
+            throw reader.error(
+                nameNode, namePath,
+                "no \(kind.what) named '\(name)' (looked for \(paths.joined(separator: ", "))); "
+                    + (known.isEmpty ? "none of those folders has profiles" : "known: \(known.joined(separator: ", "))")
+                    + "; a scenario's 'models' key names the folder that holds \(kind.folder)/")
         }
         let path = found.path
         var base = found.tree
         guard case .mapping(let basePairs) = base.value else {
-            throw ScenarioError(.invalid, file: path, line: base.line, column: base.column,
-                                message: "a \(kind.what) file must be a mapping of keys to values")
+            throw ScenarioError(
+                .invalid, file: path, line: base.line, column: base.column,
+                message: "a \(kind.what) file must be a mapping of keys to values")
         }
         if let nested = basePairs.first(where: { $0.key == "profile" }) {
-            throw ScenarioError(.invalid, file: path, keyPath: here.appending("profile").description,
-                                line: nested.keyLine, message: "a \(kind.what) cannot refer to another \(kind.what)")
+            throw ScenarioError(
+                .invalid, file: path, keyPath: here.appending("profile").description,
+                line: nested.keyLine, message: "a \(kind.what) cannot refer to another \(kind.what)")
         }
-        base.merge(ConfigNode(value: .mapping(overlay), line: node.line, column: node.column, origin: node.origin, file: node.file),
-                   childReferences: kinds.map(\.path).filter { $0.components.count == kind.path.components.count + 1
-                       && Array($0.components.prefix(kind.path.components.count)) == kind.path.components }
-                       .compactMap { if case .key(let k) = $0.components.last { k } else { nil } })
+        base.merge(
+            ConfigNode(value: .mapping(overlay), line: node.line, column: node.column, origin: node.origin, file: node.file),
+            childReferences: kinds.map(\.path).filter {
+                $0.components.count == kind.path.components.count + 1
+                    && Array($0.components.prefix(kind.path.components.count)) == kind.path.components
+            }
+            .compactMap { if case .key(let k) = $0.components.last { k } else { nil } })
         node = base
     }
 }
@@ -150,9 +165,11 @@ extension ConfigNode {
                 continue
             }
             if childReferences.contains(o.key), case .scalar = pairs[i].value.value, case .mapping(let m) = o.value.value,
-               !m.contains(where: { $0.key == "profile" }) {
-                var ref = ConfigNode(value: .mapping([("profile", pairs[i].keyLine, pairs[i].value)]),
-                                     line: pairs[i].value.line, column: pairs[i].value.column, file: pairs[i].value.file)
+                !m.contains(where: { $0.key == "profile" })
+            {
+                var ref = ConfigNode(
+                    value: .mapping([("profile", pairs[i].keyLine, pairs[i].value)]),
+                    line: pairs[i].value.line, column: pairs[i].value.column, file: pairs[i].value.file)
                 ref.merge(o.value)
                 pairs[i].value = ref
             } else {
@@ -198,8 +215,10 @@ final class DocumentCache: Sendable {
     /// read last. The points of a sweep mostly share their apps: read for every point, they
     /// were a fifth of planning a 2,000-point sweep (perf), and comparing the trees costs far
     /// less than reading them. Only a list read without error is kept.
-    func apps(_ node: ConfigNode, file: String, places: [String]?,
-              _ read: () throws(ScenarioError) -> [AppParameters]) throws(ScenarioError) -> [AppParameters] {
+    func apps(
+        _ node: ConfigNode, file: String, places: [String]?,
+        _ read: () throws(ScenarioError) -> [AppParameters]
+    ) throws(ScenarioError) -> [AppParameters] {
         if let last = state.withLock({ $0.apps }), last.file == file, last.places == places, last.node.isIdentical(to: node) {
             // Debug builds (the tests) check the kept apps against a fresh reading.
             assert((try? read()) == last.apps, "apps kept for an identical tree differ from a fresh reading")

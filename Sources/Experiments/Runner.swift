@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import Scheduling
 import SimEngine
@@ -51,8 +52,10 @@ public enum Experiment {
     /// Simulates one policy in one replication, keeping what `record` asks for: task and
     /// timeline rows go to `rows` as they are produced (nowhere without it); events stay in
     /// the result without it.
-    static func run(_ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
-                    rows: RowDestination? = nil) throws -> RunResult {
+    static func run(
+        _ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
+        rows: RowDestination? = nil
+    ) throws -> RunResult {
         switch policy.rule {
         case .eager: try run(scenario, custom: EagerPolicy(), label: policy, replication: replication, record: record, rows: rows)
         case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), label: policy, replication: replication, record: record, rows: rows)
@@ -65,19 +68,26 @@ public enum Experiment {
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
     /// same world (same streams) the built-in policies see in that replication.
-    public static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, replication: Int,
-                                                events: Bool = false) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
-        let r = try run(scenario, custom: policy, label: PolicySpec(.eager, label: policy.name), replication: replication,
-                        record: RecordOptions(events: events), rows: nil)
+    public static func run<P: SchedulingPolicy>(
+        _ scenario: Scenario, custom policy: P, replication: Int,
+        events: Bool = false
+    ) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
+        let r = try run(
+            scenario, custom: policy, label: PolicySpec(.eager, label: policy.name), replication: replication,
+            record: RecordOptions(events: events), rows: nil)
         return (r.metrics, r.events)
     }
 
-    static func run<P: SchedulingPolicy>(_ scenario: Scenario, custom policy: P, label: PolicySpec, replication: Int,
-                                         record: RecordOptions, rows: RowDestination?) throws -> RunResult {
-        let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
-                                       replication: UInt64(replication), generator: scenario.generator)
-        var sink = StandardSink(metrics: RunMetrics(apps: scenario.setup.apps, freshWithin: scenario.metrics.freshWithin),
-                                events: record.events ? EventLog() : nil)
+    static func run<P: SchedulingPolicy>(
+        _ scenario: Scenario, custom policy: P, label: PolicySpec, replication: Int,
+        record: RecordOptions, rows: RowDestination?
+    ) throws -> RunResult {
+        let streams = try WorldStreams(
+            setup: scenario.setup, masterSeed: scenario.seed,
+            replication: UInt64(replication), generator: scenario.generator)
+        var sink = StandardSink(
+            metrics: RunMetrics(apps: scenario.setup.apps, freshWithin: scenario.metrics.freshWithin),
+            events: record.events ? EventLog() : nil)
         var tasks: PartWriter?, timeline: PartWriter?
         let names = scenario.setup.apps.map(\.name)
         if record.tasks, let rows {
@@ -101,15 +111,18 @@ public enum Experiment {
             try writer.close()
             events = nil
         }
-        return RunResult(policy: label, replication: replication, metrics: done.metrics, values: done.metrics.columnValues,
-                         events: events)
+        return RunResult(
+            policy: label, replication: replication, metrics: done.metrics, values: done.metrics.columnValues,
+            events: events)
     }
 
     /// Runs every policy in replications `replications` on up to `jobs` threads, in memory
     /// (no task or timeline rows). Results come back in (policy, replication) order whatever
     /// the thread count.
-    public static func runAll(_ scenario: Scenario, replications: Range<Int>? = nil, jobs: Int,
-                              record: RecordOptions = RecordOptions()) async throws -> [RunResult] {
+    public static func runAll(
+        _ scenario: Scenario, replications: Range<Int>? = nil, jobs: Int,
+        record: RecordOptions = RecordOptions()
+    ) async throws -> [RunResult] {
         let reps = replications ?? 0..<scenario.replications
         let units = scenario.policies.flatMap { p in reps.map { (p, $0) } }
         var results = [RunResult?](repeating: nil, count: units.count)

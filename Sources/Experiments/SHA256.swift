@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import CSHA256
 import Foundation
 
@@ -17,7 +18,6 @@ public struct SHA256 {
         (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
-
 
     public init() { hardware = Self.usesHardware }
 
@@ -54,8 +54,9 @@ public struct SHA256 {
             return
         }
         withUnsafeMutableBytes(of: &h) { state in
-            bgsim_sha256_hardware_blocks(state.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                                         blocks.baseAddress!.assumingMemoryBound(to: UInt8.self), blocks.count / 64)
+            bgsim_sha256_hardware_blocks(
+                state.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                blocks.baseAddress!.assumingMemoryBound(to: UInt8.self), blocks.count / 64)
         }
     }
 

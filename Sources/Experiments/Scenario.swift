@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import PhoneWorld
 import Scheduling
@@ -83,7 +84,8 @@ public struct Scenario: Equatable, Sendable {
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
-            let reason = FileManager.default.fileExists(atPath: file)
+            let reason =
+                FileManager.default.fileExists(atPath: file)
                 ? "cannot read the scenario file (\(Self.reason(error)))"
                 : "no such scenario file"
             throw ScenarioError(.unreadable, file: file, message: reason)
@@ -111,13 +113,16 @@ public struct Scenario: Equatable, Sendable {
     /// or set a value that may name profiles (`apps=[news, mail]`), apply first, then profiles
     /// are resolved, then every other override applies to the result, so `--set` reaches any
     /// field of a profile, inside its lists too, in whatever order the options were given.
-    static func tree(yaml: String, file: String, overrides: [Override] = [],
-                     documents: DocumentCache = DocumentCache()) throws(ScenarioError) -> ConfigNode {
+    static func tree(
+        yaml: String, file: String, overrides: [Override] = [],
+        documents: DocumentCache = DocumentCache()
+    ) throws(ScenarioError) -> ConfigNode {
         var tree = try documents.tree(yaml: yaml, file: file)
         if let base = Sweep.baseScenarioEntry(tree) {
-            throw ScenarioError(.invalid, file: file, keyPath: "scenario", line: base.keyLine,
-                                message: "this is a sweep, not a scenario (it names a base scenario and axes); "
-                                    + "run it with: bgsim sweep \(file)")
+            throw ScenarioError(
+                .invalid, file: file, keyPath: "scenario", line: base.keyLine,
+                message: "this is a sweep, not a scenario (it names a base scenario and axes); "
+                    + "run it with: bgsim sweep \(file)")
         }
         func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
@@ -138,8 +143,9 @@ public struct Scenario: Equatable, Sendable {
     /// `--set policies[2].max_delay=30m` (and a sweep axis) reaches its parameters.
     static func expandPolicyNames(_ tree: inout ConfigNode) {
         guard case .mapping(var pairs) = tree.value,
-              let k = pairs.firstIndex(where: { $0.key == "policies" }),
-              case .sequence(var items) = pairs[k].value.value else { return }
+            let k = pairs.firstIndex(where: { $0.key == "policies" }),
+            case .sequence(var items) = pairs[k].value.value
+        else { return }
         for i in items.indices {
             guard case .scalar = items[i].value else { continue }
             var wrapper = items[i]
@@ -168,7 +174,8 @@ public struct Scenario: Equatable, Sendable {
     static func modelsDir(_ tree: ConfigNode, file: String) throws(ScenarioError) -> String {
         let here = (file as NSString).deletingLastPathComponent
         guard case .mapping(let pairs) = tree.value, let node = pairs.first(where: { $0.key == "models" })?.value,
-              !node.isNull else {
+            !node.isNull
+        else {
             let last = (here as NSString).lastPathComponent
             if here.isEmpty || last == "." || last == ".." { return ((here.isEmpty ? "." : here) as NSString).appendingPathComponent("..") }
             let parent = (here as NSString).deletingLastPathComponent
@@ -228,7 +235,9 @@ public struct Scenario: Equatable, Sendable {
             try readSystem(n, p, r)
         }
         // Places apps may monitor: those the network model names (none known with a trace).
-        let places: [String]? = setup.networkTrace != nil ? nil
+        let places: [String]? =
+            setup.networkTrace != nil
+            ? nil
             : Array(Set((setup.network.weekday + setup.network.weekend).compactMap(\.place))).sorted()
         setup.apps = try top.required("apps", "a list of apps") { n, p throws(ScenarioError) in
             try documents.apps(n, file: file, places: places) { () throws(ScenarioError) in try readApps(n, p, r, places: places) }
@@ -244,12 +253,15 @@ public struct Scenario: Equatable, Sendable {
             try readMetrics(n, p, r, policies: policies)
         }
         try top.finish()
-        return Scenario(name: name, seed: seed, replications: replications, generator: generator,
-                        setup: setup, policies: policies, metrics: metrics, file: file)
+        return Scenario(
+            name: name, seed: seed, replications: replications, generator: generator,
+            setup: setup, policies: policies, metrics: metrics, file: file)
     }
 
-    static func readMetrics(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
-                            policies: [PolicySpec]) throws(ScenarioError) -> MetricsSettings {
+    static func readMetrics(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
+        policies: [PolicySpec]
+    ) throws(ScenarioError) -> MetricsSettings {
         var m = try r.mapping(node, at: path)
         var out = MetricsSettings(baseline: policies[0].label)
         out.freshWithin = try m.optional("fresh_within", default: out.freshWithin) { n, p throws(ScenarioError) in try r.duration(n, p) }

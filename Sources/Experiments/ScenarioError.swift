@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 /// Bad input: a scenario file or a command-line value that cannot be used.
 ///
 /// The message names the file, the key path and what was expected, and the line and column
@@ -23,8 +24,10 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
     public let origin: String?
     public let message: String
 
-    init(_ kind: Kind, file: String, keyPath: String = "", line: Int? = nil, column: Int? = nil,
-         origin: String? = nil, message: String) {
+    init(
+        _ kind: Kind, file: String, keyPath: String = "", line: Int? = nil, column: Int? = nil,
+        origin: String? = nil, message: String
+    ) {
         self.kind = kind
         self.file = file
         self.keyPath = keyPath

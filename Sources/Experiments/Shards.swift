@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import SimEngine
 
@@ -12,8 +13,10 @@ extension Experiment {
     /// A shard's `manifest.json`: what the study is (enough for `merge` to rebuild its plan),
     /// which slice this is, and every unit's files with their SHA-256. Written last, so a
     /// shard folder without one is unfinished (run the same command again to finish it).
-    static func writeShardManifest(_ plan: StudyPlan, shard: Shard, options: StudyOptions, store: UnitStore,
-                                   to folder: URL) throws(RuntimeFailure) -> [String] {
+    static func writeShardManifest(
+        _ plan: StudyPlan, shard: Shard, options: StudyOptions, store: UnitStore,
+        to folder: URL
+    ) throws(RuntimeFailure) -> [String] {
         // The manifest lists this study's units of the shard, all run or found finished by
         // now. Units another study left in the folder (other points, another plan) are not
         // this shard's: listed, merge would refuse them as not part of the study; they are
@@ -23,7 +26,8 @@ extension Experiment {
         let mine = plan.units(replications: 0..<plan.replications, shard: shard)
         let kept = Set(mine)
         for u in store.present() where !kept.contains(u) {
-            let ours = u.point < plan.points.count && u.policy < plan.policies.count && u.replication < plan.replications
+            let ours =
+                u.point < plan.points.count && u.policy < plan.policies.count && u.replication < plan.replications
                 && store.isDone(u, fingerprint: plan.fingerprint(of: u, record: options.record), record: options.record)
             if !ours { for name in ["unit.txt"] + UnitStore.rowFiles { unlink(store.path(u, name)) } }
         }
@@ -50,8 +54,14 @@ extension Experiment {
             // shard ran, and merge may run elsewhere.
             ("plan_path", JSON.string(URL(fileURLWithPath: plan.file).standardizedFileURL.path)),
             ("overrides", JSON.array(options.overrides.map { JSON.string("\($0.path)=\($0.value)") })),
-            ("record", JSON.object([("tasks", String(r.tasks)), ("events", String(r.events)),
-                                    ("timeline_us", r.timelineEvery.map { String($0.microseconds) } ?? "null")], indent: 1)),
+            (
+                "record",
+                JSON.object(
+                    [
+                        ("tasks", String(r.tasks)), ("events", String(r.events)),
+                        ("timeline_us", r.timelineEvery.map { String($0.microseconds) } ?? "null"),
+                    ], indent: 1)
+            ),
             ("units", "[\n" + units.joined(separator: ",\n") + "\n  ]"),
         ]
         try OutputFiles.write([], to: folder, replacing: OutputFiles.studyFiles) { _ in ("manifest.json", JSON.object(pairs + manifest.tail) + "\n") }
@@ -81,14 +91,16 @@ extension Experiment {
                 tried.append("\(file): not found from \(FileManager.default.currentDirectoryPath)")
                 continue
             }
-            let plan = isSweep
+            let plan =
+                isSweep
                 ? try StudyPlan(sweep: Sweep.load(file: file), overrides: overrides, jobs: Cores.available(), progress: progress)
                 : StudyPlan(scenario: try Scenario.load(file: file, overrides: overrides))
             if plan.fingerprint == fingerprint { return (plan, overrides) }
             tried.append("\(file) (with \(overrideTexts)) no longer describes it: its plan_sha256 differs")
         }
-        throw MergeError("cannot read again the study the shards ran: " + tried.joined(separator: "; ")
-                         + ". Merge where the shards ran, with the study's files as they were")
+        throw MergeError(
+            "cannot read again the study the shards ran: " + tried.joined(separator: "; ")
+                + ". Merge where the shards ran, with the study's files as they were")
     }
 
     /// A shard's output options as the command-line flags that set them.
@@ -152,8 +164,10 @@ extension Experiment {
     /// `progress`, if given, is told how many of a sweep's points have been read again;
     /// `steps`, how many units have been checked (each file hashed) and how much of each
     /// result file has been written (`StudyOptions.writing`).
-    public static func merge(_ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil,
-                             steps: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)? = nil) throws -> StudyOutcome {
+    public static func merge(
+        _ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil,
+        steps: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)? = nil
+    ) throws -> StudyOutcome {
         // One folder named twice (a glob and a name, say) is a slip, not a second copy of its
         // units: say so, rather than list every unit in it as a duplicate.
         var named: [String: URL] = [:]
@@ -186,14 +200,16 @@ extension Experiment {
         // than as a unit "missing or not of this study".
         let outputs = recordFlags(first.manifest)
         for s in shards.dropFirst() where recordFlags(s.manifest) != outputs {
-            throw MergeError("\(s.folder.path) was run with \(recordFlags(s.manifest)) and \(first.folder.path) with \(outputs): "
-                             + "every shard of a study must write the same files; run \(s.folder.path)'s shard again with \(first.folder.path)'s options")
+            throw MergeError(
+                "\(s.folder.path) was run with \(recordFlags(s.manifest)) and \(first.folder.path) with \(outputs): "
+                    + "every shard of a study must write the same files; run \(s.folder.path)'s shard again with \(first.folder.path)'s options")
         }
         let (plan, overrides) = try studyPlan(of: shards, progress: progress)
         let recordJSON = first.manifest["record"] as? [String: Any] ?? [:]
         let timeline = (recordJSON["timeline_us"] as? NSNumber).map { SimDuration(microseconds: $0.int64Value) }
-        let record = RecordOptions(events: recordJSON["events"] as? Bool ?? false, tasks: recordJSON["tasks"] as? Bool ?? false,
-                                   timelineEvery: timeline)
+        let record = RecordOptions(
+            events: recordJSON["events"] as? Bool ?? false, tasks: recordJSON["tasks"] as? Bool ?? false,
+            timelineEvery: timeline)
 
         // Which shard holds each unit (by canonical index; -1 for none, and a unit in more than
         // one shard listed apart); every unit's files checked against its manifest.
@@ -209,7 +225,8 @@ extension Experiment {
                 }
                 let name = entry.name
                 guard let u = UnitKey(folderName: name),
-                      u.point < plan.points.count, u.policy < plan.policies.count, u.replication < plan.replications else {
+                    u.point < plan.points.count, u.policy < plan.policies.count, u.replication < plan.replications
+                else {
                     throw MergeError("\(s.folder.path)/manifest.json: a unit that is not part of the study: \(name)")
                 }
                 // The manifest's digests first: they name the file that changed.
@@ -223,10 +240,11 @@ extension Experiment {
                 }
                 guard s.store.isDone(u, fingerprint: plan.fingerprint(of: u, record: record), record: record) else {
                     let record = s.store.file(u, "unit.txt")
-                    throw MergeError(FileManager.default.fileExists(atPath: record.path)
-                        ? "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is not of this study, or its files changed after it finished"
-                        : "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is listed in its manifest but \(record.path) is missing; "
-                          + "run that shard again to redo it")
+                    throw MergeError(
+                        FileManager.default.fileExists(atPath: record.path)
+                            ? "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is not of this study, or its files changed after it finished"
+                            : "\(s.folder.path): unit \(plan.describe(u)) (\(name)) is listed in its manifest but \(record.path) is missing; "
+                                + "run that shard again to redo it")
                 }
                 let index = plan.index(of: u)
                 if holder[index] < 0 { holder[index] = Int32(i) } else { also[u, default: [Int(holder[index])]].append(i) }
@@ -258,8 +276,9 @@ extension Experiment {
         try OutputFiles.createFolder(folder, "output folder ")
         let lock = try FolderLock(folder)
         defer { lock.release() }
-        let written = try writeResults(plan, runs: runs, replications: plan.replications, precision: nil, options: options,
-                                       storeOf: storeOf, to: folder)
+        let written = try writeResults(
+            plan, runs: runs, replications: plan.replications, precision: nil, options: options,
+            storeOf: storeOf, to: folder)
         return StudyOutcome(runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount)
     }
 
@@ -271,14 +290,17 @@ extension Experiment {
         guard let n = given.first??.count, given.allSatisfy({ $0?.count == n }) else {
             // Slices of different splits overlap and leave gaps: say so before the units.
             let splits = shards.indices.map { "\(shards[$0].folder.path) is \(given[$0].map { "\($0)" } ?? "?")" }
-            return ["the shards were split differently (" + splits.prefix(20).joined(separator: ", ")
-                    + (splits.count > 20 ? ", ..." : "") + "): run every shard with the same N in --shard K/N"]
+            return [
+                "the shards were split differently (" + splits.prefix(20).joined(separator: ", ")
+                    + (splits.count > 20 ? ", ..." : "") + "): run every shard with the same N in --shard K/N"
+            ]
         }
         var lines: [String] = []
         let absent = (1...n).filter { k in !given.contains { $0?.index == k } }
         if !absent.isEmpty {
-            lines.append("shards not given: " + absent.prefix(20).map { "\($0)/\(n)" }.joined(separator: ", ")
-                         + (absent.count > 20 ? " and \(absent.count - 20) more" : ""))
+            lines.append(
+                "shards not given: " + absent.prefix(20).map { "\($0)/\(n)" }.joined(separator: ", ")
+                    + (absent.count > 20 ? " and \(absent.count - 20) more" : ""))
         }
         for k in 1...n {
             let folders = shards.indices.filter { given[$0]?.index == k }.map { shards[$0].folder.path }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import Scheduling
 import SimRandom
@@ -55,8 +56,9 @@ extension PrecisionGoal {
                 for c in columns { worst = max(worst, Self.relativeHalfWidth(s.intervals[c]) ?? .infinity) }
             }
         }
-        let outcome = PrecisionOutcome(target: target, metrics: metrics, maxReplications: maxReplications,
-                                       reached: worst <= bound, worst: worst)
+        let outcome = PrecisionOutcome(
+            target: target, metrics: metrics, maxReplications: maxReplications,
+            reached: worst <= bound, worst: worst)
         if worst <= bound || n >= maxReplications { return (outcome, nil) }
         let ratio = worst / bound
         let estimate = ratio.isFinite ? Double(n) * ratio * ratio : Double(maxReplications)
@@ -72,7 +74,8 @@ extension Experiment {
     /// until the goal is met (see `PrecisionGoal.check`). Every policy gets the same
     /// replications, so pairs stay paired.
     public static func study(_ scenario: Scenario, jobs: Int, precision: PrecisionGoal? = nil) async throws
-        -> (runs: [RunResult], replications: Int, precision: PrecisionOutcome?) {
+        -> (runs: [RunResult], replications: Int, precision: PrecisionOutcome?)
+    {
         var n = precision?.initial(scenario.replications) ?? scenario.replications
         var runs = try await runAll(scenario, replications: 0..<n, jobs: jobs)
         guard let goal = precision else { return (runs, n, nil) }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Scheduling
 import SimRandom
 
@@ -60,8 +61,9 @@ public struct PairedComparison: Sendable {
 
     /// Every policy but the baseline, every metric, in policy then column order.
     public static func compare<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
-        let base = Dictionary(runs.filter { $0.policy == baseline }.map { ($0.replication, $0.values) },
-                              uniquingKeysWith: { a, _ in a })
+        let base = Dictionary(
+            runs.filter { $0.policy == baseline }.map { ($0.replication, $0.values) },
+            uniquingKeysWith: { a, _ in a })
         return policies.filter { $0 != baseline }.flatMap { policy in
             let mine = runs.filter { $0.policy == policy }.map { ($0.replication, $0.values) }
             return RunMetrics.columns.indices.map { c in
@@ -72,8 +74,9 @@ public struct PairedComparison: Sendable {
                     b.append(other[c])
                 }
                 let ci = ConfidenceInterval(d)
-                return PairedComparison(policy: policy, baseline: baseline, metric: c, difference: ci,
-                                        baselineMean: Statistics.mean(b), pValue: pairedPValue(ci))
+                return PairedComparison(
+                    policy: policy, baseline: baseline, metric: c, difference: ci,
+                    baselineMean: Statistics.mean(b), pValue: pairedPValue(ci))
             }
         }
     }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import CGSL
 import Foundation
 import SimEngine
@@ -149,7 +150,8 @@ public struct Sweep: Sendable {
     /// reader then reports.
     public static func isSweep(file: String) -> Bool {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-              let tree = try? ConfigNode.parse(yaml: text, file: file) else { return false }
+            let tree = try? ConfigNode.parse(yaml: text, file: file)
+        else { return false }
         return baseScenarioEntry(tree) != nil
     }
 
@@ -166,8 +168,9 @@ public struct Sweep: Sendable {
         do {
             text = try String(contentsOfFile: file, encoding: .utf8)
         } catch {
-            throw ScenarioError(.unreadable, file: file,
-                                message: FileManager.default.fileExists(atPath: file) ? "cannot read the sweep file" : "no such sweep file")
+            throw ScenarioError(
+                .unreadable, file: file,
+                message: FileManager.default.fileExists(atPath: file) ? "cannot read the sweep file" : "no such sweep file")
         }
         let tree = try ConfigNode.parse(yaml: text, file: file)
         let r = ConfigReader(file: file)
@@ -175,9 +178,10 @@ public struct Sweep: Sendable {
         let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         let name = try top.optional("name", default: stem, r.name)
         if top.node("scenario") == nil, top.node("duration") != nil || top.node("apps") != nil {
-            throw ScenarioError(.invalid, file: file, keyPath: "scenario",
-                                message: "this is a scenario, not a sweep (a sweep names its base scenario under 'scenario'); "
-                                    + "run it with: bgsim run \(file)")
+            throw ScenarioError(
+                .invalid, file: file, keyPath: "scenario",
+                message: "this is a scenario, not a sweep (a sweep names its base scenario under 'scenario'); "
+                    + "run it with: bgsim run \(file)")
         }
         let scenario = try top.required("scenario", "the base scenario file, relative to the sweep file") { n, p throws(ScenarioError) in
             try r.string(n, p)
@@ -187,8 +191,10 @@ public struct Sweep: Sendable {
         // Checked here, where the key's line is known: a sweep that names a missing file is
         // most often a path written relative to the current folder instead of the sweep's.
         if !FileManager.default.fileExists(atPath: scenarioFile), let node = top.node("scenario") {
-            throw r.error(node, ConfigKeyPath([.key("scenario")]), "no such scenario file: \(scenarioFile)"
-                          + (scenario.hasPrefix("/") ? "" : " (a relative path is read from the sweep file's folder)"))
+            throw r.error(
+                node, ConfigKeyPath([.key("scenario")]),
+                "no such scenario file: \(scenarioFile)"
+                    + (scenario.hasPrefix("/") ? "" : " (a relative path is read from the sweep file's folder)"))
         }
         var common: [Override] = []
         if let set = top.node("set") {
@@ -224,18 +230,22 @@ public struct Sweep: Sendable {
         }
         try top.finish()
         if kind == .zip, Set(axes.map(\.listed.count)).count > 1 {
-            throw r.error(tree, ConfigKeyPath([.key("axes")]),
-                          "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.listed.count)" }.joined(separator: ", "))")
+            throw r.error(
+                tree, ConfigKeyPath([.key("axes")]),
+                "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.listed.count)" }.joined(separator: ", "))")
         }
         if kind == .sobol, axes.count > SweepDesign.sobolMaxAxes {
             throw r.error(tree, ConfigKeyPath([.key("axes")]), "GSL's Sobol sequence has at most \(SweepDesign.sobolMaxAxes) axes; got \(axes.count)")
         }
-        return Sweep(name: name, file: file, scenarioFile: scenarioFile, common: common,
-                     design: SweepDesign(kind: kind, axes: axes, points: points, seed: seed), resolvedJSON: tree.canonicalJSON)
+        return Sweep(
+            name: name, file: file, scenarioFile: scenarioFile, common: common,
+            design: SweepDesign(kind: kind, axes: axes, points: points, seed: seed), resolvedJSON: tree.canonicalJSON)
     }
 
-    static func readAxes(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
-                         kind: SweepDesign.Kind) throws(ScenarioError) -> [SweepDesign.Axis] {
+    static func readAxes(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader,
+        kind: SweepDesign.Kind
+    ) throws(ScenarioError) -> [SweepDesign.Axis] {
         let items = try r.list(node, at: path)
         guard !items.isEmpty else { throw r.error(node, path, "expected at least one axis") }
         var axes: [SweepDesign.Axis] = []
@@ -250,7 +260,10 @@ public struct Sweep: Sendable {
             if axes.contains(where: { $0.path == keyPath }) { throw r.error(item, p.appending("path"), "another axis already sweeps '\(keyPath)'") }
             let fixed = ["policies", "replications", "seed", "name"]
             if case .key(let first) = keyPath.components[0], fixed.contains(first) {
-                throw r.error(item, p.appending("path"), "'\(first)' cannot be swept: every point runs the same policies and replications from the same seed (common random numbers); set it at the top of the sweep file")
+                throw r.error(
+                    item, p.appending("path"),
+                    "'\(first)' cannot be swept: every point runs the same policies and replications from the same seed (common random numbers); set it at the top of the sweep file"
+                )
             }
             var axis = SweepDesign.Axis(path: keyPath)
             axis.values = try m.optional("values", default: nil) { n, p throws(ScenarioError) in
@@ -285,8 +298,10 @@ public struct Sweep: Sendable {
     }
 
     /// A range's ends: numbers, or durations (`15m`, `2h`) converted to microseconds.
-    static func ends(_ a: ConfigNode, _ b: ConfigNode, _ p: ConfigKeyPath,
-                     _ r: ConfigReader) throws(ScenarioError) -> (Double, Double, Bool) {
+    static func ends(
+        _ a: ConfigNode, _ b: ConfigNode, _ p: ConfigKeyPath,
+        _ r: ConfigReader
+    ) throws(ScenarioError) -> (Double, Double, Bool) {
         let ta = try r.string(a, p.appending("from")), tb = try r.string(b, p.appending("to"))
         if let x = Double(ta), let y = Double(tb), x.isFinite, y.isFinite { return (x, y, false) }
         if let x = ConfigReader.parseDuration(ta), let y = ConfigReader.parseDuration(tb) {

@@ -15,12 +15,16 @@ struct TraceReader {
 
     /// Reads `path` (relative to `relativeTo`'s folder) with exactly these columns, in any order.
     init(file: String, relativeTo base: String, columns: [String]) throws(ScenarioError) {
-        let path = file.hasPrefix("/") ? file
+        let path =
+            file.hasPrefix("/")
+            ? file
             : ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)
         self.path = path
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ScenarioError(.unreadable, file: path, message: FileManager.default.fileExists(atPath: path)
-                                ? "cannot read the trace file" : "no such trace file")
+            throw ScenarioError(
+                .unreadable, file: path,
+                message: FileManager.default.fileExists(atPath: path)
+                    ? "cannot read the trace file" : "no such trace file")
         }
         var header: [String]?
         for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -33,15 +37,18 @@ struct TraceReader {
                 let missing = columns.filter { !fields.contains($0) }
                 let extra = fields.filter { !columns.contains($0) }
                 guard missing.isEmpty, extra.isEmpty, Set(fields).count == fields.count else {
-                    throw ScenarioError(.invalid, file: path, line: i + 1, message:
-                        "expected the header row '\(columns.joined(separator: ","))' (columns in any order), got '\(line)'")
+                    throw ScenarioError(
+                        .invalid, file: path, line: i + 1,
+                        message:
+                            "expected the header row '\(columns.joined(separator: ","))' (columns in any order), got '\(line)'")
                 }
                 header = fields
                 continue
             }
             guard fields.count == names.count else {
-                throw ScenarioError(.invalid, file: path, line: i + 1,
-                                    message: "expected \(names.count) fields (\(names.joined(separator: ","))), got \(fields.count)")
+                throw ScenarioError(
+                    .invalid, file: path, line: i + 1,
+                    message: "expected \(names.count) fields (\(names.joined(separator: ","))), got \(fields.count)")
             }
             rows.append((i + 1, Dictionary(uniqueKeysWithValues: zip(names, fields))))
         }
@@ -68,15 +75,19 @@ struct TraceReader {
         return d
     }
 
-    func number(_ row: (line: Int, fields: [String: String]), _ column: String, _ what: String,
-                where valid: (Double) -> Bool) throws(ScenarioError) -> Double {
+    func number(
+        _ row: (line: Int, fields: [String: String]), _ column: String, _ what: String,
+        where valid: (Double) -> Bool
+    ) throws(ScenarioError) -> Double {
         let t = row.fields[column]!
         guard let x = Double(t), x.isFinite, valid(x) else { throw error(row.line, column, "expected \(what), got '\(t)'") }
         return x
     }
 
-    func choice<T: RawRepresentable>(_ row: (line: Int, fields: [String: String]), _ column: String,
-                                     _ type: T.Type, _ known: [String]) throws(ScenarioError) -> T where T.RawValue == String {
+    func choice<T: RawRepresentable>(
+        _ row: (line: Int, fields: [String: String]), _ column: String,
+        _ type: T.Type, _ known: [String]
+    ) throws(ScenarioError) -> T where T.RawValue == String {
         let t = row.fields[column]!
         guard let v = T(rawValue: t) else {
             throw error(row.line, column, "expected one of \(known.joined(separator: ", ")), got '\(t)'")
@@ -88,7 +99,8 @@ struct TraceReader {
     static func exactMicroseconds(_ text: String) -> Int64? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII), parts[0].allSatisfy(\.isNumber),
-              let whole = Int64(parts[0]), whole < 9_000_000_000_000 else { return nil }
+            let whole = Int64(parts[0]), whole < 9_000_000_000_000
+        else { return nil }
         var us = whole * 1_000_000
         if parts.count == 2 {
             let frac = parts[1]
@@ -127,9 +139,10 @@ struct TraceReader {
             let kind = try t.choice(row, "network", NetworkKind.self, NetworkKind.allCases.map(\.rawValue))
             var state = NetworkState.disconnected
             if kind != .none {
-                state = NetworkState(kind: kind,
-                                     downMbps: try t.number(row, "down_mbps", "a throughput in Mbit/s > 0") { $0 > 0 },
-                                     upMbps: try t.number(row, "up_mbps", "a throughput in Mbit/s > 0") { $0 > 0 })
+                state = NetworkState(
+                    kind: kind,
+                    downMbps: try t.number(row, "down_mbps", "a throughput in Mbit/s > 0") { $0 > 0 },
+                    upMbps: try t.number(row, "up_mbps", "a throughput in Mbit/s > 0") { $0 > 0 })
             }
             out.append(NetworkChange(time: time, state: state))
         }
@@ -150,7 +163,8 @@ struct TraceReader {
             let name = row.fields["app"]!
             if let i = apps.firstIndex(of: name) { return i }
             if allowOther, name == "other" { return nil }
-            throw t.error(row.line, "app", "expected one of the scenario's apps (\((apps + (allowOther ? ["other"] : [])).joined(separator: ", "))), got '\(name)'")
+            throw t.error(
+                row.line, "app", "expected one of the scenario's apps (\((apps + (allowOther ? ["other"] : [])).joined(separator: ", "))), got '\(name)'")
         }
         for row in t.rows {
             let time = try t.time(row, "time")

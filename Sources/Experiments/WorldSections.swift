@@ -218,7 +218,9 @@ extension Scenario {
 
     /// `people:` the routine and phone use, or a trace of launches, calls and purges (the
     /// Low Power Mode answer still comes from `low_power_accept_pct`).
-    static func readPeople(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, apps: [String]) throws(ScenarioError) -> (PeopleParameters, PeopleTimeline?) {
+    static func readPeople(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, apps: [String]) throws(ScenarioError) -> (
+        PeopleParameters, PeopleTimeline?
+    ) {
         var m = try r.mapping(node, at: path)
         _ = try m.optional("description", default: "", r.string)
         var p = PeopleParameters()
@@ -275,8 +277,10 @@ extension ConfigReader {
     }
 
     /// One of an enumeration's raw values, listing them when it is not.
-    func choice<T: RawRepresentable & CaseIterable>(_ node: ConfigNode, _ path: ConfigKeyPath, _ type: T.Type,
-                                                    what: String) throws(ScenarioError) -> T where T.RawValue == String {
+    func choice<T: RawRepresentable & CaseIterable>(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ type: T.Type,
+        what: String
+    ) throws(ScenarioError) -> T where T.RawValue == String {
         let name = try string(node, path)
         guard let v = T(rawValue: name) else {
             throw error(node, path, "unknown \(what) '\(name)'; known: \(T.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 import SimRandom
 
@@ -76,7 +77,8 @@ extension ChargingHabit {
                 let length = SimDuration(seconds: stream.exponential(mean: topUpMean.seconds))
                 let session = ChargingSession(start: start, end: min(start + length, horizon))
                 guard length >= .minutes(1), session.start < session.end,
-                      !out.contains(where: { $0.start < session.end && session.start < $0.end }) else { continue }
+                    !out.contains(where: { $0.start < session.end && session.start < $0.end })
+                else { continue }
                 out.append(session)
             }
         }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 import SimRandom
 
@@ -129,8 +130,10 @@ extension PeopleParameters {
     /// ends (the person keeps using the phone).
     ///
     /// - Parameter appWeights: each scenario app's usage weight.
-    public func timeline(until horizon: SimInstant, appWeights: [Double], people: RandomStream,
-                         purges purgeStream: RandomStream) -> PeopleTimeline {
+    public func timeline(
+        until horizon: SimInstant, appWeights: [Double], people: RandomStream,
+        purges purgeStream: RandomStream
+    ) -> PeopleTimeline {
         var out = PeopleTimeline()
         let choice = try? WeightedChoice(weights: appWeights + [otherAppsWeight])
         var busyUntil = SimInstant.start

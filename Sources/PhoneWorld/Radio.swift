@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 
 /// One stage of a radio's tail: after the last transfer the radio stays in a high-power state

@@ -58,8 +58,9 @@ extension PhoneSimulation {
         tasks.append(TaskState(request: consume request, model: k))
         // Background App Refresh off, for the phone or the app, turns both kinds off (docs/sources.md §5).
         let available = setup.settings.backgroundAppRefresh != .off && setup.apps[app].backgroundRefresh
-        let pending = BGTaskScheduler.Pending(identifier: setup.apps[app].tasks[k].identifier, kind: kind, task: id,
-                                              earliestBegin: begin)
+        let pending = BGTaskScheduler.Pending(
+            identifier: setup.apps[app].tasks[k].identifier, kind: kind, task: id,
+            earliestBegin: begin)
         switch apps[app].scheduler.submit(pending, available: available) {
         case .failure(let error):
             tasks[id.rawValue].rejection = error
@@ -76,9 +77,11 @@ extension PhoneSimulation {
         guard tasks[id.rawValue].status == .waiting else { return }
         tasks[id.rawValue].status = .eligible
         let r = tasks[id.rawValue].request
-        eligible.append(EligibleTask(id: id, app: r.app, kind: r.kind, submitted: r.submitted, earliestBegin: r.earliestBegin,
-                                     requiresExternalPower: r.requiresExternalPower,
-                                     requiresNetworkConnectivity: r.requiresNetworkConnectivity))
+        eligible.append(
+            EligibleTask(
+                id: id, app: r.app, kind: r.kind, submitted: r.submitted, earliestBegin: r.earliestBegin,
+                requiresExternalPower: r.requiresExternalPower,
+                requiresNetworkConnectivity: r.requiresNetworkConnectivity))
         shownIsStale = true
     }
 
@@ -203,8 +206,11 @@ extension PhoneSimulation {
         tasks[i].started = sim.now
         runningIDs.append(i)
         if sink.observesTaskSteps {
-            sink.taskEvent(.started(tasks[i].request, timeRemaining: kind.usesGrant
-                ? backgroundTimeRemaining(app: app) : tasks[i].deadline.map { $0 - sim.now }), at: sim.now)
+            sink.taskEvent(
+                .started(
+                    tasks[i].request,
+                    timeRemaining: kind.usesGrant
+                        ? backgroundTimeRemaining(app: app) : tasks[i].deadline.map { $0 - sim.now }), at: sim.now)
         }
         if kind != .backgroundTransfer {
             tasks[i].holdsApp = true
@@ -355,7 +361,8 @@ extension PhoneSimulation {
     mutating func watchCPU(_ id: TaskID) {
         let i = id.rawValue
         guard tasks[i].status == .running, let monitor = setup.system.cpuMonitor else { return }
-        let watched = !isCharging && tasks[i].request.kind == .processing && !tasks[i].request.requiresExternalPower
+        let watched =
+            !isCharging && tasks[i].request.kind == .processing && !tasks[i].request.requiresExternalPower
             && tasks[i].request.cpuShare > monitor.threshold && !isExpiring(id)
         if watched, tasks[i].monitorEvent == nil {
             tasks[i].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: Self.taskEndPriority)
@@ -435,8 +442,9 @@ extension PhoneSimulation {
     @inline(__always)
     func endedRecord(_ i: Int) -> TaskRecord {
         guard case .ended(let outcome) = tasks[i].status else { preconditionFailure("task \(i) has not ended") }
-        var record = TaskRecord(request: tasks[i].request, started: tasks[i].started, ended: tasks[i].endedAt,
-                                outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
+        var record = TaskRecord(
+            request: tasks[i].request, started: tasks[i].started, ended: tasks[i].endedAt,
+            outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
         record.success = outcome == .completed && tasks[i].request.success
         record.rejection = tasks[i].rejection
         return record
@@ -483,7 +491,8 @@ extension PhoneSimulation {
         let n = links[r.rawValue].settled.count
         for k in 0..<n {
             guard case .task(let i) = links[r.rawValue].settled[k], tasks.isKept(i), tasks[i].awaitingTail,
-                  !links[0].users.contains(.task(i)), !links[1].users.contains(.task(i)) else { continue }
+                !links[0].users.contains(.task(i)), !links[1].users.contains(.task(i))
+            else { continue }
             report(TaskID(i))
         }
         links[r.rawValue].clearSettled()
@@ -565,8 +574,10 @@ extension PhoneSimulation {
         // (assumption: apps archive in `applicationDidEnterBackground`).
         apps[app].unsaved.removeAll()
         // Finite-length work keeps running in the foreground, without a deadline.
-        for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
-            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i)) {
+        for i in runningIDs
+        where tasks[i].status == .running && tasks[i].request.app == app
+            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i))
+        {
             tasks[i].deadline = nil
             rescheduleEnd(TaskID(i))
         }
@@ -587,8 +598,10 @@ extension PhoneSimulation {
         }
         apps[app].enteredBackground = sim.now
         let deadline = sim.now + setup.system.backgroundTime
-        for i in runningIDs where tasks[i].status == .running && tasks[i].request.app == app
-            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i)) {
+        for i in runningIDs
+        where tasks[i].status == .running && tasks[i].request.app == app
+            && tasks[i].request.kind.usesGrant && !isExpiring(TaskID(i))
+        {
             tasks[i].deadline = deadline
             rescheduleEnd(TaskID(i))
         }
@@ -607,9 +620,10 @@ extension PhoneSimulation {
             let forgets = stream.bernoulli(setup.apps[app].forgetsEndBackground)
             guard begins else { continue }
             let id = TaskID(tasks.count)
-            var request = TaskRequest(id: id, app: app, kind: .finiteLength, identifier: backgroundWorkIdentifiers[n],
-                                      submitted: sim.now, earliestBegin: sim.now, work: SimDuration(seconds: cpu),
-                                      powerW: setup.apps[app].cpuPowerW ?? setup.power.cpuBackgroundW)
+            var request = TaskRequest(
+                id: id, app: app, kind: .finiteLength, identifier: backgroundWorkIdentifiers[n],
+                submitted: sim.now, earliestBegin: sim.now, work: SimDuration(seconds: cpu),
+                powerW: setup.apps[app].cpuPowerW ?? setup.power.cpuBackgroundW)
             request.upBytes = up.rounded()
             request.downBytes = down.rounded()
             request.forgetsCompletion = forgets
@@ -782,8 +796,9 @@ extension PhoneSimulation {
             if gate != nil { closed += 1 }
         }
         guard closed < eligible.count else { return }
-        var state = DeviceState(now: sim.now, charge: battery.charge, isCharging: isCharging,
-                                network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
+        var state = DeviceState(
+            now: sim.now, charge: battery.charge, isCharging: isCharging,
+            network: networkState.kind, inUse: inUse, inCall: inCall, lowPowerMode: lowPower)
         state.networkQuality = networkQuality
         state.radioAwake = currentRadio.map { links[$0.rawValue].isAwake } ?? false
         if !inUse { state.lastInUse = lastInUse }

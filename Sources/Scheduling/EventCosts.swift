@@ -14,9 +14,11 @@ public enum EventCosts {
     nonisolated(unsafe) static var runs = 0
 
     /// The event kinds, in the order of `PhoneSimulation.Event.costIndex`.
-    static let kinds = ["plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
-                        "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-                        "radio", "push", "push_release", "mode_chunk"]
+    static let kinds = [
+        "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
+        "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
+        "radio", "push", "push_release", "mode_chunk",
+    ]
 
     @inline(__always)
     static func now() -> Int {
@@ -30,15 +32,19 @@ public enum EventCosts {
     public static func report() -> String {
         guard runs > 0, loopNanos > 0 else { return "event costs: no simulation ran\n" }
         let handled = nanos.reduce(0, +), events = counts.reduce(0, +)
-        var lines = ["event costs over \(runs) runs (BGSIM_EVENT_COSTS build):",
-                     "kind                   events/run  ns/event  % of loop"]
+        var lines = [
+            "event costs over \(runs) runs (BGSIM_EVENT_COSTS build):",
+            "kind                   events/run  ns/event  % of loop",
+        ]
         for k in kinds.indices.sorted(by: { nanos[$0] > nanos[$1] }) where counts[k] > 0 {
             let name = kinds[k].padding(toLength: 22, withPad: " ", startingAt: 0)
-            lines.append(name + " " + pad(counts[k] / runs, 10) + " " + pad(nanos[k] / counts[k], 9) + " "
-                         + pad(100 * nanos[k] / loopNanos, 10))
+            lines.append(
+                name + " " + pad(counts[k] / runs, 10) + " " + pad(nanos[k] / counts[k], 9) + " "
+                    + pad(100 * nanos[k] / loopNanos, 10))
         }
-        lines.append("loop: \(loopNanos / runs / 1000) µs per run, \(events / runs) events; outside the handlers "
-                     + "\((loopNanos - handled) / max(events, 1)) ns per event")
+        lines.append(
+            "loop: \(loopNanos / runs / 1000) µs per run, \(events / runs) events; outside the handlers "
+                + "\((loopNanos - handled) / max(events, 1)) ns per event")
         return lines.joined(separator: "\n") + "\n"
     }
 

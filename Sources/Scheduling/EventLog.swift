@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
@@ -167,8 +168,10 @@ public struct EventLog: MetricsSink, Sendable {
 
     public init() {}
 
-    mutating func add(_ time: SimInstant, _ subject: LoggedEvent.Subject, app: Int? = nil, task: TaskID? = nil,
-                      _ what: LoggedEvent.What) {
+    mutating func add(
+        _ time: SimInstant, _ subject: LoggedEvent.Subject, app: Int? = nil, task: TaskID? = nil,
+        _ what: LoggedEvent.What
+    ) {
         events.append(LoggedEvent(time: time, subject: subject, app: app, task: task, what: what))
     }
 
@@ -192,7 +195,8 @@ public struct EventLog: MetricsSink, Sendable {
     public mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
         switch e {
         case .submitted(let r, let replaced):
-            add(time, .task, app: r.app, task: r.id,
+            add(
+                time, .task, app: r.app, task: r.id,
                 .submitted(kind: r.kind, identifier: r.identifier, earliestBegin: r.earliestBegin, replaces: replaced))
         case .started(let r, let remaining):
             add(time, .task, app: r.app, task: r.id, .started(kind: r.kind, identifier: r.identifier, remaining: remaining))
@@ -202,9 +206,11 @@ public struct EventLog: MetricsSink, Sendable {
         case .registrationFailed(let app, let identifier): add(time, .app, app: app, .registrationFailed(identifier: identifier))
         case .lost(let id, let app, let energyJ): add(time, .task, app: app, task: id, .lost(energyJ: energyJ))
         case .ended(let r):
-            add(r.ended, .task, app: r.request.app, task: r.request.id,
-                .ended(outcome: r.outcome, kind: r.request.kind, identifier: r.request.identifier,
-                       success: r.outcome == .completed ? r.success : nil, rejection: r.rejection))
+            add(
+                r.ended, .task, app: r.request.app, task: r.request.id,
+                .ended(
+                    outcome: r.outcome, kind: r.request.kind, identifier: r.request.identifier,
+                    success: r.outcome == .completed ? r.success : nil, rejection: r.rejection))
         }
     }
 }

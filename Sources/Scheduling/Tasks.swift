@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
@@ -151,8 +152,10 @@ public struct TaskRequest: Sendable {
     /// How long the app's expiration handler takes to end the task.
     public var expirationResponse: SimDuration = .zero
 
-    public init(id: TaskID, app: Int, kind: TaskKind, identifier: String, submitted: SimInstant,
-                earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
+    public init(
+        id: TaskID, app: Int, kind: TaskKind, identifier: String, submitted: SimInstant,
+        earliestBegin: SimInstant, work: SimDuration, powerW: Double
+    ) {
         self.id = id
         self.app = app
         self.kind = kind
@@ -273,8 +276,10 @@ public struct TaskRecord: Sendable {
     /// heard them (`PolicyDecision.reason`; the policy's name when it gave none).
     public var policyReasons: [String] = []
 
-    public init(request: TaskRequest, started: SimInstant?, ended: SimInstant, outcome: TaskOutcome,
-                energyJ: Double, radioEnergyJ: Double = 0) {
+    public init(
+        request: TaskRequest, started: SimInstant?, ended: SimInstant, outcome: TaskOutcome,
+        energyJ: Double, radioEnergyJ: Double = 0
+    ) {
         self.request = request
         self.started = started
         self.ended = ended

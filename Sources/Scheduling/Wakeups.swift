@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 import SimRandom
@@ -29,8 +30,10 @@ public struct PushArrival: Equatable, Sendable {
             while true {
                 t += SimDuration(seconds: stream.exponential(mean: 3600 / push.perHour))
                 guard t < horizon else { break }
-                out.append(PushArrival(time: t, app: a, work: SimDuration(seconds: push.cpu.draw(stream)),
-                                       upBytes: push.upBytes.draw(stream).rounded(), downBytes: push.downBytes.draw(stream).rounded()))
+                out.append(
+                    PushArrival(
+                        time: t, app: a, work: SimDuration(seconds: push.cpu.draw(stream)),
+                        upBytes: push.upBytes.draw(stream).rounded(), downBytes: push.downBytes.draw(stream).rounded()))
             }
         }
         return out.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -42,12 +45,15 @@ public struct PushArrival: Equatable, Sendable {
 /// crossings, opting out, and state preservation with the work redone after a loss.
 extension PhoneSimulation {
     /// A task the system starts by itself, not through the policy.
-    mutating func newTask(app: Int, kind: TaskKind, identifier: String, work: SimDuration,
-                          upBytes: Double = 0, downBytes: Double = 0) -> TaskID {
+    mutating func newTask(
+        app: Int, kind: TaskKind, identifier: String, work: SimDuration,
+        upBytes: Double = 0, downBytes: Double = 0
+    ) -> TaskID {
         let model = setup.apps[app]
         let id = TaskID(tasks.count)
-        var request = TaskRequest(id: id, app: app, kind: kind, identifier: identifier, submitted: sim.now,
-                                  earliestBegin: sim.now, work: work, powerW: model.cpuPowerW ?? setup.power.cpuBackgroundW)
+        var request = TaskRequest(
+            id: id, app: app, kind: kind, identifier: identifier, submitted: sim.now,
+            earliestBegin: sim.now, work: work, powerW: model.cpuPowerW ?? setup.power.cpuBackgroundW)
         request.upBytes = upBytes
         request.downBytes = downBytes
         request.expirationResponse = model.expirationResponse
@@ -101,8 +107,9 @@ extension PhoneSimulation {
         let p = world.pushes[k]
         if k + 1 < world.pushes.count { scheduleWorld(.push(k + 1), at: world.pushes[k + 1].time) }
         let app = p.app
-        let id = newTask(app: app, kind: .silentPush, identifier: "silent-push", work: p.work,
-                         upBytes: p.upBytes, downBytes: p.downBytes)
+        let id = newTask(
+            app: app, kind: .silentPush, identifier: "silent-push", work: p.work,
+            upBytes: p.upBytes, downBytes: p.downBytes)
         if sink.observesTaskSteps {
             sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: apps[app].heldPush.map(TaskID.init)), at: sim.now)
         }
@@ -144,8 +151,9 @@ extension PhoneSimulation {
 
     /// The app hands the system a background URLSession transfer.
     mutating func handOverTransfer(app: Int, work: SimDuration, upBytes: Double, downBytes: Double, discretionary: Bool) {
-        let id = newTask(app: app, kind: .backgroundTransfer, identifier: discretionary ? "background-transfer.discretionary" : "background-transfer",
-                         work: work, upBytes: upBytes, downBytes: downBytes)
+        let id = newTask(
+            app: app, kind: .backgroundTransfer, identifier: discretionary ? "background-transfer.discretionary" : "background-transfer",
+            work: work, upBytes: upBytes, downBytes: downBytes)
         // A discretionary transfer waits for Wi-Fi and power; the flag is the request's
         // power requirement, which nothing else reads for this kind.
         tasks[id.rawValue].request.requiresExternalPower = discretionary
@@ -236,7 +244,8 @@ extension PhoneSimulation {
         let i = id.rawValue
         tasks[i].chunkEvent = nil
         guard tasks[i].status == .running, let mode = setup.apps[tasks[i].request.app].backgroundMode,
-              let every = mode.chunkInterval else { return }
+            let every = mode.chunkInterval
+        else { return }
         send(Transfer(owner: .task(i), upBytes: mode.chunkUpBytes, downBytes: mode.chunkDownBytes))
         let next = sim.now + every
         if let end = tasks[i].workEnd, next < end {
@@ -274,8 +283,10 @@ extension PhoneSimulation {
         if tasks[i].archives {
             apps[app].unsaved.removeAll()
         } else {
-            apps[app].unsaved.append(LostWork(task: i, work: tasks[i].request.work, upBytes: tasks[i].request.upBytes,
-                                              downBytes: tasks[i].request.downBytes, energyJ: tasks[i].cpuJ + tasks[i].radioJ))
+            apps[app].unsaved.append(
+                LostWork(
+                    task: i, work: tasks[i].request.work, upBytes: tasks[i].request.upBytes,
+                    downBytes: tasks[i].request.downBytes, energyJ: tasks[i].cpuJ + tasks[i].radioJ))
         }
     }
 

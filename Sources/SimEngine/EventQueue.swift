@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 /// The priority of an event among events at the same instant; lower fires first.
 ///
 /// Priority only breaks ties in time; among equal time and priority, events fire in the

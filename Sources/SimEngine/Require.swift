@@ -4,8 +4,10 @@
 /// the past — rather than bgsim's own invariants. `precondition` drops its message from
 /// optimized builds, leaving a bare "illegal instruction" in the release `bgsim`; this keeps it.
 @inlinable
-public func require(_ condition: Bool, _ message: @autoclosure () -> String,
-                    file: StaticString = #fileID, line: UInt = #line) {
+public func require(
+    _ condition: Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition { misuse(message(), file: file, line: line) }
 }
 

@@ -181,8 +181,9 @@ public struct Simulator<Event>: ~Copyable {
     @inlinable
     public func peek() -> ScheduledEvent<Event>? {
         if timerFirst, let t = timers[soonest] {
-            return ScheduledEvent(time: SimInstant(microseconds: t.time),
-                                  priority: EventPriority(rawValue: UInt8(truncatingIfNeeded: t.key >> 56)), event: t.event)
+            return ScheduledEvent(
+                time: SimInstant(microseconds: t.time),
+                priority: EventPriority(rawValue: UInt8(truncatingIfNeeded: t.key >> 56)), event: t.event)
         }
         return queue.first
     }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 /// A span of simulated time, in integer microseconds.
 ///
 /// Time is an integer so that event order and results are exact and reproducible: two runs

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 
 /// A distribution of non-negative quantities (durations in seconds, sizes in bytes) that a
@@ -43,4 +44,3 @@ public enum Distribution: Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
-

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import CGSL
 
 /// Names one GSL random number generator algorithm, such as `mt19937` (the default).
@@ -16,8 +17,10 @@ public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
     public static let mt19937 = GeneratorKind("mt19937")
 
     /// GSL's generators for simulation, in the manual's order.
-    static let recommended = ["mt19937", "ranlxs0", "ranlxs1", "ranlxs2", "ranlxd1", "ranlxd2", "ranlux", "ranlux389",
-                              "cmrg", "mrg", "taus", "taus2", "taus113", "gfsr4"]
+    static let recommended = [
+        "mt19937", "ranlxs0", "ranlxs1", "ranlxs2", "ranlxd1", "ranlxd2", "ranlux", "ranlux389",
+        "cmrg", "mrg", "taus", "taus2", "taus113", "gfsr4",
+    ]
 
     /// The names of the generators bgsim offers: GSL's for simulation that this GSL build has.
     public static var available: [String] { recommended.filter { registry.types[$0] != nil } }
@@ -131,8 +134,9 @@ public final class RandomStream: RandomNumberGenerator {
     public init(kind: GeneratorKind = .mt19937, seed: UInt64) throws(RandomStreamError) {
         bgsim_gsl_disable_abort()
         guard let type = kind.gslType else {
-            throw RandomStreamError(description:
-                "unknown GSL generator '\(kind.name)'; available: \(GeneratorKind.available.joined(separator: ", "))")
+            throw RandomStreamError(
+                description:
+                    "unknown GSL generator '\(kind.name)'; available: \(GeneratorKind.available.joined(separator: ", "))")
         }
         guard let rng = bgsim_rng_alloc_seeded(type, UInt(truncatingIfNeeded: seed)) else {
             throw RandomStreamError(description: "GSL could not allocate generator '\(kind.name)'")

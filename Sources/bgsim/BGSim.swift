@@ -50,9 +50,11 @@ struct ScenarioOptions: ParsableArguments {
     @Argument(help: "The scenario file (YAML), such as models/scenarios/default.yaml.")
     var scenario: String
 
-    @Option(name: .customLong("set"), help: ArgumentHelp(
-        "Override a scenario value by its key path (repeatable), such as phone.battery.capacity_wh=17.11 or 'apps[0].tasks[0].interval=30m'.",
-        valueName: "key.path=value"))
+    @Option(
+        name: .customLong("set"),
+        help: ArgumentHelp(
+            "Override a scenario value by its key path (repeatable), such as phone.battery.capacity_wh=17.11 or 'apps[0].tasks[0].interval=30m'.",
+            valueName: "key.path=value"))
     var overrides: [String] = []
 
     @Option(help: "The master random seed (overrides the scenario's 'seed').")
@@ -92,21 +94,28 @@ struct OutputOptions: ParsableArguments {
     @Option(help: "The output folder (default: results/<name>, the name carrying any --set overrides).")
     var out: String?
 
-    @Option(help: "Simulations to run in parallel (default: the cores this process may use: its CPU affinity, as taskset or Slurm set it, capped by a cgroup CPU quota).")
+    @Option(
+        help:
+            "Simulations to run in parallel (default: the cores this process may use: its CPU affinity, as taskset or Slurm set it, capped by a cgroup CPU quota)."
+    )
     var jobs: Int?
 
     @Flag(help: "Also write events.csv: every app transition, task step and world event of every run (grows with the run).")
     var events = false
 
-    @Option(help: ArgumentHelp("Also write timeline.csv: battery, charger, network, screen and running tasks sampled this often.",
-                               valueName: "interval"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write timeline.csv: battery, charger, network, screen and running tasks sampled this often.",
+            valueName: "interval"))
     var timeline: String?
 
     @Flag(help: "Do not write tasks.csv (one row per task): only summaries, for long runs and big sweeps.")
     var noTasks = false
 
-    @Option(help: ArgumentHelp("Run only slice K of N (units whose index is K-1 modulo N) and write them with a shard manifest; join the shards with 'bgsim merge'.",
-                               valueName: "K/N"))
+    @Option(
+        help: ArgumentHelp(
+            "Run only slice K of N (units whose index is K-1 modulo N) and write them with a shard manifest; join the shards with 'bgsim merge'.",
+            valueName: "K/N"))
     var shard: String?
 
     @Flag(help: "Print nothing but errors (no progress, no table).")
@@ -138,14 +147,17 @@ struct OutputOptions: ParsableArguments {
 /// `--precision` and its options, shared by `run` and `sweep`: replications are added in
 /// rounds until every policy's interval (at every point of a sweep) is tight enough.
 struct PrecisionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "Add replications until the 95% interval of each precision metric, for every policy (and every point of a sweep), is within this relative half-width of its mean, such as 0.05.",
-        valueName: "fraction"))
+    @Option(
+        help: ArgumentHelp(
+            "Add replications until the 95% interval of each precision metric, for every policy (and every point of a sweep), is within this relative half-width of its mean, such as 0.05.",
+            valueName: "fraction"))
     var precision: Double?
 
-    @Option(name: .customLong("precision-metric"), help: ArgumentHelp(
-        "A runs.csv metric --precision checks (repeatable; default: \(PrecisionGoal.defaultMetrics.joined(separator: ", "))).",
-        valueName: "column"))
+    @Option(
+        name: .customLong("precision-metric"),
+        help: ArgumentHelp(
+            "A runs.csv metric --precision checks (repeatable; default: \(PrecisionGoal.defaultMetrics.joined(separator: ", "))).",
+            valueName: "column"))
     var precisionMetrics: [String] = []
 
     @Option(help: "The most replications per policy --precision may run.")
@@ -164,8 +176,9 @@ struct PrecisionOptions: ParsableArguments {
 
     var goal: PrecisionGoal? {
         precision.map {
-            PrecisionGoal(target: $0, metrics: precisionMetrics.isEmpty ? PrecisionGoal.defaultMetrics : precisionMetrics,
-                          maxReplications: maxReplications)
+            PrecisionGoal(
+                target: $0, metrics: precisionMetrics.isEmpty ? PrecisionGoal.defaultMetrics : precisionMetrics,
+                maxReplications: maxReplications)
         }
     }
 
@@ -182,20 +195,27 @@ struct PrecisionOptions: ParsableArguments {
 /// `--emit-slurm` and its options, shared by `run` and `sweep`: instead of running, write a
 /// Slurm job array of the study's shards and a merge job.
 struct SlurmOptions: ParsableArguments {
-    @Option(name: .customLong("emit-slurm"), help: ArgumentHelp(
-        "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
-        valueName: "folder"))
+    @Option(
+        name: .customLong("emit-slurm"),
+        help: ArgumentHelp(
+            "Do not run: write a Slurm job array (one task per shard) and a merge job into this folder, with submit.sh to submit both.",
+            valueName: "folder"))
     var emitSlurm: String?
 
     @Option(help: "Shards for --emit-slurm (array tasks).")
     var shards: Int = 4
 
-    @Option(name: .customLong("max-running"), help: ArgumentHelp(
-        "With --emit-slurm: run at most this many shards at once (the job array's %limit).", valueName: "shards"))
+    @Option(
+        name: .customLong("max-running"),
+        help: ArgumentHelp(
+            "With --emit-slurm: run at most this many shards at once (the job array's %limit).", valueName: "shards"))
     var maxRunning: Int?
 
-    @Option(name: .customLong("slurm-option"), help: ArgumentHelp(
-        "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"))
+    @Option(
+        name: .customLong("slurm-option"),
+        help: ArgumentHelp(
+            "An #SBATCH option for the jobs (repeatable), written with =: --slurm-option=--partition=short --slurm-option=--time=01:00:00.", valueName: "option"
+        ))
     var slurmOptions: [String] = []
 
     /// The sbatch options the scripts write themselves, by long and short name, with what to
@@ -230,21 +250,25 @@ struct SlurmOptions: ParsableArguments {
     func check(output: OutputOptions, precision: PrecisionOptions) throws {
         if emitSlurm != nil && output.shard != nil { throw ValidationError("--emit-slurm writes the shards' commands itself; leave out --shard") }
         if precision.precision != nil && (output.shard != nil || emitSlurm != nil) {
-            throw ValidationError("--precision decides the replications from the results, so it cannot be split with \(emitSlurm != nil ? "--emit-slurm" : "--shard")")
+            throw ValidationError(
+                "--precision decides the replications from the results, so it cannot be split with \(emitSlurm != nil ? "--emit-slurm" : "--shard")")
         }
     }
 
     /// With `--emit-slurm`, writes the scripts for `plan` (read from `file` with these
     /// command-line options) and returns true: the command then runs nothing.
-    func emit(_ plan: StudyPlan, file: String, overrides: [String], seed: String?, replications: String?,
-              output: OutputOptions) throws -> Bool {
+    func emit(
+        _ plan: StudyPlan, file: String, overrides: [String], seed: String?, replications: String?,
+        output: OutputOptions
+    ) throws -> Bool {
         guard let emitSlurm else { return false }
         let folder = URL(fileURLWithPath: emitSlurm)
         // A shard beyond the number of units would be an array task that runs nothing and
         // still waits in the queue for a node.
         let count = min(shards, plan.unitCount)
-        let written = try SlurmScripts.write(plan: plan, studyFile: file, overrides: overrides, seed: seed, replications: replications,
-                                             output: output, shards: count, maxRunning: maxRunning, options: slurmOptions, to: folder)
+        let written = try SlurmScripts.write(
+            plan: plan, studyFile: file, overrides: overrides, seed: seed, replications: replications,
+            output: output, shards: count, maxRunning: maxRunning, options: slurmOptions, to: folder)
         if !output.quiet {
             let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
             print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")
@@ -291,12 +315,18 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let (scenario, overrides) = try options.load()
         let plan = StudyPlan(scenario: scenario)
-        if try slurm.emit(plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
-                          replications: options.replications, output: output) { return }
+        if try slurm.emit(
+            plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
+            replications: options.replications, output: output)
+        {
+            return
+        }
         let outcome = try await perform(plan, output: output, overrides: overrides, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
-        print(ComparisonTable.render(scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
-                                     replications: outcome.replications))
+        print(
+            ComparisonTable.render(
+                scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
+                replications: outcome.replications))
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
     }
@@ -312,15 +342,17 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
         Interruption.progress(finished: done + skipped, of: total + skipped)
         reporter?.update(done: done, total: total, skipped: skipped)
     }
-    let options = StudyOptions(jobs: output.jobCount, record: output.record, precision: precision,
-                               shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress,
-                               writing: reporter?.stepReporter)
+    let options = StudyOptions(
+        jobs: output.jobCount, record: output.record, precision: precision,
+        shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress,
+        writing: reporter?.stepReporter)
     let outcome = try await Experiment.perform(plan, options: options, to: folder)
     Interruption.disarm()
     reporter?.finish()
     if let shard = options.shard, !output.quiet {
-        print("Shard \(shard) of '\(plan.name)': \(outcome.ran) units run, \(outcome.skipped) already finished; "
-              + "wrote \(folder.relativePath)/manifest.json. Join the shards with: bgsim merge <shard folders> --out <folder>")
+        print(
+            "Shard \(shard) of '\(plan.name)': \(outcome.ran) units run, \(outcome.skipped) already finished; "
+                + "wrote \(folder.relativePath)/manifest.json. Join the shards with: bgsim merge <shard folders> --out <folder>")
     }
     return outcome
 }
@@ -371,14 +403,16 @@ struct SweepCommand: AsyncParsableCommand {
     func run() async throws {
         let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
         let reading = output.progress()
-        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
-                                 progress: reading.map { r in { r.reading($0, of: $1) } })
+        let plan = try StudyPlan(
+            sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
+            progress: reading.map { r in { r.reading($0, of: $1) } })
         reading?.finish()
         if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
-        print("Sweep '\(plan.name)': \(Self.shape(plan, replications: outcome.replications)) "
-              + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
+        print(
+            "Sweep '\(plan.name)': \(Self.shape(plan, replications: outcome.replications)) "
+                + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
     }
@@ -427,9 +461,10 @@ struct Merge: AsyncParsableCommand {
     func run() async throws {
         let folder = URL(fileURLWithPath: out)
         let reading = quiet ? nil : ProgressReporter(jobs: 1)
-        let outcome = try Experiment.merge(shards.map { URL(fileURLWithPath: $0) }, to: folder,
-                                           progress: reading.map { r in { r.reading($0, of: $1) } },
-                                           steps: reading?.stepReporter)
+        let outcome = try Experiment.merge(
+            shards.map { URL(fileURLWithPath: $0) }, to: folder,
+            progress: reading.map { r in { r.reading($0, of: $1) } },
+            steps: reading?.stepReporter)
         reading?.finish()
         if !quiet { print("Merged \(shards.count) shards: wrote \(outcome.written.joined(separator: ", ")) to \(folder.relativePath)") }
     }
@@ -527,16 +562,18 @@ struct Validate: AsyncParsableCommand {
     func run() async throws {
         if Experiments.Sweep.isSweep(file: options.scenario) {
             let reading = ProgressReporter(jobs: 1)
-            let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
-                                     jobs: Cores.available(), progress: { reading.reading($0, of: $1) })
+            let plan = try StudyPlan(
+                sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
+                jobs: Cores.available(), progress: { reading.reading($0, of: $1) })
             reading.finish()
             if points {
                 print(Experiment.designCSV(plan), terminator: "")
                 return
             }
-            print("\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
-                  + "\(plan.parameters.joined(separator: ", ")): \(SweepCommand.shape(plan, replications: plan.replications)) "
-                  + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
+            print(
+                "\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
+                    + "\(plan.parameters.joined(separator: ", ")): \(SweepCommand.shape(plan, replications: plan.replications)) "
+                    + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
             return
         }
         let s = try options.load().scenario
@@ -544,8 +581,9 @@ struct Validate: AsyncParsableCommand {
             throw UsageError("\(options.scenario) is a scenario, not a sweep: --points lists the points of a sweep's design")
         }
         let policies = s.policies.map(\.name).joined(separator: ", ")
-        print("\(s.file): ok: scenario '\(s.name)', \(s.setup.duration), \(s.setup.apps.count) apps, "
-              + "policies \(policies), \(s.replications) replications from seed \(s.seed)")
+        print(
+            "\(s.file): ok: scenario '\(s.name)', \(s.setup.duration), \(s.setup.apps.count) apps, "
+                + "policies \(policies), \(s.replications) replications from seed \(s.seed)")
     }
 }
 

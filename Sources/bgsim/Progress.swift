@@ -29,8 +29,10 @@ final class ProgressReporter: @unchecked Sendable {
     private var stepName: String?
     private var stepShown = false
 
-    init(jobs: Int, isTerminal: Bool = isatty(STDERR_FILENO) == 1, now: @escaping () -> Date = Date.init,
-         write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+    init(
+        jobs: Int, isTerminal: Bool = isatty(STDERR_FILENO) == 1, now: @escaping () -> Date = Date.init,
+        write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
         self.jobs = jobs
         self.isTerminal = isTerminal
         self.now = now
@@ -58,7 +60,8 @@ final class ProgressReporter: @unchecked Sendable {
         let first = firstReport ?? (now, done)
         firstReport = first
         let seconds = now.timeIntervalSince(first.at)
-        let rate: Double? = done - first.done >= min(jobs, total - first.done) && done > first.done && seconds > 0
+        let rate: Double? =
+            done - first.done >= min(jobs, total - first.done) && done > first.done && seconds > 0
             ? Double(done - first.done) / seconds : nil
         let left = rate.map { Double(total - done) / $0 } ?? .nan
         let shownRate = rate.map { String(format: "%.1f", $0) } ?? "--"

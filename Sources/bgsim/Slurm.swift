@@ -7,9 +7,11 @@ import Foundation
 /// absolute, since the jobs run on other nodes (on a shared file system) from another
 /// directory. A task that fails or is requeued resumes: the shard's finished units are kept.
 enum SlurmScripts {
-    static func write(plan: StudyPlan, studyFile: String, overrides: [String], seed: String?, replications: String?,
-                      output: OutputOptions, shards: Int, maxRunning: Int? = nil, options: [String],
-                      to folder: URL) throws(RuntimeFailure) -> [String] {
+    static func write(
+        plan: StudyPlan, studyFile: String, overrides: [String], seed: String?, replications: String?,
+        output: OutputOptions, shards: Int, maxRunning: Int? = nil, options: [String],
+        to folder: URL
+    ) throws(RuntimeFailure) -> [String] {
         let bgsim = absolute(CommandLine.arguments[0], searchPath: true)
         let dir = folder.standardizedFileURL.path
         var common: [String] = []
@@ -26,7 +28,8 @@ enum SlurmScripts {
             "#!/bin/bash\n#SBATCH --job-name=\(name)\n#SBATCH --output=\(dir)/logs/\(log)\n"
                 + options.map { "#SBATCH \($0)\n" }.joined()
         }
-        let arrayJob = header("bgsim-\(plan.name)", "shard-%a.out")
+        let arrayJob =
+            header("bgsim-\(plan.name)", "shard-%a.out")
             + "#SBATCH --array=1-\(shards)\(maxRunning.map { "%\($0)" } ?? "")\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
             + "# Shard K of \(shards) of \(verb) '\(plan.name)': \(plan.unitCount) units in all.\n"
             + "set -euo pipefail\n"
@@ -35,14 +38,16 @@ enum SlurmScripts {
             + "--shard \"${SLURM_ARRAY_TASK_ID}/\(shards)\" --out \(quote(dir))/shard-\"${SLURM_ARRAY_TASK_ID}\" "
             + "--jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n"
         let shardDirs = (1...shards).map { quote("\(dir)/shard-\($0)") }.joined(separator: " ")
-        let mergeJob = header("bgsim-\(plan.name)-merge", "merge.out")
+        let mergeJob =
+            header("bgsim-\(plan.name)-merge", "merge.out")
             + "# Joins the \(shards) shards into \(dir)/result (byte-identical to an unsharded run).\n"
             + "set -euo pipefail\n"
             + "exec \(quote(bgsim)) merge \(shardDirs) --out \(quote(dir + "/result"))\n"
         // A merge whose shards did not all succeed (a time limit, a lost node) is cancelled,
         // not left pending for ever; running this script again then runs only the units not
         // yet finished (each shard keeps its own) and merges.
-        let submit = "#!/bin/bash\n# Submits the shards as a job array, and the merge to run once every shard succeeded.\n"
+        let submit =
+            "#!/bin/bash\n# Submits the shards as a job array, and the merge to run once every shard succeeded.\n"
             + "# If a shard fails, the merge is cancelled: run this script again, and only the units\n"
             + "# not yet finished run (finished ones are kept in each shard's folder) before the merge.\n"
             + "set -euo pipefail\n"

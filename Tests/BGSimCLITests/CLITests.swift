@@ -8,14 +8,17 @@ func bgsimBinary() -> String {
 }
 
 /// Runs bgsim; `under` a wrapper command such as `["taskset", "-c", "0"]` if given.
-func bgsim(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
-           under wrapper: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+func bgsim(
+    _ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
+    under wrapper: [String] = []
+) throws -> (status: Int32, stdout: String, stderr: String) {
     try shell(wrapper + [bgsimBinary()] + arguments, in: folder, environment: environment)
 }
 
 /// Runs a command (found on PATH) and returns its status and output.
 func shell(_ command: [String], in folder: URL? = nil, environment: [String: String] = [:]) throws
-    -> (status: Int32, stdout: String, stderr: String) {
+    -> (status: Int32, stdout: String, stderr: String)
+{
     let p = Process()
     p.executableURL = URL(fileURLWithPath: command[0].hasPrefix("/") ? command[0] : "/usr/bin/env")
     p.arguments = command[0].hasPrefix("/") ? Array(command.dropFirst()) : command
@@ -56,7 +59,10 @@ struct CLITests {
         #expect(r.stdout.contains("sweep ") && r.stdout.contains("merge "))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --replications 30 --seed 7\n"))
         #expect(r.stdout.contains("  bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w\n"))
-        #expect(r.stdout.contains("Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,\na sweep, an option, a folder that is not a results folder), 3 incomplete or\ninconsistent shards (merge)."))
+        #expect(
+            r.stdout.contains(
+                "Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,\na sweep, an option, a folder that is not a results folder), 3 incomplete or\ninconsistent shards (merge)."
+            ))
         #expect(r.stdout.contains("report ") && r.stdout.contains("  bgsim report results/default --format md\n"))
         let run = try bgsim(["run", "--help"])
         #expect(run.status == 0)
@@ -135,7 +141,8 @@ struct CLITests {
         #expect(progress.count <= 12, "a line per tenth of the work, not per unit")
         // Without --out, results/<name>; the --set override names the variant everywhere.
         let out = "results/default_duration-2d"
-        #expect(files(in: dir) == ["results", out]
+        #expect(
+            files(in: dir) == ["results", out]
                 + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "\(out)/\($0)" })
         let runs = try String(contentsOf: dir.appendingPathComponent("\(out)/runs.csv"), encoding: .utf8)
         let rows = runs.split(separator: "\n").dropFirst()
@@ -159,8 +166,11 @@ struct CLITests {
     @Test func precisionAddsReplicationsAndSaysWhetherItWasReached() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--set", "policies=[eager, charge-only]",
-                           "--precision", "0.05", "--precision-metric", "phone_energy_j", "--max-replications", "30", "--no-tasks"], in: dir)
+        let r = try bgsim(
+            [
+                "run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--set", "policies=[eager, charge-only]",
+                "--precision", "0.05", "--precision-metric", "phone_energy_j", "--max-replications", "30", "--no-tasks",
+            ], in: dir)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("Precision 0.05") })
         #expect(line.contains("reached with") || line.contains("NOT reached within 30"))
@@ -216,8 +226,11 @@ struct CLITests {
         #expect(try bgsim(["report", "r", "--format", "md", "--quiet"], in: dir).status == 0)
         try Data("mine".utf8).write(to: dir.appendingPathComponent("r/notes.txt"))
         let r = dir.appendingPathComponent("r")
-        #expect(files(in: r) == ["comparisons.csv", "events.csv", "manifest.json", "notes.txt", "report.html", "report.md",
-                                 "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"])
+        #expect(
+            files(in: r) == [
+                "comparisons.csv", "events.csv", "manifest.json", "notes.txt", "report.html", "report.md",
+                "runs.csv", "summary.csv", "tasks.csv", "timeline.csv",
+            ])
         let again = try bgsim(common + ["--seed", "9", "--no-tasks"], in: dir)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(files(in: r) == ["comparisons.csv", "manifest.json", "notes.txt", "runs.csv", "summary.csv"])
@@ -228,8 +241,11 @@ struct CLITests {
         let other = dir.appendingPathComponent("other")
         try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
         for name in ["report.html", "tasks.csv", "manifest.json"] { try Data("theirs".utf8).write(to: other.appendingPathComponent(name)) }
-        #expect(try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--quiet", "--no-tasks", "--out", "other"],
-                          in: dir).status == 0)
+        #expect(
+            try bgsim(
+                ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--quiet", "--no-tasks", "--out", "other"],
+                in: dir
+            ).status == 0)
         #expect(try Data(contentsOf: other.appendingPathComponent("report.html")) == Data("theirs".utf8))
         #expect(try Data(contentsOf: other.appendingPathComponent("tasks.csv")) == Data("theirs".utf8))
     }
@@ -239,10 +255,16 @@ struct CLITests {
     /// different splits (1/2 with 2/3, which overlap and leave gaps) are said to be, before
     /// the units are listed. Nothing is written.
     @Test(arguments: [
-        (["1/2", "--events"], ["2/2", "--no-tasks"], "error: {b} was run with --no-tasks and {a} with --events: every shard of a study must "
-            + "write the same files; run {b}'s shard again with {a}'s options\n"),
-        (["1/2", "--no-tasks"], ["2/3", "--no-tasks"], "error: the shards do not make one complete study:\nthe shards were split "
-            + "differently ({a} is 1/2, {b} is 2/3): run every shard with the same N in --shard K/N\n"),
+        (
+            ["1/2", "--events"], ["2/2", "--no-tasks"],
+            "error: {b} was run with --no-tasks and {a} with --events: every shard of a study must "
+                + "write the same files; run {b}'s shard again with {a}'s options\n"
+        ),
+        (
+            ["1/2", "--no-tasks"], ["2/3", "--no-tasks"],
+            "error: the shards do not make one complete study:\nthe shards were split "
+                + "differently ({a} is 1/2, {b} is 2/3): run every shard with the same N in --shard K/N\n"
+        ),
     ])
     func shardsThatDoNotFitTogetherSayWhy(first: [String], second: [String], message: String) throws {
         let dir = try scratch()
@@ -270,8 +292,9 @@ struct CLITests {
         try FileManager.default.removeItem(at: record)
         let r = try bgsim(["merge", "s", "--out", "m"], in: dir)
         #expect(r.status == 3)
-        #expect(r.stderr.hasSuffix("(p000001-0-r000002) is listed in its manifest but \(record.path) is missing; run that shard again to redo it\n"),
-                "\(r.stderr)")
+        #expect(
+            r.stderr.hasSuffix("(p000001-0-r000002) is listed in its manifest but \(record.path) is missing; run that shard again to redo it\n"),
+            "\(r.stderr)")
         #expect(try bgsim(shard, in: dir).status == 0)
         #expect(try bgsim(["merge", "s", "--out", "m", "--quiet"], in: dir).status == 0)
     }
@@ -299,20 +322,33 @@ struct CLITests {
         #expect(again.stdout.contains(": 0 units run, 12 already finished"), "\(again.stdout)")
         #expect(try bgsim(["sweep", two.path, "--out", "whole", "--quiet", "--no-tasks"], in: dir).status == 0)
         for name in ["runs.csv", "summary.csv", "comparisons.csv", "manifest.json"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("m/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
-                    "\(name) differs from the unsharded sweep")
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("m/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
+                "\(name) differs from the unsharded sweep")
         }
     }
 
     /// Each bad input exits 2 with one message naming the file and key path, and writes nothing.
     @Test(arguments: [
         ("missing.yaml", [String](), "error: missing.yaml: no such scenario file\n"),
-        ("syntax.yaml", [], "error: syntax.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)\n"),
-        ("unknown.yaml", [], "error: unknown.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"),
+        (
+            "syntax.yaml", [],
+            "error: syntax.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)\n"
+        ),
+        (
+            "unknown.yaml", [],
+            "error: unknown.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"
+        ),
         ("negative.yaml", [], "error: negative.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5\n"),
-        ("good.yaml", ["--set", "phone.battery.capacity_wh=-1"], "error: good.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"),
+        (
+            "good.yaml", ["--set", "phone.battery.capacity_wh=-1"],
+            "error: good.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1\n"
+        ),
         ("badtrace.yaml", [], "error: bad.csv:3: column 'network': expected one of wifi, cellular, none, got 'lan'\n"),
-        ("good.yaml", ["--replications", "0"], "error: good.yaml: --replications 0: replications: expected a whole number of replications from 1 to 1000000, got '0'\n"),
+        (
+            "good.yaml", ["--replications", "0"],
+            "error: good.yaml: --replications 0: replications: expected a whole number of replications from 1 to 1000000, got '0'\n"
+        ),
         ("good.yaml", ["--seed", "many"], "error: good.yaml: --seed many: seed: expected a seed (a whole number from 0 to 2^64-1), got 'many'\n"),
     ])
     func badInputExitsTwoWithOneMessageAndNoFiles(file: String, extra: [String], message: String) throws {
@@ -379,11 +415,17 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let r = try bgsim(["validate", defaultScenario], in: dir)
         #expect(r.status == 0)
-        #expect(r.stdout == "\(defaultScenario): ok: scenario 'default', 7d, 13 apps, policies eager, charge-only, coalesce, ios, android, oracle, 10 replications from seed 42\n")
+        #expect(
+            r.stdout
+                == "\(defaultScenario): ok: scenario 'default', 7d, 13 apps, policies eager, charge-only, coalesce, ios, android, oracle, 10 replications from seed 42\n"
+        )
         #expect(files(in: dir).isEmpty)
         let bad = try bgsim(["validate", defaultScenario, "--set", "policies=[]"], in: dir)
         #expect(bad.status == 2)
-        #expect(bad.stderr == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only, coalesce, ios, android, oracle)\n")
+        #expect(
+            bad.stderr
+                == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only, coalesce, ios, android, oracle)\n"
+        )
     }
 
     /// validate reads a sweep at every point, as `sweep` would, and runs nothing; a sweep given
@@ -393,19 +435,28 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let sweep = try Self.sweepFile(in: dir)
         let ok = try bgsim(["validate", sweep, "--replications", "2"], in: dir)
-        #expect(ok.status == 0 && ok.stdout == "\(sweep): ok: sweep 'sweep', sobol design over people.sessions_per_day: "
-                + "3 points x 2 policies x 2 replications = 12 units, base scenario \(defaultScenario)\n", "\(ok.stderr)")
+        #expect(
+            ok.status == 0
+                && ok.stdout == "\(sweep): ok: sweep 'sweep', sobol design over people.sessions_per_day: "
+                    + "3 points x 2 policies x 2 replications = 12 units, base scenario \(defaultScenario)\n",
+            "\(ok.stderr)")
         let one = try bgsim(["validate", sweep, "--replications", "1", "--set", "policies=[eager]"], in: dir)
         #expect(one.status == 0 && one.stdout.contains(": 3 points x 1 policy x 1 replication = 3 units, "), "\(one.stdout)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
         let bad = try bgsim(["validate", sweep, "--set", "people.sessions_per_day=-3"], in: dir)
         #expect(bad.status == 2 && bad.stderr.contains("people.sessions_per_day: expected a mean number of sessions per day"), "\(bad.stderr)")
         let run = try bgsim(["run", sweep], in: dir)
-        #expect(run.status == 2 && run.stderr == "error: \(sweep):1: scenario: this is a sweep, not a scenario "
-                + "(it names a base scenario and axes); run it with: bgsim sweep \(sweep)\n", "\(run.stderr)")
+        #expect(
+            run.status == 2
+                && run.stderr == "error: \(sweep):1: scenario: this is a sweep, not a scenario "
+                    + "(it names a base scenario and axes); run it with: bgsim sweep \(sweep)\n",
+            "\(run.stderr)")
         let wrong = try bgsim(["sweep", defaultScenario], in: dir)
-        #expect(wrong.status == 2 && wrong.stderr == "error: \(defaultScenario): scenario: this is a scenario, not a sweep "
-                + "(a sweep names its base scenario under 'scenario'); run it with: bgsim run \(defaultScenario)\n", "\(wrong.stderr)")
+        #expect(
+            wrong.status == 2
+                && wrong.stderr == "error: \(defaultScenario): scenario: this is a scenario, not a sweep "
+                    + "(a sweep names its base scenario under 'scenario'); run it with: bgsim run \(defaultScenario)\n",
+            "\(wrong.stderr)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
     }
 
@@ -417,16 +468,16 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("design.yaml")
         try """
-            scenario: \(defaultScenario)
-            set: {duration: 1h}
-            replications: 1
-            policies: [eager]
-            design: lhs
-            points: 5
-            axes:
-              - {path: people.sessions_per_day, from: 20, to: 100, log: true}
-              - {path: charging, values: [nightly, top-up, erratic]}
-            """.write(to: url, atomically: true, encoding: .utf8)
+        scenario: \(defaultScenario)
+        set: {duration: 1h}
+        replications: 1
+        policies: [eager]
+        design: lhs
+        points: 5
+        axes:
+          - {path: people.sessions_per_day, from: 20, to: 100, log: true}
+          - {path: charging, values: [nightly, top-up, erratic]}
+        """.write(to: url, atomically: true, encoding: .utf8)
         let listed = try bgsim(["validate", url.path, "--points"], in: dir)
         #expect(listed.status == 0 && listed.stderr.isEmpty, "\(listed.stderr)")
         let lines = listed.stdout.split(separator: "\n", omittingEmptySubsequences: false)
@@ -447,9 +498,10 @@ struct CLITests {
         let rates = lines[1...5].map { Double($0.split(separator: ",")[2])! }
         #expect(Set(rates.map { Int(5 * log(Double($0) / 20) / log(5)) }) == [0, 1, 2, 3, 4], "\(rates)")
         let scenario = try bgsim(["validate", defaultScenario, "--points"], in: dir)
-        #expect(scenario.status == 2 && scenario.stdout.isEmpty
+        #expect(
+            scenario.status == 2 && scenario.stdout.isEmpty
                 && scenario.stderr == "error: \(defaultScenario) is a scenario, not a sweep: --points lists the points of a sweep's design\n",
-                "\(scenario.stderr)")
+            "\(scenario.stderr)")
     }
 
     /// A sweep of one point, one replication, says so in the singular, as does its report.
@@ -457,7 +509,8 @@ struct CLITests {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let single = dir.appendingPathComponent("single.yaml")
-        try "scenario: \(defaultScenario)\nset: {duration: 1h}\nreplications: 1\npolicies: [eager, ios]\ndesign: grid\naxes:\n  - {path: people.sessions_per_day, values: [40]}\n"
+        try
+            "scenario: \(defaultScenario)\nset: {duration: 1h}\nreplications: 1\npolicies: [eager, ios]\ndesign: grid\naxes:\n  - {path: people.sessions_per_day, values: [40]}\n"
             .write(to: single, atomically: true, encoding: .utf8)
         let ran = try bgsim(["sweep", single.path, "--out", "single", "--no-tasks"], in: dir)
         #expect(ran.status == 0 && ran.stdout.contains("Sweep 'single': 1 point x 2 policies x 1 replication ("), "\(ran.stdout)")
@@ -471,15 +524,15 @@ struct CLITests {
     static func sweepFile(in dir: URL) throws -> String {
         let url = dir.appendingPathComponent("sweep.yaml")
         try """
-            scenario: \(defaultScenario)
-            set: {duration: 1d}
-            replications: 3
-            policies: [eager, ios]
-            design: sobol
-            points: 3
-            axes:
-              - {path: people.sessions_per_day, from: 20, to: 100, integer: true}
-            """.write(to: url, atomically: true, encoding: .utf8)
+        scenario: \(defaultScenario)
+        set: {duration: 1d}
+        replications: 3
+        policies: [eager, ios]
+        design: sobol
+        points: 3
+        axes:
+          - {path: people.sessions_per_day, from: 20, to: 100, integer: true}
+        """.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }
 
@@ -498,7 +551,8 @@ struct CLITests {
         let merged = try bgsim(["merge", "s1", "s2", "s3", "s4", "--out", "merged"], in: dir)
         #expect(merged.status == 0, "\(merged.stderr)")
         for name in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "manifest.json"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
         }
         let missing = try bgsim(["merge", "s1", "s2", "s4", "--out", "bad"], in: dir)
         #expect(missing.status == 3)
@@ -507,11 +561,13 @@ struct CLITests {
         try FileManager.default.copyItem(at: dir.appendingPathComponent("s2"), to: dir.appendingPathComponent("s2-again"))
         let duplicate = try bgsim(["merge", "s1", "s2", "s3", "s4", "s2-again", "--out", "bad"], in: dir)
         #expect(duplicate.status == 3 && duplicate.stderr.contains("in more than one shard"))
-        #expect(duplicate.stderr.contains("shard 2/4 given more than once: ") && duplicate.stderr.contains("/s2 and /")
+        #expect(
+            duplicate.stderr.contains("shard 2/4 given more than once: ") && duplicate.stderr.contains("/s2 and /")
                 && duplicate.stderr.contains("/s2-again\n"), "\(duplicate.stderr)")
         let twice = try bgsim(["merge", "s1", "s2", "s3", "s4", "s2", "--out", "bad"], in: dir)
-        #expect(twice.status == 3 && twice.stderr.hasPrefix("error: /") && twice.stderr.hasSuffix("/s2 is named more than once\n"),
-                "\(twice.stderr)")
+        #expect(
+            twice.status == 3 && twice.stderr.hasPrefix("error: /") && twice.stderr.hasSuffix("/s2 is named more than once\n"),
+            "\(twice.stderr)")
         let notShard = try bgsim(["merge", "whole", "--out", "bad"], in: dir)
         #expect(notShard.status == 3 && notShard.stderr.contains("not a shard's manifest"))
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad/runs.csv").path))
@@ -537,20 +593,23 @@ struct CLITests {
         let merged = try bgsim(["merge", "../s1", "../s2", "--out", "../merged"], in: elsewhere)
         #expect(merged.status == 0, "\(merged.stderr)")
         for name in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("whole/\(name)")) == Data(contentsOf: dir.appendingPathComponent("merged/\(name)")), "\(name)")
         }
 
         let file = dir.appendingPathComponent("sweep.yaml")
         try FileManager.default.moveItem(at: file, to: dir.appendingPathComponent("sweep.moved"))
         let lost = try bgsim(["merge", "../s1", "../s2", "--out", "../bad"], in: elsewhere)
-        #expect(lost.status == 3 && lost.stderr.hasPrefix("error: cannot read again the study the shards ran: sweep.yaml: not found from /")
+        #expect(
+            lost.status == 3 && lost.stderr.hasPrefix("error: cannot read again the study the shards ran: sweep.yaml: not found from /")
                 && lost.stderr.contains("; ../sweep.yaml: not found from /") && lost.stderr.contains("/sweep.yaml: not found from /")
                 && lost.stderr.hasSuffix(". Merge where the shards ran, with the study's files as they were\n"), "\(lost.stderr)")
         try String(contentsOf: dir.appendingPathComponent("sweep.moved"), encoding: .utf8)
             .replacingOccurrences(of: "replications: 3", with: "replications: 4").write(to: file, atomically: true, encoding: .utf8)
         let changed = try bgsim(["merge", "s1", "s2", "--out", "bad"], in: dir)
-        #expect(changed.status == 3 && changed.stderr.contains("sweep.yaml (with []) no longer describes it: its plan_sha256 differs"),
-                "\(changed.stderr)")
+        #expect(
+            changed.status == 3 && changed.stderr.contains("sweep.yaml (with []) no longer describes it: its plan_sha256 differs"),
+            "\(changed.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad").path))
     }
 
@@ -583,8 +642,11 @@ struct CLITests {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let sweep = try Self.sweepFile(in: dir)
-        let r = try bgsim(["sweep", sweep, "--replications", "2", "--precision", "0.1", "--precision-metric", "phone_energy_j",
-                           "--max-replications", "40", "--no-tasks", "--out", "p", "--jobs", "2"], in: dir)
+        let r = try bgsim(
+            [
+                "sweep", sweep, "--replications", "2", "--precision", "0.1", "--precision-metric", "phone_energy_j",
+                "--max-replications", "40", "--no-tasks", "--out", "p", "--jobs", "2",
+            ], in: dir)
         #expect(r.status == 0, "stderr: \(r.stderr)")
         let line = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("Precision 0.1") })
         #expect(line.hasPrefix("Precision 0.1 reached with"), "\(line)")
@@ -616,8 +678,9 @@ struct CLITests {
         let plain = try bgsim(["sweep", sweep, "--replications", "\(replications)", "--no-tasks", "--out", "q", "--jobs", "3", "--quiet"], in: dir)
         #expect(plain.status == 0, "stderr: \(plain.stderr)")
         for name in ["runs.csv", "summary.csv", "comparisons.csv"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("p/\(name)")) == Data(contentsOf: dir.appendingPathComponent("q/\(name)")),
-                    "\(name) differs from the sweep with \(replications) replications")
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("p/\(name)")) == Data(contentsOf: dir.appendingPathComponent("q/\(name)")),
+                "\(name) differs from the sweep with \(replications) replications")
         }
     }
 
@@ -674,15 +737,20 @@ struct CLITests {
             #expect(r.status == 2 && r.stderr.hasPrefix("Error: " + message), "\(options): \(r.stderr)")
         }
         let noEmit = try bgsim(["sweep", sweep, "--max-running", "2"], in: dir)
-        #expect(noEmit.status == 2 && noEmit.stderr.hasPrefix("Error: --max-running is for the scripts --emit-slurm writes; add --emit-slurm FOLDER"),
-                "\(noEmit.stderr)")
+        #expect(
+            noEmit.status == 2 && noEmit.stderr.hasPrefix("Error: --max-running is for the scripts --emit-slurm writes; add --emit-slurm FOLDER"),
+            "\(noEmit.stderr)")
         let noEmitRun = try bgsim(["run", defaultScenario, "--slurm-option=--partition=short"], in: dir)
-        #expect(noEmitRun.status == 2 && noEmitRun.stderr.hasPrefix("Error: --slurm-option is for the scripts --emit-slurm writes"),
-                "\(noEmitRun.stderr)")
+        #expect(
+            noEmitRun.status == 2 && noEmitRun.stderr.hasPrefix("Error: --slurm-option is for the scripts --emit-slurm writes"),
+            "\(noEmitRun.stderr)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
         // Options the scripts do not write pass, the --array prefix included only as itself.
-        let ok = try bgsim(["sweep", sweep, "--emit-slurm", "cluster", "--slurm-option=--partition=short",
-                            "--slurm-option=--arrayish=1", "--slurm-option=-p", "--slurm-option=--error=err.log"], in: dir)
+        let ok = try bgsim(
+            [
+                "sweep", sweep, "--emit-slurm", "cluster", "--slurm-option=--partition=short",
+                "--slurm-option=--arrayish=1", "--slurm-option=-p", "--slurm-option=--error=err.log",
+            ], in: dir)
         #expect(ok.status == 0, "\(ok.stderr)")
     }
 
@@ -695,8 +763,9 @@ struct CLITests {
         let options = ["--replications", "3", "--set", "duration=1d", "--set", "policies=[eager, ios]", "--seed", "7", "--no-tasks"]
         let r = try bgsim(["run", defaultScenario, "--emit-slurm", "cluster", "--shards", "4"] + options, in: dir)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout.contains("Wrote run.sbatch, merge.sbatch, submit.sh to \(dir.appendingPathComponent("cluster").path): 6 units in 4 shards."),
-                "\(r.stdout)")
+        #expect(
+            r.stdout.contains("Wrote run.sbatch, merge.sbatch, submit.sh to \(dir.appendingPathComponent("cluster").path): 6 units in 4 shards."),
+            "\(r.stdout)")
         let job = try String(contentsOf: dir.appendingPathComponent("cluster/run.sbatch"), encoding: .utf8)
         #expect(job.contains("#SBATCH --array=1-4\n") && job.contains(" run \(defaultScenario) --set duration=1d "))
         let submit = try String(contentsOf: dir.appendingPathComponent("cluster/submit.sh"), encoding: .utf8)
@@ -710,8 +779,9 @@ struct CLITests {
         #expect(merge.status == 0, "\(merge.stderr)")
         #expect(try bgsim(["run", defaultScenario, "--out", "whole", "--quiet", "--jobs", "2"] + options, in: dir).status == 0)
         for name in ["runs.csv", "summary.csv", "comparisons.csv", "manifest.json"] {
-            #expect(try Data(contentsOf: dir.appendingPathComponent("cluster/result/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
-                    "\(name) differs from the run done in one piece")
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("cluster/result/\(name)")) == Data(contentsOf: dir.appendingPathComponent("whole/\(name)")),
+                "\(name) differs from the run done in one piece")
         }
         let both = try bgsim(["run", defaultScenario, "--emit-slurm", "x", "--precision", "0.1"], in: dir)
         #expect(both.status == 2 && both.stderr.contains("cannot be split with --emit-slurm"), "\(both.stderr)")

@@ -12,81 +12,81 @@ import Testing
 ///   the time from its earliest begin to the end of the run.
 /// Prints `ok` or the first problems.
 let verifyScript = #"""
-import csv, hashlib, json, math, os, sys
-folder = sys.argv[1]
-errors = []
-def close(a, b, tol):
-    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
-man = json.load(open(os.path.join(folder, "manifest.json"), encoding="utf-8"))
-names = sorted(n for n in os.listdir(folder))
-listed = sorted([f["name"] for f in man["files"]] + ["manifest.json"])
-if names != listed:
-    errors.append("folder has %s, manifest lists %s" % (names, listed))
-text = {"scenario", "policy", "metric", "baseline", "app", "identifier", "kind", "outcome", "success", "rejection",
-        "delayed_by", "policy_reasons", "network", "foreground_app", "subject", "event", "detail", "task"}
-tables = {}
-for f in man["files"]:
-    path = os.path.join(folder, f["name"])
-    data = open(path, "rb").read()
-    if len(data) != f["bytes"] or hashlib.sha256(data).hexdigest() != f["sha256"]:
-        errors.append("%s does not match its digest" % f["name"])
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = list(csv.reader(fh, strict=True))
-    header, body = rows[0], rows[1:]
-    for i, row in enumerate(body):
-        if len(row) != len(header):
-            errors.append("%s line %d has %d fields, not %d" % (f["name"], i + 2, len(row), len(header)))
-            continue
-        for name, value in zip(header, row):
-            if name in text or value == "":
+    import csv, hashlib, json, math, os, sys
+    folder = sys.argv[1]
+    errors = []
+    def close(a, b, tol):
+        return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+    man = json.load(open(os.path.join(folder, "manifest.json"), encoding="utf-8"))
+    names = sorted(n for n in os.listdir(folder))
+    listed = sorted([f["name"] for f in man["files"]] + ["manifest.json"])
+    if names != listed:
+        errors.append("folder has %s, manifest lists %s" % (names, listed))
+    text = {"scenario", "policy", "metric", "baseline", "app", "identifier", "kind", "outcome", "success", "rejection",
+            "delayed_by", "policy_reasons", "network", "foreground_app", "subject", "event", "detail", "task"}
+    tables = {}
+    for f in man["files"]:
+        path = os.path.join(folder, f["name"])
+        data = open(path, "rb").read()
+        if len(data) != f["bytes"] or hashlib.sha256(data).hexdigest() != f["sha256"]:
+            errors.append("%s does not match its digest" % f["name"])
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh, strict=True))
+        header, body = rows[0], rows[1:]
+        for i, row in enumerate(body):
+            if len(row) != len(header):
+                errors.append("%s line %d has %d fields, not %d" % (f["name"], i + 2, len(row), len(header)))
                 continue
-            try:
-                float(value)
-            except ValueError:
-                errors.append("%s line %d: %s=%r is not a number" % (f["name"], i + 2, name, value))
-    tables[f["name"]] = [dict(zip(header, r)) for r in body]
-scenario = man["resolved_scenario"]
-capacity_j = float(scenario["phone"]["battery"]["capacity_wh"]) * 3600
-initial = float(scenario["phone"]["battery"]["initial_charge_pct"]) / 100
-linear = scenario["phone"]["battery"]["model"] == "linear"
-tasks = tables.get("tasks.csv")
-energy, count = {}, {}
-for t in tasks or []:
-    key = (t["policy"], t["replication"])
-    energy[key] = energy.get(key, 0.0) + float(t["energy_j"])
-    count[key] = count.get(key, 0) + 1
-    # Hold reasons are kept for requests a policy decides on (and finite-length work, never
-    # held); a throttled push or a discretionary transfer waits on the system without one.
-    if t["latency_s"] and t["kind"] in ("refresh", "processing", "fetch", "finite_length"):
-        held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
-        if not close(held, float(t["latency_s"]), 1e-6):
-            errors.append("task %s of %s: held %s s but latency %s s" % (t["task"], key, held, t["latency_s"]))
-    # A request that never ran was held from its earliest begin to the end of the run.
-    if t["outcome"] == "never_run" and t["kind"] in ("refresh", "processing", "fetch"):
-        waited = max(0.0, float(t["ended_s"]) - float(t["earliest_begin_s"]))
-        held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
-        if not close(held, waited, 1e-6):
-            errors.append("task %s of %s never ran: held %s s, but %s s from its earliest begin to the end" % (t["task"], key, held, waited))
-for r in tables["runs.csv"]:
-    key = (r["policy"], r["replication"])
-    bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])
-    if tasks is not None:
-        if not close(energy.get(key, 0.0), bg, 1e-9):
-            errors.append("%s: tasks sum to %r J, background_energy_j is %r" % (key, energy.get(key, 0.0), bg))
-        if count.get(key, 0) != int(r["tasks_submitted"]):
-            errors.append("%s: %d task rows, %s submitted" % (key, count.get(key, 0), r["tasks_submitted"]))
-    slack = 1e-9 * phone + 1e-5 * (1 + int(r["shutdowns"]))
-    if not close(bg + float(r["foreground_energy_j"]) + float(r["energy_baseline_j"]), phone, slack):
-        errors.append("%s: background + foreground + baseline != phone_energy_j" % (key,))
-    parts = sum(float(r[c]) for c in r if c.startswith("energy_") and c.endswith("_j"))
-    if not close(parts, phone, slack):
-        errors.append("%s: components sum to %r, phone_energy_j is %r" % (key, parts, phone))
-    if linear:
-        change = (float(r["final_charge_pct"]) / 100 - initial) * capacity_j
-        if not close(float(r["charger_energy_j"]) - change, phone, 1e-6 * phone):
-            errors.append("%s: charger - battery change = %r, phone_energy_j is %r" % (key, float(r["charger_energy_j"]) - change, phone))
-print("\n".join(errors[:20]) if errors else "ok")
-"""#
+            for name, value in zip(header, row):
+                if name in text or value == "":
+                    continue
+                try:
+                    float(value)
+                except ValueError:
+                    errors.append("%s line %d: %s=%r is not a number" % (f["name"], i + 2, name, value))
+        tables[f["name"]] = [dict(zip(header, r)) for r in body]
+    scenario = man["resolved_scenario"]
+    capacity_j = float(scenario["phone"]["battery"]["capacity_wh"]) * 3600
+    initial = float(scenario["phone"]["battery"]["initial_charge_pct"]) / 100
+    linear = scenario["phone"]["battery"]["model"] == "linear"
+    tasks = tables.get("tasks.csv")
+    energy, count = {}, {}
+    for t in tasks or []:
+        key = (t["policy"], t["replication"])
+        energy[key] = energy.get(key, 0.0) + float(t["energy_j"])
+        count[key] = count.get(key, 0) + 1
+        # Hold reasons are kept for requests a policy decides on (and finite-length work, never
+        # held); a throttled push or a discretionary transfer waits on the system without one.
+        if t["latency_s"] and t["kind"] in ("refresh", "processing", "fetch", "finite_length"):
+            held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
+            if not close(held, float(t["latency_s"]), 1e-6):
+                errors.append("task %s of %s: held %s s but latency %s s" % (t["task"], key, held, t["latency_s"]))
+        # A request that never ran was held from its earliest begin to the end of the run.
+        if t["outcome"] == "never_run" and t["kind"] in ("refresh", "processing", "fetch"):
+            waited = max(0.0, float(t["ended_s"]) - float(t["earliest_begin_s"]))
+            held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
+            if not close(held, waited, 1e-6):
+                errors.append("task %s of %s never ran: held %s s, but %s s from its earliest begin to the end" % (t["task"], key, held, waited))
+    for r in tables["runs.csv"]:
+        key = (r["policy"], r["replication"])
+        bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])
+        if tasks is not None:
+            if not close(energy.get(key, 0.0), bg, 1e-9):
+                errors.append("%s: tasks sum to %r J, background_energy_j is %r" % (key, energy.get(key, 0.0), bg))
+            if count.get(key, 0) != int(r["tasks_submitted"]):
+                errors.append("%s: %d task rows, %s submitted" % (key, count.get(key, 0), r["tasks_submitted"]))
+        slack = 1e-9 * phone + 1e-5 * (1 + int(r["shutdowns"]))
+        if not close(bg + float(r["foreground_energy_j"]) + float(r["energy_baseline_j"]), phone, slack):
+            errors.append("%s: background + foreground + baseline != phone_energy_j" % (key,))
+        parts = sum(float(r[c]) for c in r if c.startswith("energy_") and c.endswith("_j"))
+        if not close(parts, phone, slack):
+            errors.append("%s: components sum to %r, phone_energy_j is %r" % (key, parts, phone))
+        if linear:
+            change = (float(r["final_charge_pct"]) / 100 - initial) * capacity_j
+            if not close(float(r["charger_energy_j"]) - change, phone, 1e-6 * phone):
+                errors.append("%s: charger - battery change = %r, phone_energy_j is %r" % (key, float(r["charger_energy_j"]) - change, phone))
+    print("\n".join(errors[:20]) if errors else "ok")
+    """#
 
 func python(_ script: String, _ arguments: [String]) throws -> String {
     let p = Process()
@@ -106,8 +106,11 @@ struct FileIntegrityTests {
     @Test func pythonsCSVModuleReadsEveryFileAndTheBooksBalanceUnderAGermanLocale() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try bgsim(["run", defaultScenario, "--replications", "3", "--set", "duration=2d", "--events", "--timeline", "30m",
-                           "--out", "out", "--quiet"], in: dir, environment: ["LC_ALL": "de_DE.UTF-8", "LANG": "de_DE.UTF-8"])
+        let r = try bgsim(
+            [
+                "run", defaultScenario, "--replications", "3", "--set", "duration=2d", "--events", "--timeline", "30m",
+                "--out", "out", "--quiet",
+            ], in: dir, environment: ["LC_ALL": "de_DE.UTF-8", "LANG": "de_DE.UTF-8"])
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(try python(verifyScript, [dir.appendingPathComponent("out").path]) == "ok")
     }
@@ -135,13 +138,13 @@ struct FileIntegrityTests {
     static func sweepCommand(in dir: URL) throws -> [String] {
         let sweep = dir.appendingPathComponent("sweep.yaml")
         try """
-            scenario: \(defaultScenario)
-            set: {duration: 7d}
-            replications: 8
-            design: grid
-            axes:
-              - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
-            """.write(to: sweep, atomically: true, encoding: .utf8)
+        scenario: \(defaultScenario)
+        set: {duration: 7d}
+        replications: 8
+        design: grid
+        axes:
+          - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
+        """.write(to: sweep, atomically: true, encoding: .utf8)
         return ["sweep", sweep.path, "--jobs", "2", "--timeline", "1h", "--events"]
     }
 
@@ -196,8 +199,11 @@ struct FileIntegrityTests {
         // The same command into the same folder while the first runs stops at once, naming
         // the folder, and touches nothing.
         let second = try bgsim(command + ["--out", out.path, "--quiet"])
-        #expect(second.status == 1 && second.stderr == "error: \(out.path) is in use: another bgsim is writing there "
-                + "(a run, sweep or merge); wait for it to end, or choose another --out\n", "\(second.stderr)")
+        #expect(
+            second.status == 1
+                && second.stderr == "error: \(out.path) is in use: another bgsim is writing there "
+                    + "(a run, sweep or merge); wait for it to end, or choose another --out\n",
+            "\(second.stderr)")
         try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
@@ -233,8 +239,11 @@ struct FileIntegrityTests {
         // Started as from a terminal, with the signal's default action (a test runner may
         // have been started with SIGINT ignored, which bgsim then keeps ignoring): Python
         // resets it and execs bgsim in the same process.
-        let (p, err) = try Self.start(command + ["--out", out.path, "--quiet"], under: [
-            "python3", "-c", "import os, signal, sys; signal.signal(\(signo), signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary()])
+        let (p, err) = try Self.start(
+            command + ["--out", out.path, "--quiet"],
+            under: [
+                "python3", "-c", "import os, signal, sys; signal.signal(\(signo), signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary(),
+            ])
         try Self.waitForUnits(10, of: p, into: out)
         kill(p.processIdentifier, signo)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -248,7 +257,8 @@ struct FileIntegrityTests {
         let said0 = said.hasPrefix(prefix) ? said.dropFirst(prefix.count) : ""
         let finished = Int(said0.prefix { $0.isNumber }) ?? -1
         #expect(done >= 10 && finished <= done && done <= finished + 2, "\(said), \(done) units on disk")
-        #expect(said == prefix + "\(finished) of 96 units had finished; they are kept in \(out.path)/units, "
+        #expect(
+            said == prefix + "\(finished) of 96 units had finished; they are kept in \(out.path)/units, "
                 + "and the same command runs the other \(96 - finished) and writes the results.\n", "\(said)")
 
         let r = try bgsim(command + ["--out", out.path])
@@ -262,15 +272,21 @@ struct FileIntegrityTests {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out")
-        let (p, err) = try Self.start(["run", defaultScenario, "--set", "duration=2d", "--precision", "0.0001", "--jobs", "2",
-                                       "--out", out.path, "--quiet"],
-                                      under: ["python3", "-c", "import os, signal, sys; signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary()])
+        let (p, err) = try Self.start(
+            [
+                "run", defaultScenario, "--set", "duration=2d", "--precision", "0.0001", "--jobs", "2",
+                "--out", out.path, "--quiet",
+            ],
+            under: [
+                "python3", "-c", "import os, signal, sys; signal.signal(signal.SIGTERM, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])", bgsimBinary(),
+            ])
         try Self.waitForUnits(4, of: p, into: out)
         kill(p.processIdentifier, SIGTERM)
         let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationReason == .uncaughtSignal && p.terminationStatus == SIGTERM)
-        #expect(said.hasPrefix("bgsim: stopped by SIGTERM: ") && said.contains(" units asked for so far had finished; they are kept in ")
+        #expect(
+            said.hasPrefix("bgsim: stopped by SIGTERM: ") && said.contains(" units asked for so far had finished; they are kept in ")
                 && said.hasSuffix("\(out.path)/units, and the same command goes on from them.\n"), "\(said)")
     }
 }

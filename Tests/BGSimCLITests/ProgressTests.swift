@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import bgsim
 
 /// The progress lines, on a clock the test moves: what a log (not a terminal) shows.
@@ -47,22 +48,25 @@ struct ProgressTests {
         for done in 1...4 { log.advance(0.125); r.step("points of runs.csv written", done, of: 4) }
         for done in 1...20 { log.advance(0.125); r.step("points of summary.csv written", done, of: 20) }
         let lines = log.text.split(separator: "\n").map(String.init)
-        #expect(lines == ["progress: 1/1 units (100%), 1 at a time, -- units/s, ETA --:--",
-                          "progress: 64/100 units of tasks.csv written (64%)",
-                          "progress: 70/100 units of tasks.csv written (70%)",
-                          "progress: 80/100 units of tasks.csv written (80%)",
-                          "progress: 90/100 units of tasks.csv written (90%)",
-                          "progress: 100/100 units of tasks.csv written (100%)",
-                          "progress: 2/20 points of summary.csv written (10%)",
-                          "progress: 4/20 points of summary.csv written (20%)",
-                          "progress: 6/20 points of summary.csv written (30%)",
-                          "progress: 8/20 points of summary.csv written (40%)",
-                          "progress: 10/20 points of summary.csv written (50%)",
-                          "progress: 12/20 points of summary.csv written (60%)",
-                          "progress: 14/20 points of summary.csv written (70%)",
-                          "progress: 16/20 points of summary.csv written (80%)",
-                          "progress: 18/20 points of summary.csv written (90%)",
-                          "progress: 20/20 points of summary.csv written (100%)"], "\(lines)")
+        #expect(
+            lines == [
+                "progress: 1/1 units (100%), 1 at a time, -- units/s, ETA --:--",
+                "progress: 64/100 units of tasks.csv written (64%)",
+                "progress: 70/100 units of tasks.csv written (70%)",
+                "progress: 80/100 units of tasks.csv written (80%)",
+                "progress: 90/100 units of tasks.csv written (90%)",
+                "progress: 100/100 units of tasks.csv written (100%)",
+                "progress: 2/20 points of summary.csv written (10%)",
+                "progress: 4/20 points of summary.csv written (20%)",
+                "progress: 6/20 points of summary.csv written (30%)",
+                "progress: 8/20 points of summary.csv written (40%)",
+                "progress: 10/20 points of summary.csv written (50%)",
+                "progress: 12/20 points of summary.csv written (60%)",
+                "progress: 14/20 points of summary.csv written (70%)",
+                "progress: 16/20 points of summary.csv written (80%)",
+                "progress: 18/20 points of summary.csv written (90%)",
+                "progress: 20/20 points of summary.csv written (100%)",
+            ], "\(lines)")
     }
 
     /// No rate until --jobs more units have finished after the first: the setup before the
@@ -79,9 +83,12 @@ struct ProgressTests {
         log.advance(1)
         r.update(done: 11, total: 12, skipped: 0)
         let lines = log.text.split(separator: "\n").map(String.init)
-        #expect(lines == ["progress: 1/12 units (8%), 2 at a time, -- units/s, ETA --:--",
-                          "progress: 2/12 units (16%), -- units/s, ETA --:--",
-                          "progress: 3/12 units (25%), 2.0 units/s, ETA 0:05",
-                          "progress: 11/12 units (91%), 5.0 units/s, ETA 0:00"], "\(lines)")
+        #expect(
+            lines == [
+                "progress: 1/12 units (8%), 2 at a time, -- units/s, ETA --:--",
+                "progress: 2/12 units (16%), -- units/s, ETA --:--",
+                "progress: 3/12 units (25%), 2.0 units/s, ETA 0:05",
+                "progress: 11/12 units (91%), 5.0 units/s, ETA 0:00",
+            ], "\(lines)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Experiments
 import Testing
+
+@testable import Experiments
 
 /// The default `--jobs`: the CPUs this process may use, not the machine's.
 @Suite struct CoresTests {
@@ -19,8 +20,11 @@ import Testing
         return Cores.quota(root: root.path, cgroupFile: cgroupFile.path)
     }
 
-    @Test(arguments: [("max 100000", nil), ("200000 100000", 2.0), ("150000 100000\n", nil), ("50000 100000", 0.5),
-                      ("0 100000", nil), ("max", nil), ("", nil)] as [(String, Double?)])
+    @Test(
+        arguments: [
+            ("max 100000", nil), ("200000 100000", 2.0), ("150000 100000\n", nil), ("50000 100000", 0.5),
+            ("0 100000", nil), ("max", nil), ("", nil),
+        ] as [(String, Double?)])
     func cpuMaxIsQuotaOverPeriod(text: String, cpus: Double?) {
         // A trailing newline is trimmed by the reader before parsing; here it is not a number.
         #expect(Cores.parseCPUMax(text) == cpus)
@@ -29,8 +33,10 @@ import Testing
     @Test func aCgroupV2QuotaOnTheProcessOrAnyParentCapsIt() throws {
         // Unified hierarchy (cgroup.controllers at the root); the tightest quota wins, here
         // the parent's.
-        let files = ["cgroup.controllers": "cpu memory", "cpu.max": "max 100000",
-                     "user.slice/cpu.max": "150000 100000", "user.slice/job/cpu.max": "400000 100000"]
+        let files = [
+            "cgroup.controllers": "cpu memory", "cpu.max": "max 100000",
+            "user.slice/cpu.max": "150000 100000", "user.slice/job/cpu.max": "400000 100000",
+        ]
         #expect(try Self.quota("0::/user.slice/job\n", files) == 1.5)
         // No quota anywhere.
         #expect(try Self.quota("0::/user.slice/job\n", ["cgroup.controllers": "cpu", "user.slice/job/cpu.max": "max 100000"]) == nil)
@@ -40,8 +46,10 @@ import Testing
 
     @Test func aCgroupV1QuotaCapsItAndMinusOneIsNoQuota() throws {
         let membership = "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n0::/\n"
-        let files = ["cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "300000\n", "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
-                     "cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n"]
+        let files = [
+            "cpu,cpuacct/docker/abc/cpu.cfs_quota_us": "300000\n", "cpu,cpuacct/docker/abc/cpu.cfs_period_us": "100000\n",
+            "cpu,cpuacct/cpu.cfs_quota_us": "-1\n", "cpu,cpuacct/cpu.cfs_period_us": "100000\n",
+        ]
         #expect(try Self.quota(membership, files) == 3)
         // The controllers mounted apart ("cpu" alone), no quota set: none.
         #expect(try Self.quota("1:cpu:/\n", ["cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"]) == nil)
@@ -49,8 +57,9 @@ import Testing
         #expect(Cores.quota(root: "/nonexistent", cgroupFile: "/nonexistent/cgroup") == nil)
     }
 
-    @Test(arguments: [("0-1", 2), ("0", 1), ("0-3,8,10-11", 7), ("3-1", nil), ("", nil), ("a-b", nil), ("1-2-3", nil)]
-          as [(String, Int?)])
+    @Test(
+        arguments: [("0-1", 2), ("0", 1), ("0-3,8,10-11", 7), ("3-1", nil), ("", nil), ("a-b", nil), ("1-2-3", nil)]
+            as [(String, Int?)])
     func cpuListsAreCounted(text: String, cpus: Int?) {
         #expect(Cores.parseCPUList(text) == cpus)
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Scheduling
-@testable import Experiments
 import Testing
+
+@testable import Experiments
 
 /// Random sweeps over wide ranges of almost every section (`Tests/Fuzz/wide.yaml`), run by the
 /// tests' debug build, whose assertions and preconditions stop at the first inconsistency: the

@@ -1,6 +1,7 @@
 import Foundation
-@testable import Experiments
 import Testing
+
+@testable import Experiments
 
 /// Where a scenario finds its profiles, and how a variant made with `--set` is named.
 @Suite("Profile search and variant names")
@@ -49,8 +50,9 @@ struct ProfileSearchTests {
     @Test func aMissingProfileSaysWhereItLookedAndNamesTheModelsKey() throws {
         let dir = try study()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try write(minimalWith("people: median", "people: nobody").replacingOccurrences(of: "models: \(repoRoot.path)/models", with: "models: lib"),
-                  "s.yaml", in: dir)
+        try write(
+            minimalWith("people: median", "people: nobody").replacingOccurrences(of: "models: \(repoRoot.path)/models", with: "models: lib"),
+            "s.yaml", in: dir)
         let file = dir.appendingPathComponent("s.yaml").path
         #expect {
             try Scenario.load(file: file)
@@ -67,7 +69,8 @@ struct ProfileSearchTests {
         #expect(Scenario.variantName("default", overrides: [o("seed=7"), o("replications=2")]) == nil, "seed and replications keep the name")
         #expect(Scenario.variantName("default", overrides: [o("people=heavy")]) == "default_people-heavy")
         #expect(Scenario.variantName("default", overrides: [o("people=heavy"), o("name=mine")]) == nil, "an explicit name wins")
-        #expect(Scenario.variantName("default", overrides: [o("policies=[eager, charge-only]"), o("apps[0].cpu_w=0.5")])
+        #expect(
+            Scenario.variantName("default", overrides: [o("policies=[eager, charge-only]"), o("apps[0].cpu_w=0.5")])
                 == "default_policies-eager-charge-only_apps-0-.cpu_w-0.5")
         let weights = o("people.hourly_weights=[\(Array(repeating: "1.5", count: 24).joined(separator: ", "))]")
         let long = Scenario.variantName("default", overrides: [weights])!

@@ -1,8 +1,9 @@
 import Foundation
-@testable import Experiments
 import PhoneWorld
 import SimEngine
 import Testing
+
+@testable import Experiments
 
 let modelsDir = repoRoot.appendingPathComponent("models").path
 
@@ -19,8 +20,10 @@ struct ProfileTests {
     }
 
     /// Every profile of every kind loads in a scenario and is valid.
-    @Test(arguments: ["phone:phones", "charging:charging", "network:networks", "people:people",
-                      "network.cellular_radio:radios"])
+    @Test(arguments: [
+        "phone:phones", "charging:charging", "network:networks", "people:people",
+        "network.cellular_radio:radios",
+    ])
     func everyProfileLoads(kind: String) throws {
         let parts = kind.split(separator: ":").map(String.init)
         for name in profiles(parts[1]) {
@@ -35,8 +38,10 @@ struct ProfileTests {
     @Test(arguments: ["default", "reference"])
     func theBundledScenariosTakeEveryProfile(scenario: String) throws {
         let file = modelsDir + "/scenarios/\(scenario).yaml"
-        for (key, folder) in [("phone", "phones"), ("charging", "charging"), ("network", "networks"), ("people", "people"),
-                              ("network.cellular_radio", "radios")] {
+        for (key, folder) in [
+            ("phone", "phones"), ("charging", "charging"), ("network", "networks"), ("people", "people"),
+            ("network.cellular_radio", "radios"),
+        ] {
             for name in profiles(folder) {
                 #expect(throws: Never.self, "\(scenario) with \(key)=\(name)") {
                     try Scenario.load(file: file, overrides: [Override(parsing: "\(key)=\(name)")!])
@@ -64,11 +69,13 @@ struct ProfileTests {
         let inPlace = try Scenario.parse(yaml: minimalWith("people: median", "people: {profile: heavy, sessions_per_day: 7}"), file: "s.yaml")
         #expect(inPlace.setup.people.sessionsPerDay == 7)
         #expect(inPlace.setup.people.sessionBodyMean == .seconds(60), "the rest is heavy's")
-        let set = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
-            Override(parsing: "people.sessions_per_day=80")!,
-            Override(parsing: "network.cellular_radio.active_w=2")!,
-            Override(parsing: "charging=top-up")!,
-        ])
+        let set = try Scenario.parse(
+            yaml: minimal, file: "s.yaml",
+            overrides: [
+                Override(parsing: "people.sessions_per_day=80")!,
+                Override(parsing: "network.cellular_radio.active_w=2")!,
+                Override(parsing: "charging=top-up")!,
+            ])
         #expect(set.setup.people.sessionsPerDay == 80)
         #expect(set.setup.people.sessionBodyMean == .seconds(40), "the rest is median's")
         #expect(set.setup.network.cellularRadio.activeW == 2)
@@ -100,16 +107,20 @@ struct ProfileTests {
     }
 
     @Test func aSetValueThatNamesProfilesIsResolved() throws {
-        let two = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
-            Override(parsing: "apps[1].usage_weight=3")!,
-            Override(parsing: "apps=[news, {profile: mail, name: work-mail}]")!,
-        ])
+        let two = try Scenario.parse(
+            yaml: minimal, file: "s.yaml",
+            overrides: [
+                Override(parsing: "apps[1].usage_weight=3")!,
+                Override(parsing: "apps=[news, {profile: mail, name: work-mail}]")!,
+            ])
         #expect(two.setup.apps.map(\.name) == ["news", "work-mail"])
         #expect(two.setup.apps[1].tasks.map(\.identifier) == ["com.example.mail.fetch"], "mail's tasks")
         #expect(two.setup.apps[1].usageWeight == 3, "a field set after the list replaced it, though given before")
-        let radios = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
-            Override(parsing: "network={profile: commuter, cellular_radio: 3g}")!,
-        ])
+        let radios = try Scenario.parse(
+            yaml: minimal, file: "s.yaml",
+            overrides: [
+                Override(parsing: "network={profile: commuter, cellular_radio: 3g}")!
+            ])
         #expect(radios.setup.network.cellularRadio.tail.map(\.powerW) == [1.02, 0.40], "3g's tail")
         let message = parseError(minimal, overrides: ["apps=[news, nosuch]"])?.description ?? ""
         #expect(message.contains("apps[1]: no app model named 'nosuch'"), "\(message)")
@@ -123,11 +134,17 @@ struct ProfileTests {
         try "profile: odd\n".write(to: dir.appendingPathComponent("people/loop.yaml"), atomically: true, encoding: .utf8)
         let yaml = minimalWith("people: median", "people: odd").replacingOccurrences(of: "models: \(modelsDir)", with: "models: \(dir.path)")
             .replacingOccurrences(of: "charging: nightly", with: "charging: {}")
-            .replacingOccurrences(of: "network: home-office", with: "network: {wifi_radio: {name: w, active_w: 0.4}, cellular_radio: {name: c, active_w: 1}, weekday: [{at: '00:00', network: none}]}")
+            .replacingOccurrences(
+                of: "network: home-office",
+                with: "network: {wifi_radio: {name: w, active_w: 0.4}, cellular_radio: {name: c, active_w: 1}, weekday: [{at: '00:00', network: none}]}"
+            )
             .replacingOccurrences(of: "phone: iphone-15", with: "phone: {}")
             .replacingOccurrences(of: "  - news", with: "  - name: news")
-        #expect(parseError(yaml)?.description == "\(dir.path)/people/odd.yaml:2:16: people.calls_per_day: expected a mean number of calls per day from 0 to 1000, got 'lots'")
-        #expect(parseError(yaml.replacingOccurrences(of: "people: odd", with: "people: loop"))?.description
+        #expect(
+            parseError(yaml)?.description
+                == "\(dir.path)/people/odd.yaml:2:16: people.calls_per_day: expected a mean number of calls per day from 0 to 1000, got 'lots'")
+        #expect(
+            parseError(yaml.replacingOccurrences(of: "people: odd", with: "people: loop"))?.description
                 == "\(dir.path)/people/loop.yaml:1: people.profile: a people profile cannot refer to another people profile")
     }
 

@@ -1,18 +1,22 @@
 import Foundation
-@testable import Experiments
 import Scheduling
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import Experiments
 
 @Suite("Report")
 struct ReportTests {
     /// A finished run of the default scenario (2 days, 3 replications) in a temporary folder.
     static func study(tasks: Bool = true) async throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-\(UUID().uuidString)")
-        let plan = StudyPlan(scenario: try Scenario.load(file: defaultScenario, overrides: [
-            Override(parsing: "replications=3")!, Override(parsing: "duration=2d")!,
-        ]))
+        let plan = StudyPlan(
+            scenario: try Scenario.load(
+                file: defaultScenario,
+                overrides: [
+                    Override(parsing: "replications=3")!, Override(parsing: "duration=2d")!,
+                ]))
         _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(tasks: tasks)), to: dir)
         return dir
     }
@@ -116,12 +120,16 @@ struct ReportTests {
         let policy = scenario.policies[3]
         let trace = try Experiment.trace(scenario, policy: policy, replication: 1, window: window)
         let t = try CSVTable.read(dir.appendingPathComponent("tasks.csv"))
-        let (p, r, st, en, app, kind) = (t.column("policy")!, t.column("replication")!, t.column("started_s")!,
-                                         t.column("ended_s")!, t.column("app")!, t.column("kind")!)
+        let (p, r, st, en, app, kind) = (
+            t.column("policy")!, t.column("replication")!, t.column("started_s")!,
+            t.column("ended_s")!, t.column("app")!, t.column("kind")!
+        )
         let names = scenario.setup.apps.map(\.name)
-        let expected = t.rows.filter { $0[p] == policy.name && $0[r] == "1" && !$0[st].isEmpty
-            && Double($0[st])! < 30 * 3600 && Double($0[en])! >= 6 * 3600 }
-            .map { "\($0[app]) \($0[kind]) \($0[st]) \($0[en])" }.sorted()
+        let expected = t.rows.filter {
+            $0[p] == policy.name && $0[r] == "1" && !$0[st].isEmpty
+                && Double($0[st])! < 30 * 3600 && Double($0[en])! >= 6 * 3600
+        }
+        .map { "\($0[app]) \($0[kind]) \($0[st]) \($0[en])" }.sorted()
         let got = trace.runs.map { "\(names[$0.app]) \($0.kind.rawValue) \(($0.start - .start).seconds) \(($0.end - .start).seconds)" }.sorted()
         #expect(!expected.isEmpty)
         #expect(got == expected)
@@ -132,22 +140,32 @@ struct ReportTests {
     /// A study run with `--precision` says in its report what was asked and whether it was
     /// reached; one without says nothing of it.
     @Test func theReportSaysWhetherThePrecisionGoalWasReached() async throws {
-        let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "replications=2")!, Override(parsing: "duration=1d")!,
-                                                                     Override(parsing: "policies=[eager, charge-only]")!])
+        let s = try Scenario.load(
+            file: defaultScenario,
+            overrides: [
+                Override(parsing: "replications=2")!, Override(parsing: "duration=1d")!,
+                Override(parsing: "policies=[eager, charge-only]")!,
+            ])
         var sentences: [String] = []
         for (target, max) in [(0.9, 20), (0.001, 3)] {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: dir) }
             let goal = PrecisionGoal(target: target, metrics: ["phone_energy_j"], maxReplications: max)
-            let outcome = try await Experiment.perform(StudyPlan(scenario: s), options: StudyOptions(jobs: 2, record: RecordOptions(tasks: false),
-                                                                                                     precision: goal), to: dir)
+            let outcome = try await Experiment.perform(
+                StudyPlan(scenario: s),
+                options: StudyOptions(
+                    jobs: 2, record: RecordOptions(tasks: false),
+                    precision: goal), to: dir)
             let results = try ResultSet.load(dir.path)
             let sentence = try #require(results.precision)
             let p = try #require(outcome.precision)
             let worst = String(format: "%.3f", p.worst)
-            #expect(sentence == (p.reached
-                ? "Precision goal \(target) (relative 95% half-width) on phone_energy_j: reached by every policy with \(outcome.replications) replications (worst \(worst))."
-                : "Precision goal \(target) (relative 95% half-width) on phone_energy_j: NOT reached within \(max) replications (worst \(worst)); intervals are wider than asked."))
+            #expect(
+                sentence
+                    == (p.reached
+                        ? "Precision goal \(target) (relative 95% half-width) on phone_energy_j: reached by every policy with \(outcome.replications) replications (worst \(worst))."
+                        : "Precision goal \(target) (relative 95% half-width) on phone_energy_j: NOT reached within \(max) replications (worst \(worst)); intervals are wider than asked.")
+            )
             let report = Report(results)
             #expect(report.markdown().contains(sentence + "\n"))
             #expect(try report.html().contains("<p class=\"meta\">\(sentence)</p>"))
@@ -164,8 +182,10 @@ struct ReportTests {
         let dir = try await Self.study()
         defer { try? FileManager.default.removeItem(at: dir) }
         let html = try Report(try ResultSet.load(dir.path)).html()
-        for part in ["<h2>Comparison</h2>", "id=\"bars-0\"", "id=\"bars-1\"", "id=\"bars-2\"", "id=\"cdf\"", "id=\"pareto\"",
-                     "id=\"timeline-0\"", "id=\"timeline-5\"", "<h2>Scenario</h2>", "Content-Security-Policy"] {
+        for part in [
+            "<h2>Comparison</h2>", "id=\"bars-0\"", "id=\"bars-1\"", "id=\"bars-2\"", "id=\"cdf\"", "id=\"pareto\"",
+            "id=\"timeline-0\"", "id=\"timeline-5\"", "<h2>Scenario</h2>", "Content-Security-Policy",
+        ] {
             #expect(html.contains(part), "the report lacks \(part)")
         }
         #expect(html.contains("★"), "a best value is marked")
@@ -182,7 +202,8 @@ struct ReportTests {
     }
 
     @Test func aSweepReportDrawsEachMetricAgainstEachParameter() async throws {
-        let sweep = try SweepTests.write("""
+        let sweep = try SweepTests.write(
+            """
             scenario: \(defaultScenario)
             set: {duration: 1d}
             replications: 2
@@ -219,15 +240,15 @@ struct ReportTests {
         try FileManager.default.copyItem(at: repoRoot.appendingPathComponent("models"), to: root.appendingPathComponent("models"))
         let sweep = root.appendingPathComponent("models/sweeps/point.yaml").path
         try """
-            scenario: ../scenarios/default.yaml
-            set: {duration: 1d, charging.plug_in: "21:30"}
-            replications: 1
-            policies: [eager, ios]
-            design: grid
-            axes:
-              - {path: charging, values: [nightly, top-up]}
-              - {path: people.sessions_per_day, values: [20, 60]}
-            """.write(toFile: sweep, atomically: true, encoding: .utf8)
+        scenario: ../scenarios/default.yaml
+        set: {duration: 1d, charging.plug_in: "21:30"}
+        replications: 1
+        policies: [eager, ios]
+        design: grid
+        axes:
+          - {path: charging, values: [nightly, top-up]}
+          - {path: people.sessions_per_day, values: [20, 60]}
+        """.write(toFile: sweep, atomically: true, encoding: .utf8)
         let overrides = [Override(parsing: "charging.unplug=06:15")!]
         let plan = try StudyPlan(sweep: try Sweep.load(file: sweep), overrides: overrides)
         let dir = root.appendingPathComponent("out")

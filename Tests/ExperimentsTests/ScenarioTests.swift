@@ -1,9 +1,10 @@
 import Foundation
-@testable import Experiments
 import PhoneWorld
 import Scheduling
 import SimEngine
 import Testing
+
+@testable import Experiments
 
 /// The bundled default scenario, found from this file's location.
 let repoRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,105 +35,201 @@ func minimalWith(_ old: String, _ new: String) -> String {
 
 /// Bad scenarios and the exact message each must give.
 let badScenarioInputs: [(yaml: String, message: String)] = [
-        // (yaml, expected message)
-        // A historical GSL generator: seeded with 64-bit stream seeds, ran1 crashed the run.
-        (minimal + "\ngenerator: ran1\n",
-         "s.yaml:10:12: generator: expected one of GSL's generators for simulation (mt19937, ranlxs0, ranlxs1, ranlxs2, "
-            + "ranlxd1, ranlxd2, ranlux, ranlux389, cmrg, mrg, taus, taus2, taus113, gfsr4), not 'ran1'"),
-        ("duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
-         "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"),
-        (minimalPhone + "\n  battery:\n    capcity_wh: 10\n",
-         "s.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
-        (minimalPhone + "\n  battery:\n    voltage: 3.8\n",
-         "s.yaml:12: phone.battery.voltage: unknown key 'voltage'; known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"),
-        (minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
-         "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"),
-        (minimalPhone + "\n  battery:\n    model: lithium\n",
-         "s.yaml:12:12: phone.battery.model: unknown battery model 'lithium'; known: linear, kibam"),
-        (minimalPhone + "\n  battery:\n    kibam_c: 1\n",
-         "s.yaml:12:14: phone.battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"),
-        (minimalPhone + "\n  power:\n    screen_w: -1\n",
-         "s.yaml:12:15: phone.power.screen_w: expected a power in watts >= 0, got -1"),
-        (minimal + "\ncharger:\n  preset: wired-100w\n",
-         "s.yaml:11:11: charger.preset: unknown charger preset 'wired-100w'; known: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"),
-        (minimal + "\nsettings:\n  optimized_battery_charging: maybe\n",
-         "s.yaml:11:31: settings.optimized_battery_charging: expected true or false, got 'maybe'"),
-        (minimal + "\nsettings:\n  background_app_refresh: cellular\n",
-         "s.yaml:11:27: settings.background_app_refresh: unknown Background App Refresh setting 'cellular'; known: off, wifi, wifi-and-cellular"),
-        (minimal + "\nsystem:\n  pushes_per_hour: 0\n",
-         "s.yaml:11:20: system.pushes_per_hour: expected a whole number of pushes per hour from 1 to 3600, got '0'"),
-        (minimal + "\ncharger:\n  limit_pct: 0\n",
-         "s.yaml:11:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"),
-        (minimalPhone + "\n  battery:\n    capacity_wh: lots\n",
-         "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"),
-        ("apps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:1: duration: missing; expected a duration such as 7d"),
-        (minimalWith("duration: 2d", "durration: 2d"),
-         "s.yaml:1: durration: unknown key 'durration'; did you mean 'duration'?"),
-        (minimalWith("phone: iphone-15", "phnoe: iphone-15"),
-         "s.yaml:9: phnoe: unknown key 'phnoe'; did you mean 'phone'?"),
-        ("duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"),
-        (minimalWith("  - news", "  - name: a\n  - name: a"),
-         "s.yaml:8:5: apps[1].name: another app is already named 'a'"),
-        (minimalWith("[eager]", "[eager, lazy]"),
-         "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"),
-        (minimalWith("policies: [eager]", "policies: [eager, {name: coalesce, max_dely: 30m}]"),
-         "s.yaml:8: policies[1].max_dely: unknown key 'max_dely'; did you mean 'max_delay'? Known keys: name, label, max_delay, min_batch, ride_awake_radio, hold_on_wifi"),
-        (minimalWith("policies: [eager]", "policies: [coalesce, {name: coalesce, max_delay: 30m}]"),
-         "s.yaml:8:22: policies[1]: policy label 'coalesce' is used twice; give each variant a distinct 'label'"),
-        (minimalWith("policies: [eager]", "policies: [{name: ios, threshold: -1}]"),
-         "s.yaml:8:35: policies[0].threshold: expected a score threshold from 0 to 2, got -1"),
-        (minimalWith("policies: [eager]", "policies: [{name: android, quota_rare: {max_jobs: 0}}]"),
-         "s.yaml:8:51: policies[0].quota_rare.max_jobs: expected a whole number of jobs from 1 to 1000000, got '0'"),
-        (minimalWith("apps:\n  - news", "apps: {name: a}"),
-         "s.yaml:6:7: apps: expected a list, got a mapping"),
-        (minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
-         "s.yaml:5:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"),
-        (minimal + "\nreplications: 0\n",
-         "s.yaml:10:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"),
-        ("name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"),
-        (minimalWith("  - news", "  - name: a/b"),
-         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"),
-        (minimalWith("  - news", "  - name: café"),
-         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'café'"),
-        (minimalWith("  - news", "  - name: ６"),
-         "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '６'"),
-        ("duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
-         "s.yaml:1:1: invalid YAML: duplicate key 'duration'"),
-        (minimalWith("people: median", "people: average"),
-         "s.yaml:5:9: people: no people profile named 'average' (looked for ./people/average.yaml, \(repoRoot.path)/models/people/average.yaml); known: heavy, light, median; a scenario's 'models' key names the folder that holds people/"),
-        (minimalWith("people: median", "people: {profile: median, sessions_per_day: -3}"),
-         "s.yaml:5:45: people.sessions_per_day: expected a mean number of sessions per day from 0 to 10000, got -3"),
-        (minimalWith("people: median", "people: {profile: median, hourly_weights: [1, 2]}"),
-         "s.yaml:5:43: people.hourly_weights: expected 24 weights, one per hour from 00:00, got 2"),
-        (minimalWith("people: median", "people: {profile: median, session_tail_shape: 1}"),
-         "s.yaml:5:47: people.session_tail_shape: expected a Pareto shape > 1 (the mean is infinite at 1 or less), got 1"),
-        (minimalWith("network: home-office", "network: {profile: home-office, cellular_radio: 4g}"),
-         "s.yaml:4:49: network.cellular_radio: no radio profile named '4g' (looked for ./radios/4g.yaml, \(repoRoot.path)/models/radios/4g.yaml); known: 3g, 5g, lte, wifi; a scenario's 'models' key names the folder that holds radios/"),
-        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '08:00', network: wifi, down_mbps: 5, up_mbps: 1}]}"),
-         "s.yaml:4:48: network.weekday[0].at: the first segment must start at 00:00"),
-        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: lan}]}"),
-         "s.yaml:4:66: network.weekday[0].network: unknown network 'lan'; known: wifi, cellular, none"),
-        (minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
-         "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"),
-        (minimalWith("  - news", "  - newz"),
-         "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for ./apps/newz.yaml, \(repoRoot.path)/models/apps/newz.yaml); known: cloud-backup, fitness, game, legacy-reader, mail, maps, messenger, music, news, photos, podcasts, reminders, weather; a scenario's 'models' key names the folder that holds apps/"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),
-         "s.yaml:7:39: apps[0].tasks[0].kind: unknown task kind 'urgent'; known: refresh, processing"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh}, {id: a.x, kind: processing}]}"),
-         "s.yaml:7:54: apps[0].tasks[1].id: the app already registers 'a.x'; identifiers are registered once"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, cpu: {poisson: 3s}}]}"),
-         "s.yaml:7:63: apps[0].tasks[0].cpu.poisson: unknown distribution 'poisson'; expected a duration such as 3s or one of exponential, uniform or lognormal"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, down_kb: {uniform: [90, 10]}}]}"),
-         "s.yaml:7:67: apps[0].tasks[0].down_kb.uniform: expected low <= high"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
-         "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler"),
-        (minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),
-         "s.yaml:7:73: apps[0].tasks[0].requires_external_power: only processing tasks have requirements (BGProcessingTaskRequest)"),
-        (minimal + "\nsystem:\n  background_time: ios5\n",
-         "s.yaml:11:20: system.background_time: expected a duration or a preset: ios13 (30 s), ios7 (180 s), ios6 (600 s)"),
+    // (yaml, expected message)
+    // A historical GSL generator: seeded with 64-bit stream seeds, ran1 crashed the run.
+    (
+        minimal + "\ngenerator: ran1\n",
+        "s.yaml:10:12: generator: expected one of GSL's generators for simulation (mt19937, ranlxs0, ranlxs1, ranlxs2, "
+            + "ranlxd1, ranlxd2, ranlux, ranlux389, cmrg, mrg, taus, taus2, taus113, gfsr4), not 'ran1'"
+    ),
+    (
+        "duration: 2d\napps: [\n  {name: a\npolicies: [eager]\n",
+        "s.yaml:4:9: duration: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3)"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    capcity_wh: 10\n",
+        "s.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    voltage: 3.8\n",
+        "s.yaml:12: phone.battery.voltage: unknown key 'voltage'; known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    model: lithium\n",
+        "s.yaml:12:12: phone.battery.model: unknown battery model 'lithium'; known: linear, kibam"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    kibam_c: 1\n",
+        "s.yaml:12:14: phone.battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"
+    ),
+    (
+        minimalPhone + "\n  power:\n    screen_w: -1\n",
+        "s.yaml:12:15: phone.power.screen_w: expected a power in watts >= 0, got -1"
+    ),
+    (
+        minimal + "\ncharger:\n  preset: wired-100w\n",
+        "s.yaml:11:11: charger.preset: unknown charger preset 'wired-100w'; known: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"
+    ),
+    (
+        minimal + "\nsettings:\n  optimized_battery_charging: maybe\n",
+        "s.yaml:11:31: settings.optimized_battery_charging: expected true or false, got 'maybe'"
+    ),
+    (
+        minimal + "\nsettings:\n  background_app_refresh: cellular\n",
+        "s.yaml:11:27: settings.background_app_refresh: unknown Background App Refresh setting 'cellular'; known: off, wifi, wifi-and-cellular"
+    ),
+    (
+        minimal + "\nsystem:\n  pushes_per_hour: 0\n",
+        "s.yaml:11:20: system.pushes_per_hour: expected a whole number of pushes per hour from 1 to 3600, got '0'"
+    ),
+    (
+        minimal + "\ncharger:\n  limit_pct: 0\n",
+        "s.yaml:11:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"
+    ),
+    (
+        minimalPhone + "\n  battery:\n    capacity_wh: lots\n",
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"
+    ),
+    (
+        "apps: [{name: a}]\npolicies: [eager]\n",
+        "s.yaml:1:1: duration: missing; expected a duration such as 7d"
+    ),
+    (
+        minimalWith("duration: 2d", "durration: 2d"),
+        "s.yaml:1: durration: unknown key 'durration'; did you mean 'duration'?"
+    ),
+    (
+        minimalWith("phone: iphone-15", "phnoe: iphone-15"),
+        "s.yaml:9: phnoe: unknown key 'phnoe'; did you mean 'phone'?"
+    ),
+    (
+        "duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
+        "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"
+    ),
+    (
+        minimalWith("  - news", "  - name: a\n  - name: a"),
+        "s.yaml:8:5: apps[1].name: another app is already named 'a'"
+    ),
+    (
+        minimalWith("[eager]", "[eager, lazy]"),
+        "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"
+    ),
+    (
+        minimalWith("policies: [eager]", "policies: [eager, {name: coalesce, max_dely: 30m}]"),
+        "s.yaml:8: policies[1].max_dely: unknown key 'max_dely'; did you mean 'max_delay'? Known keys: name, label, max_delay, min_batch, ride_awake_radio, hold_on_wifi"
+    ),
+    (
+        minimalWith("policies: [eager]", "policies: [coalesce, {name: coalesce, max_delay: 30m}]"),
+        "s.yaml:8:22: policies[1]: policy label 'coalesce' is used twice; give each variant a distinct 'label'"
+    ),
+    (
+        minimalWith("policies: [eager]", "policies: [{name: ios, threshold: -1}]"),
+        "s.yaml:8:35: policies[0].threshold: expected a score threshold from 0 to 2, got -1"
+    ),
+    (
+        minimalWith("policies: [eager]", "policies: [{name: android, quota_rare: {max_jobs: 0}}]"),
+        "s.yaml:8:51: policies[0].quota_rare.max_jobs: expected a whole number of jobs from 1 to 1000000, got '0'"
+    ),
+    (
+        minimalWith("apps:\n  - news", "apps: {name: a}"),
+        "s.yaml:6:7: apps: expected a list, got a mapping"
+    ),
+    (
+        minimalWith("charging: nightly", "charging:\n  profile: nightly\n  plug_in: '25:00'"),
+        "s.yaml:5:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"
+    ),
+    (
+        minimal + "\nreplications: 0\n",
+        "s.yaml:10:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"
+    ),
+    (
+        "name: ..\nduration: 2d\napps: [{name: a}]\npolicies: [eager]\n",
+        "s.yaml:1:7: name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '..'"
+    ),
+    (
+        minimalWith("  - news", "  - name: a/b"),
+        "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'a/b'"
+    ),
+    (
+        minimalWith("  - news", "  - name: café"),
+        "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got 'café'"
+    ),
+    (
+        minimalWith("  - news", "  - name: ６"),
+        "s.yaml:7:11: apps[0].name: expected a name of letters, digits, '.', '_' or '-', not starting with '.', got '６'"
+    ),
+    (
+        "duration: 2d\nduration: 3d\napps: [{name: a}]\npolicies: [eager]\n",
+        "s.yaml:1:1: invalid YAML: duplicate key 'duration'"
+    ),
+    (
+        minimalWith("people: median", "people: average"),
+        "s.yaml:5:9: people: no people profile named 'average' (looked for ./people/average.yaml, \(repoRoot.path)/models/people/average.yaml); known: heavy, light, median; a scenario's 'models' key names the folder that holds people/"
+    ),
+    (
+        minimalWith("people: median", "people: {profile: median, sessions_per_day: -3}"),
+        "s.yaml:5:45: people.sessions_per_day: expected a mean number of sessions per day from 0 to 10000, got -3"
+    ),
+    (
+        minimalWith("people: median", "people: {profile: median, hourly_weights: [1, 2]}"),
+        "s.yaml:5:43: people.hourly_weights: expected 24 weights, one per hour from 00:00, got 2"
+    ),
+    (
+        minimalWith("people: median", "people: {profile: median, session_tail_shape: 1}"),
+        "s.yaml:5:47: people.session_tail_shape: expected a Pareto shape > 1 (the mean is infinite at 1 or less), got 1"
+    ),
+    (
+        minimalWith("network: home-office", "network: {profile: home-office, cellular_radio: 4g}"),
+        "s.yaml:4:49: network.cellular_radio: no radio profile named '4g' (looked for ./radios/4g.yaml, \(repoRoot.path)/models/radios/4g.yaml); known: 3g, 5g, lte, wifi; a scenario's 'models' key names the folder that holds radios/"
+    ),
+    (
+        minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '08:00', network: wifi, down_mbps: 5, up_mbps: 1}]}"),
+        "s.yaml:4:48: network.weekday[0].at: the first segment must start at 00:00"
+    ),
+    (
+        minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: lan}]}"),
+        "s.yaml:4:66: network.weekday[0].network: unknown network 'lan'; known: wifi, cellular, none"
+    ),
+    (
+        minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
+        "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"
+    ),
+    (
+        minimalWith("  - news", "  - newz"),
+        "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for ./apps/newz.yaml, \(repoRoot.path)/models/apps/newz.yaml); known: cloud-backup, fitness, game, legacy-reader, mail, maps, messenger, music, news, photos, podcasts, reminders, weather; a scenario's 'models' key names the folder that holds apps/"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),
+        "s.yaml:7:39: apps[0].tasks[0].kind: unknown task kind 'urgent'; known: refresh, processing"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh}, {id: a.x, kind: processing}]}"),
+        "s.yaml:7:54: apps[0].tasks[1].id: the app already registers 'a.x'; identifiers are registered once"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, cpu: {poisson: 3s}}]}"),
+        "s.yaml:7:63: apps[0].tasks[0].cpu.poisson: unknown distribution 'poisson'; expected a duration such as 3s or one of exponential, uniform or lognormal"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, down_kb: {uniform: [90, 10]}}]}"),
+        "s.yaml:7:67: apps[0].tasks[0].down_kb.uniform: expected low <= high"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
+        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler"
+    ),
+    (
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),
+        "s.yaml:7:73: apps[0].tasks[0].requires_external_power: only processing tasks have requirements (BGProcessingTaskRequest)"
+    ),
+    (
+        minimal + "\nsystem:\n  background_time: ios5\n",
+        "s.yaml:11:20: system.background_time: expected a duration or a preset: ios13 (30 s), ios7 (180 s), ios6 (600 s)"
+    ),
 ]
 
 func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
@@ -147,7 +244,9 @@ func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
 @Suite("Scenario files")
 struct ScenarioTests {
     @Test func policiesTakeParametersAndLabelsFromTheFileAndFromSet() throws {
-        let yaml = minimalWith("policies: [eager]", """
+        let yaml = minimalWith(
+            "policies: [eager]",
+            """
             policies:
               - eager
               - {name: coalesce, label: coalesce-30m, max_delay: 30m, min_batch: 2, hold_on_wifi: true}
@@ -156,8 +255,11 @@ struct ScenarioTests {
               - {name: android, doze: false, quota_rare: {time: none, max_jobs: 5}, low_level_pct: 10}
               - {name: oracle, finish_margin: 1m, ride_foreground: false}
             """)
-        let s = try Scenario.parse(yaml: yaml, file: "s.yaml", overrides: [
-            Override(parsing: "policies[2].max_delay=5m")!, Override(parsing: "policies[0].label=baseline")!])
+        let s = try Scenario.parse(
+            yaml: yaml, file: "s.yaml",
+            overrides: [
+                Override(parsing: "policies[2].max_delay=5m")!, Override(parsing: "policies[0].label=baseline")!,
+            ])
         #expect(s.policies.map(\.name) == ["baseline", "coalesce-30m", "coalesce", "ios", "android", "oracle"])
         var c = CoalescePolicy.Parameters()
         c.maxDelay = .minutes(30)
@@ -191,8 +293,11 @@ struct ScenarioTests {
         #expect(s.seed == 42)
         #expect(s.replications == 10)
         #expect(s.setup.duration == .days(7))
-        #expect(s.setup.apps.map(\.name) == ["news", "mail", "weather", "podcasts", "photos", "music", "maps", "messenger",
-                                             "fitness", "reminders", "legacy-reader", "cloud-backup", "game"])
+        #expect(
+            s.setup.apps.map(\.name) == [
+                "news", "mail", "weather", "podcasts", "photos", "music", "maps", "messenger",
+                "fitness", "reminders", "legacy-reader", "cloud-backup", "game",
+            ])
         // One app for each way into the background (issue 9).
         let a = s.setup.apps
         #expect(Set(a.compactMap(\.backgroundMode?.kind)) == Set(BackgroundModeKind.allCases))
@@ -232,30 +337,37 @@ struct ScenarioTests {
     @Test func aChargerPresetSetsThePowerAndPowerWWins() throws {
         let preset = try Scenario.parse(yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml")
         #expect(preset.setup.charger.powerW == 25)
-        let both = try Scenario.parse(yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml",
-                                      overrides: [Override(parsing: "charger.power_w=7.5")!])
+        let both = try Scenario.parse(
+            yaml: minimal + "\ncharger:\n  preset: magsafe-25w\n", file: "s.yaml",
+            overrides: [Override(parsing: "charger.power_w=7.5")!])
         #expect(both.setup.charger.powerW == 7.5)
         let off = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "settings.optimized_battery_charging=false")!])
         #expect(!off.setup.charger.optimized)
     }
 
     @Test func overridesReplaceAddAndAreCheckedLikeTheFile() throws {
-        let s = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [
-            Override(parsing: "apps[0].tasks[0].interval=20m")!,
-            Override(parsing: "phone.battery.capacity_wh=17.11")!,
-            Override(parsing: "policies=[charge-only, eager]")!,
-            Override(parsing: "seed=7")!,
-        ])
+        let s = try Scenario.parse(
+            yaml: minimal, file: "s.yaml",
+            overrides: [
+                Override(parsing: "apps[0].tasks[0].interval=20m")!,
+                Override(parsing: "phone.battery.capacity_wh=17.11")!,
+                Override(parsing: "policies=[charge-only, eager]")!,
+                Override(parsing: "seed=7")!,
+            ])
         #expect(s.setup.apps[0].tasks[0].interval == .minutes(20), "a key inside an app profile's list")
         #expect(s.setup.battery.capacityWh == 17.11, "a key under a profile name overrides the profile")
         #expect(s.policies.map(\.name) == ["charge-only", "eager"])
         #expect(s.seed == 7)
-        #expect(parseError(minimal, overrides: ["phone.battery.capacity_wh=-1"])?.description
+        #expect(
+            parseError(minimal, overrides: ["phone.battery.capacity_wh=-1"])?.description
                 == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1")
-        #expect(parseError(minimal, overrides: ["apps[3].name=x"])?.description
+        #expect(
+            parseError(minimal, overrides: ["apps[3].name=x"])?.description
                 == "s.yaml: --set apps[3].name=x: apps: index 3 is out of range: the list has 1 item")
-        #expect(parseError(minimal, overrides: ["phnoe.battery.capacity_wh=5"])?.description
-                == "s.yaml: --set phnoe.battery.capacity_wh=5: phnoe: unknown key 'phnoe'; did you mean 'phone'? Known keys: name, duration, seed, replications, generator, models, phone, charging, charger, network, settings, system, apps, people, policies, metrics")
+        #expect(
+            parseError(minimal, overrides: ["phnoe.battery.capacity_wh=5"])?.description
+                == "s.yaml: --set phnoe.battery.capacity_wh=5: phnoe: unknown key 'phnoe'; did you mean 'phone'? Known keys: name, duration, seed, replications, generator, models, phone, charging, charger, network, settings, system, apps, people, policies, metrics"
+        )
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
-@testable import Experiments
 import Scheduling
 import Testing
+
+@testable import Experiments
 
 /// `notebooks-data/README.md` documents every column of every file and every key of the
 /// manifest; it must agree with what is written, column for column, in order.
@@ -30,8 +31,11 @@ struct SchemaDocumentTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-schema-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let record = RecordOptions(events: true, tasks: true, timelineEvery: .minutes(30))
-        _ = try await Experiment.perform(StudyPlan(scenario: s), options: StudyOptions(jobs: 2, record: record,
-                                         precision: PrecisionGoal(target: 0.5, maxReplications: 3)), to: folder)
+        _ = try await Experiment.perform(
+            StudyPlan(scenario: s),
+            options: StudyOptions(
+                jobs: 2, record: record,
+                precision: PrecisionGoal(target: 0.5, maxReplications: 3)), to: folder)
         return folder
     }
 
@@ -51,7 +55,8 @@ struct SchemaDocumentTests {
     @Test func aSweepsFilesAreTheRunsWithPointColumns() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-schema-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let sweep = try SweepTests.write("""
+        let sweep = try SweepTests.write(
+            """
             scenario: \(defaultScenario)
             set: {duration: 1d}
             replications: 2
@@ -84,8 +89,9 @@ struct SchemaDocumentTests {
         let folder = try await Self.writeEverything()
         defer { try? FileManager.default.removeItem(at: folder) }
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        #expect(written == ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"],
-                "no part or temporary file is left")
+        #expect(
+            written == ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"],
+            "no part or temporary file is left")
         for file in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "timeline.csv", "events.csv"] {
             let documented = try Self.documented(file)
             #expect(!documented.isEmpty, "\(file) has no table in the schema document")

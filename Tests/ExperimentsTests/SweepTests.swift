@@ -1,6 +1,7 @@
 import Foundation
-@testable import Experiments
 import Testing
+
+@testable import Experiments
 
 @Suite("Sweeps, shards and resume")
 struct SweepTests {
@@ -42,7 +43,8 @@ struct SweepTests {
         try "x".write(to: root.appendingPathComponent("models/scenarios/base.yaml"), atomically: true, encoding: .utf8)
         try "y".write(to: root.appendingPathComponent("elsewhere/base.yaml"), atomically: true, encoding: .utf8)
         // models/link -> elsewhere/deep: models/link/../base.yaml is elsewhere/base.yaml, not models/base.yaml.
-        try fm.createSymbolicLink(atPath: root.appendingPathComponent("models/link").path, withDestinationPath: root.appendingPathComponent("elsewhere/deep").path)
+        try fm.createSymbolicLink(
+            atPath: root.appendingPathComponent("models/link").path, withDestinationPath: root.appendingPathComponent("elsewhere/deep").path)
         let r = root.path
         #expect(Sweep.tidy("\(r)/models/sweeps/../scenarios/base.yaml") == "\(r)/models/scenarios/base.yaml")
         #expect(Sweep.tidy("\(r)/models/./sweeps/../scenarios//base.yaml") == "\(r)/models/scenarios/base.yaml")
@@ -63,7 +65,8 @@ struct SweepTests {
         do {
             _ = try Sweep.load(file: file)
         } catch {
-            #expect(error.description == "\(file):3:11: scenario: no such scenario file: \(folder)/nowhere/base.yaml "
+            #expect(
+                error.description == "\(file):3:11: scenario: no such scenario file: \(folder)/nowhere/base.yaml "
                     + "(a relative path is read from the sweep file's folder)")
         }
         let absolute = try Self.write("design: grid\nscenario: /nonexistent/base.yaml\naxes:\n  - {path: seed, values: [1]}\n")
@@ -141,30 +144,36 @@ struct SweepTests {
             }
         }
         let base = "scenario: \(defaultScenario)\n"
-        #expect(try error(base + "design: zip\naxes:\n  - {path: seed2, values: [1, 2]}\n  - {path: x, values: [1]}\n")
-            .contains("a zip design needs axes of equal length"))
-        #expect(try error(base + "design: lhs\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
-            .contains("points: missing; a lhs design needs the number of points"))
+        #expect(
+            try error(base + "design: zip\naxes:\n  - {path: seed2, values: [1, 2]}\n  - {path: x, values: [1]}\n")
+                .contains("a zip design needs axes of equal length"))
+        #expect(
+            try error(base + "design: lhs\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
+                .contains("points: missing; a lhs design needs the number of points"))
         #expect(try error(base + "axes:\n  - {path: policies, values: [[eager]]}\n").contains("'policies' cannot be swept"))
         #expect(try error(base + "axes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n").contains("needs 'steps'"))
-        #expect(try error(base + "design: grid\nstep: 3\naxes:\n  - {path: people.sessions_per_day, values: [1]}\n")
-            .contains("unknown key 'step'"))
+        #expect(
+            try error(base + "design: grid\nstep: 3\naxes:\n  - {path: people.sessions_per_day, values: [1]}\n")
+                .contains("unknown key 'step'"))
         // An indexed key path in a flow mapping is YAML's list; the error says to quote it.
         let unquoted = try error(base + "axes:\n  - {path: apps[0].cpu_w, values: [1, 2]}\n")
-        #expect(unquoted.hasSuffix(":3:16: axes: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3); "
-                                   + "inside {...} or [...] a key path with an index must be quoted: 'apps[0].cpu_w'"), "\(unquoted)")
+        #expect(
+            unquoted.hasSuffix(
+                ":3:16: axes: (after this key) invalid YAML: did not find expected ',' or '}' (while parsing a flow mapping at line 3); "
+                    + "inside {...} or [...] a key path with an index must be quoted: 'apps[0].cpu_w'"), "\(unquoted)")
         #expect(try error(base + "axes:\n  - {path: 'apps[0].cpu_w', values: [1, 2]}\n") == "no error")
         // A value the scenario rejects names the axis and the point it came from.
         let bad = try error(base + "axes:\n  - {path: people.sessions_per_day, values: [50, -5]}\n")
         #expect(bad.contains("axes[0] (people.sessions_per_day=-5) at point 1"), "\(bad)")
         // So does an error the point causes elsewhere: here the reminders app's geofence at
         // work, when the point's weekdays never go there (and the weekend names only home).
-        let elsewhere = try error(base + """
-            axes:
-              - {path: people.sessions_per_day, values: [10]}
-              - {path: network.weekday, values: [[{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10, place: work}], [{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10}]]}
+        let elsewhere = try error(
+            base + """
+                axes:
+                  - {path: people.sessions_per_day, values: [10]}
+                  - {path: network.weekday, values: [[{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10, place: work}], [{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10}]]}
 
-            """)
+                """)
         #expect(elsewhere.contains("reminders.yaml:8:18: "), "\(elsewhere)")
         #expect(elsewhere.contains(".yaml: point 1 (people.sessions_per_day=10, network.weekday=[{"), "\(elsewhere)")
         #expect(elsewhere.hasSuffix("apps[9].regions.places[1]: expected a place of the network model (home), got 'work'"), "\(elsewhere)")
@@ -174,8 +183,9 @@ struct SweepTests {
     /// are the same whatever the thread count (the first bad point in point order).
     @Test func aSweepIsPlannedTheSameOnAnyNumberOfThreads() throws {
         let base = "scenario: \(defaultScenario)\nset: {duration: 1d}\n"
-        let good = try Self.write(base + "design: sobol\npoints: 40\naxes:\n  - {path: people.sessions_per_day, from: 10, to: 90}\n"
-                                  + "  - {path: phone.battery.capacity_wh, from: 8, to: 20}\n")
+        let good = try Self.write(
+            base + "design: sobol\npoints: 40\naxes:\n  - {path: people.sessions_per_day, from: 10, to: 90}\n"
+                + "  - {path: phone.battery.capacity_wh, from: 8, to: 20}\n")
         let one = try StudyPlan(sweep: Sweep.load(file: good), jobs: 1)
         for jobs in [2, 3, 8, 64] {
             let many = try StudyPlan(sweep: Sweep.load(file: good), jobs: jobs)
@@ -208,8 +218,12 @@ struct SweepTests {
         var replications = 0
         var text = ""
         for v in values {
-            let s = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "duration=1d")!,
-                                                                          Override(parsing: "people.sessions_per_day=\(v)")!])
+            let s = try Scenario.load(
+                file: defaultScenario,
+                overrides: [
+                    Override(parsing: "duration=1d")!,
+                    Override(parsing: "people.sessions_per_day=\(v)")!,
+                ])
             if text.isEmpty { replications = s.replications; text = "bgsim plan\n\(replications)\n" }
             text += v + "\n" + s.resolvedJSON + "\n"
         }
@@ -237,9 +251,10 @@ struct SweepTests {
     /// same tree (debug builds check each reuse against a fresh reading). A point whose axis
     /// changes an app gets its own apps, whichever thread reads it.
     @Test func pointsThatChangeAnAppGetTheirOwnApps() throws {
-        let f = try Self.write("scenario: \(defaultScenario)\nset: {duration: 1d}\ndesign: grid\naxes:\n"
-                               + "  - {path: people.sessions_per_day, values: [30, 60]}\n"
-                               + "  - {path: 'apps[0].tasks[0].interval', values: [20m, 40m, 20m]}\n")
+        let f = try Self.write(
+            "scenario: \(defaultScenario)\nset: {duration: 1d}\ndesign: grid\naxes:\n"
+                + "  - {path: people.sessions_per_day, values: [30, 60]}\n"
+                + "  - {path: 'apps[0].tasks[0].interval', values: [20m, 40m, 20m]}\n")
         for jobs in [1, 3] {
             let plan = try StudyPlan(sweep: Sweep.load(file: f), jobs: jobs)
             #expect(plan.points.count == 6)
@@ -291,8 +306,11 @@ struct SweepTests {
             for k in 1...n {
                 let f = Self.temporary()
                 shards.append(f)
-                _ = try await Experiment.perform(plan, options: StudyOptions(jobs: k % 3 + 1, record: record,
-                                                                             shard: Shard(index: k, count: n)), to: f)
+                _ = try await Experiment.perform(
+                    plan,
+                    options: StudyOptions(
+                        jobs: k % 3 + 1, record: record,
+                        shard: Shard(index: k, count: n)), to: f)
             }
             let merged = Self.temporary()
             _ = try Experiment.merge(shards.reversed(), to: merged)
@@ -329,8 +347,10 @@ struct SweepTests {
         }
         let plan = try StudyPlan(sweep: Sweep.load(file: try Self.write(Self.smallSweep)))
         let record = RecordOptions(tasks: true)
-        let written = ["points of runs.csv written: 4", "points of summary.csv written: 4", "points of comparisons.csv written: 4",
-                       "units of tasks.csv written: 36"]
+        let written = [
+            "points of runs.csv written: 4", "points of summary.csv written: 4", "points of comparisons.csv written: 4",
+            "units of tasks.csv written: 36",
+        ]
         let whole = Self.temporary(), a = Self.temporary(), b = Self.temporary(), merged = Self.temporary()
         defer { for f in [whole, a, b, merged] { try? FileManager.default.removeItem(at: f) } }
         let study = Steps()
@@ -418,9 +438,9 @@ struct SweepTests {
             let data = try Data(contentsOf: url)
             try data.prefix(data.count - bytes).write(to: url)
         }
-        try cut(present[0], "unit.txt", by: 1)           // the check line's newline
-        try cut(present[1], "unit.txt", by: 80)          // into the check line
-        try cut(present[2], "tasks.csv", by: 10)         // rows cut short
+        try cut(present[0], "unit.txt", by: 1)  // the check line's newline
+        try cut(present[1], "unit.txt", by: 80)  // into the check line
+        try cut(present[2], "tasks.csv", by: 10)  // rows cut short
         try Data().write(to: store.file(present[3], "unit.txt"))
         #expect(throws: RuntimeFailure.self) { try store.values(present[2]) }
         let rest = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: crashed)

@@ -1,9 +1,10 @@
 import Foundation
-@testable import Experiments
 import PhoneWorld
 import Scheduling
 import SimEngine
 import Testing
+
+@testable import Experiments
 
 let replayScenario = repoRoot.appendingPathComponent("models/scenarios/replay.yaml").path
 
@@ -34,8 +35,11 @@ struct TraceTests {
         let apps = s.setup.apps.map(\.name)
 
         let network = try rows("network-example.csv").map { r in
-            NetworkChange(time: at(r[0]), state: r[1] == "none" ? .disconnected
-                          : NetworkState(kind: NetworkKind(rawValue: r[1])!, downMbps: Double(r[2])!, upMbps: Double(r[3])!))
+            NetworkChange(
+                time: at(r[0]),
+                state: r[1] == "none"
+                    ? .disconnected
+                    : NetworkState(kind: NetworkKind(rawValue: r[1])!, downMbps: Double(r[2])!, upMbps: Double(r[3])!))
         }
         let seenNetwork = log.compactMap { e -> NetworkChange? in
             if case .network(let n) = e.1 { NetworkChange(time: e.0, state: n) } else { nil }
@@ -60,7 +64,10 @@ struct TraceTests {
             }
         }
         let seenPeople = log.filter {
-            switch $0.1 { case .launch, .leave, .callStarted, .callEnded, .purge: true; default: false }
+            switch $0.1 {
+            case .launch, .leave, .callStarted, .callEnded, .purge: true;
+            default: false
+            }
         }.map { "\($0.0.microseconds) \($0.1)" }
         #expect(seenPeople.sorted() == expectedPeople.sorted())
         #expect(seenPeople.contains("\(at("10h").microseconds) \(WorldEvent.purge(app: 1))"), "mail was suspended, so it is purged")
@@ -79,36 +86,66 @@ struct TraceTests {
     }
 
     @Test(arguments: [
-        ("network", "time,network,down_mbps,up_mbps\n0,wifi,50,10\n3600,lan,1,1\n",
-         "t.csv:3: column 'network': expected one of wifi, cellular, none, got 'lan'"),
-        ("network", "time,network,down_mbps,up_mbps\n60,wifi,50,10\n",
-         "t.csv:2: column 'time': the first row must be at time 0"),
-        ("network", "time,network,down_mbps,up_mbps\n0,wifi,50,10\n# comment\n\n0,cellular,5,1\n",
-         "t.csv:5: column 'time': times must increase (previous row: t=0s)"),
-        ("network", "time,network,down_mbps,up_mbps\n0,wifi,fast,10\n",
-         "t.csv:2: column 'down_mbps': expected a throughput in Mbit/s > 0, got 'fast'"),
-        ("network", "time,network,down\n0,wifi,1\n",
-         "t.csv:1: expected the header row 'time,network,down_mbps,up_mbps' (columns in any order), got 'time,network,down'"),
-        ("network", "time,network,down_mbps,up_mbps\n0,wifi,50\n",
-         "t.csv:2: expected 4 fields (time,network,down_mbps,up_mbps), got 3"),
-        ("network", "time,network,down_mbps,up_mbps\n1.0000001,wifi,50,10\n",
-         "t.csv:2: column 'time': expected a time such as 3600, 3600.5 or 1d7h30m, got '1.0000001'"),
-        ("charging", "plug_in,unplug\n1h,30m\n",
-         "t.csv:2: column 'unplug': expected a time after plug_in"),
-        ("charging", "plug_in,unplug\n1h,3h\n2h,4h\n",
-         "t.csv:3: column 'plug_in': sessions must be in time order and not overlap (the previous one ends at t=3h)"),
-        ("people", "time,event,app,duration,exit\n1h,launch,maps,1m,home\n",
-         "t.csv:2: column 'app': expected one of the scenario's apps (news, other), got 'maps'"),
-        ("people", "time,event,app,duration,exit\n1h,launch,news,1m,home\n1h30s,launch,news,1m,home\n",
-         "t.csv:3: column 'time': this launch starts before the previous one ends (t=1h1m)"),
-        ("people", "time,event,app,duration,exit\n1h,launch,news,1m,away\n",
-         "t.csv:2: column 'exit': expected home or swipe, got 'away'"),
-        ("people", "time,event,app,duration,exit\n1h,nap,,1m,\n",
-         "t.csv:2: column 'event': expected launch, call or purge, got 'nap'"),
-        ("people", "time,event,app,duration,exit\n2h,call,,1m,\n1h,call,,1m,\n",
-         "t.csv:3: column 'time': rows must be in time order (previous row: t=2h)"),
-        ("people", "time,event,app,duration,exit\n1h,launch,news,0,home\n",
-         "t.csv:2: column 'duration': expected a duration > 0, got '0'"),
+        (
+            "network", "time,network,down_mbps,up_mbps\n0,wifi,50,10\n3600,lan,1,1\n",
+            "t.csv:3: column 'network': expected one of wifi, cellular, none, got 'lan'"
+        ),
+        (
+            "network", "time,network,down_mbps,up_mbps\n60,wifi,50,10\n",
+            "t.csv:2: column 'time': the first row must be at time 0"
+        ),
+        (
+            "network", "time,network,down_mbps,up_mbps\n0,wifi,50,10\n# comment\n\n0,cellular,5,1\n",
+            "t.csv:5: column 'time': times must increase (previous row: t=0s)"
+        ),
+        (
+            "network", "time,network,down_mbps,up_mbps\n0,wifi,fast,10\n",
+            "t.csv:2: column 'down_mbps': expected a throughput in Mbit/s > 0, got 'fast'"
+        ),
+        (
+            "network", "time,network,down\n0,wifi,1\n",
+            "t.csv:1: expected the header row 'time,network,down_mbps,up_mbps' (columns in any order), got 'time,network,down'"
+        ),
+        (
+            "network", "time,network,down_mbps,up_mbps\n0,wifi,50\n",
+            "t.csv:2: expected 4 fields (time,network,down_mbps,up_mbps), got 3"
+        ),
+        (
+            "network", "time,network,down_mbps,up_mbps\n1.0000001,wifi,50,10\n",
+            "t.csv:2: column 'time': expected a time such as 3600, 3600.5 or 1d7h30m, got '1.0000001'"
+        ),
+        (
+            "charging", "plug_in,unplug\n1h,30m\n",
+            "t.csv:2: column 'unplug': expected a time after plug_in"
+        ),
+        (
+            "charging", "plug_in,unplug\n1h,3h\n2h,4h\n",
+            "t.csv:3: column 'plug_in': sessions must be in time order and not overlap (the previous one ends at t=3h)"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n1h,launch,maps,1m,home\n",
+            "t.csv:2: column 'app': expected one of the scenario's apps (news, other), got 'maps'"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n1h,launch,news,1m,home\n1h30s,launch,news,1m,home\n",
+            "t.csv:3: column 'time': this launch starts before the previous one ends (t=1h1m)"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n1h,launch,news,1m,away\n",
+            "t.csv:2: column 'exit': expected home or swipe, got 'away'"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n1h,nap,,1m,\n",
+            "t.csv:2: column 'event': expected launch, call or purge, got 'nap'"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n2h,call,,1m,\n1h,call,,1m,\n",
+            "t.csv:3: column 'time': rows must be in time order (previous row: t=2h)"
+        ),
+        (
+            "people", "time,event,app,duration,exit\n1h,launch,news,0,home\n",
+            "t.csv:2: column 'duration': expected a duration > 0, got '0'"
+        ),
     ])
     func aMalformedRowIsAnErrorNamingTheFileAndLine(kind: String, csv: String, message: String) throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-trace-\(getpid())-\(kind)-\(abs(csv.hashValue))")

@@ -1,5 +1,6 @@
 import SimRandom
 import Testing
+
 @testable import PhoneWorld
 @testable import SimEngine
 

@@ -1,5 +1,6 @@
-@testable import PhoneWorld
 import Testing
+
+@testable import PhoneWorld
 
 @Suite("Charging curve")
 struct ChargingCurveTests {

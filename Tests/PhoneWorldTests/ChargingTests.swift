@@ -1,7 +1,8 @@
-import Testing
-@testable import PhoneWorld
 import SimEngine
 import SimRandom
+import Testing
+
+@testable import PhoneWorld
 
 @Suite("Nightly charging")
 struct ChargingTests {
@@ -11,12 +12,13 @@ struct ChargingTests {
         p.unplugJitter = .zero
         p.nightlyProbability = 1
         let sessions = p.sessions(until: .after(.days(3)), stream: try RandomStream(seed: 1))
-        #expect(sessions == [
-            ChargingSession(start: .start, end: .after(.hours(7))),  // plugged in the night before day 0
-            ChargingSession(start: .after(.hours(23)), end: .after(.hours(31))),
-            ChargingSession(start: .after(.hours(47)), end: .after(.hours(55))),
-            ChargingSession(start: .after(.hours(71)), end: .after(.days(3))),  // clipped at the horizon
-        ])
+        #expect(
+            sessions == [
+                ChargingSession(start: .start, end: .after(.hours(7))),  // plugged in the night before day 0
+                ChargingSession(start: .after(.hours(23)), end: .after(.hours(31))),
+                ChargingSession(start: .after(.hours(47)), end: .after(.hours(55))),
+                ChargingSession(start: .after(.hours(71)), end: .after(.days(3))),  // clipped at the horizon
+            ])
     }
 
     @Test func noNightsChargedMeansNoSessions() throws {

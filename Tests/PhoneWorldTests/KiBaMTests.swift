@@ -1,8 +1,9 @@
 import Foundation
-@testable import PhoneWorld
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import PhoneWorld
 
 @Suite("Kinetic battery model")
 struct KiBaMTests {

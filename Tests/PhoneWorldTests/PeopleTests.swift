@@ -1,11 +1,14 @@
-import Testing
-@testable import PhoneWorld
 import SimEngine
 import SimRandom
+import Testing
+
+@testable import PhoneWorld
 
 func streams(_ rep: UInt64, seed: UInt64 = 1) throws -> (RandomStream, RandomStream) {
-    (try RandomStream(StreamID(masterSeed: seed, replication: rep, name: "people")),
-     try RandomStream(StreamID(masterSeed: seed, replication: rep, name: "purges")))
+    (
+        try RandomStream(StreamID(masterSeed: seed, replication: rep, name: "people")),
+        try RandomStream(StreamID(masterSeed: seed, replication: rep, name: "purges"))
+    )
 }
 
 @Suite("People")

@@ -1,6 +1,7 @@
-import Testing
-@testable import PhoneWorld
 import SimEngine
+import Testing
+
+@testable import PhoneWorld
 
 /// LTE as docs/sources.md §6 gives it (AT&T ARO lte.conf), written out here so the test checks the
 /// model against the source, not against itself.
@@ -17,8 +18,10 @@ let lte: RadioProfile = {
 
 /// Drives a link through `sends` (time, transfer) until it is idle again, integrating its
 /// power exactly between transitions. Returns the energy and the finished owners with times.
-func drive(_ profile: RadioProfile, down: Double = 20, up: Double = 5,
-           _ sends: [(SimInstant, Transfer)]) -> (energyJ: Double, finished: [(TransferOwner, SimInstant)], link: RadioLink) {
+func drive(
+    _ profile: RadioProfile, down: Double = 20, up: Double = 5,
+    _ sends: [(SimInstant, Transfer)]
+) -> (energyJ: Double, finished: [(TransferOwner, SimInstant)], link: RadioLink) {
     var link = RadioLink(profile: profile)
     link.setThroughput(upMbps: up, downMbps: down, at: .start)
     var pending = sends

@@ -1,13 +1,16 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
 import Testing
 
+@testable import Scheduling
+
 /// A quiet phone: always on Wi-Fi, no charger unless `charging` is given, and a person who
 /// does only what `launches` and `calls` say.
-func quiet(hours: Int64 = 24, apps: [AppParameters], launches: [AppLaunch] = [], calls: [Call] = [],
-           purges: [Purge] = [], charging: [ChargingSession] = []) -> PhoneSetup {
+func quiet(
+    hours: Int64 = 24, apps: [AppParameters], launches: [AppLaunch] = [], calls: [Call] = [],
+    purges: [Purge] = [], charging: [ChargingSession] = []
+) -> PhoneSetup {
     var s = setup(days: 1, apps: apps, nights: 0)
     s.duration = .hours(hours)
     s.network = network([(.zero, wifiState)])
@@ -29,8 +32,10 @@ func use(_ app: Int?, _ from: SimInstant, _ to: SimInstant, swiped: Bool = false
 }
 
 /// A task definition with a fixed CPU time and no transfers.
-func task(_ id: String, _ kind: AppTask.Kind, submitOn: Set<AppTask.Trigger>, cpu: Double = 2,
-          earliest: SimDuration = .minutes(15), interval: SimDuration = .hours(1)) -> AppTask {
+func task(
+    _ id: String, _ kind: AppTask.Kind, submitOn: Set<AppTask.Trigger>, cpu: Double = 2,
+    earliest: SimDuration = .minutes(15), interval: SimDuration = .hours(1)
+) -> AppTask {
     var t = AppTask(identifier: id, kind: kind, submitOn: submitOn)
     t.cpu = .fixed(cpu)
     t.upBytes = .fixed(0)
@@ -87,15 +92,20 @@ struct SchedulerRuleTests {
         #expect(unlisted.outcome == .rejected && unlisted.rejection == .notPermitted && unlisted.ended == .start)
         #expect(run.records.first { $0.request.identifier == "x.listed" }?.outcome == .completed)
         // Registering it at launch fails too.
-        #expect(run.taskEvents.contains {
-            if case .registrationFailed(0, "x.unlisted") = $0.1 { true } else { false }
-        })
+        #expect(
+            run.taskEvents.contains {
+                if case .registrationFailed(0, "x.unlisted") = $0.1 { true } else { false }
+            })
     }
 
     @Test(arguments: [true, false])
     func backgroundAppRefreshOffGivesZeroRunsAndUnavailable(globally: Bool) throws {
-        var a = appWith("x", [task("x.r", .refresh, submitOn: [.start, .background, .handler]),
-                              task("x.p", .processing, submitOn: [.start])])
+        var a = appWith(
+            "x",
+            [
+                task("x.r", .refresh, submitOn: [.start, .background, .handler]),
+                task("x.p", .processing, submitOn: [.start]),
+            ])
         var s = quiet(apps: [a], launches: [use(0, at(2), at(2, 1))])
         if globally { s.settings.backgroundAppRefresh = .off } else { a.backgroundRefresh = false; s.apps = [a] }
         let run = try simulate(s, EagerPolicy())
@@ -185,8 +195,10 @@ struct ExecutionRuleTests {
     }
 
     @Test func aSlowExpirationHandlerStillEndsTheTaskWithinTheGrace() throws {
-        let run = try simulate(quiet(hours: 1, apps: [longRefresh(response: .milliseconds(500))],
-                                     launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
+        let run = try simulate(
+            quiet(
+                hours: 1, apps: [longRefresh(response: .milliseconds(500))],
+                launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
         #expect(r.outcome == .expired && r.ended == at(0, 1, 30) + .milliseconds(500))
         #expect(abs(r.energyJ - 30.5) < 1e-9)
@@ -194,8 +206,10 @@ struct ExecutionRuleTests {
 
     @Test(arguments: [(SimDuration.seconds(2), 0.0), (.zero, 1.0)])
     func aTaskNotEndedByItsExpirationGetsTheAppKilled(response: SimDuration, forgets: Double) throws {
-        let run = try simulate(quiet(hours: 1, apps: [longRefresh(response: response, forgets: forgets)],
-                                     launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
+        let run = try simulate(
+            quiet(
+                hours: 1, apps: [longRefresh(response: response, forgets: forgets)],
+                launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
         #expect(r.outcome == .killed)
         #expect(r.ended == at(0, 1, 31), "killed when the 1 s grace after the expiration handler runs out")
@@ -229,8 +243,9 @@ struct ExecutionRuleTests {
     @Test func aProcessingTaskEndsWhenThePersonPicksUpThePhoneButARefreshDoesNot() throws {
         let p = task("x.p", .processing, submitOn: [.background], cpu: 3600, earliest: .zero)
         let r = task("y.r", .refresh, submitOn: [.background], cpu: 20, earliest: .zero)
-        var s = quiet(hours: 2, apps: [appWith("x", [p]), appWith("y", [r])],
-                      launches: [use(0, at(0), at(0, 1)), use(1, at(0, 9, 50), at(0, 10)), use(nil, at(0, 10, 5), at(0, 20))])
+        var s = quiet(
+            hours: 2, apps: [appWith("x", [p]), appWith("y", [r])],
+            launches: [use(0, at(0), at(0, 1)), use(1, at(0, 9, 50), at(0, 10)), use(nil, at(0, 10, 5), at(0, 20))])
         s.system.processingBudget = .hours(1)
         let run = try simulate(s, EagerPolicy())
         let processing = try #require(run.records.first { $0.request.kind == .processing })
@@ -238,8 +253,9 @@ struct ExecutionRuleTests {
         #expect(processing.outcome == .expired && processing.ended == at(0, 9, 50), "ended when the phone was picked up")
         #expect(run.taskEvents.contains { if case .expiration(_, .deviceInUse) = $0.1 { $0.0 == at(0, 9, 50) } else { false } })
         let refresh = try #require(run.records.first { $0.request.kind == .refresh })
-        #expect(refresh.started == at(0, 10) && refresh.outcome == .completed && refresh.ended == at(0, 10, 20),
-                "a refresh runs on while the person uses another app")
+        #expect(
+            refresh.started == at(0, 10) && refresh.outcome == .completed && refresh.ended == at(0, 10, 20),
+            "a refresh runs on while the person uses another app")
     }
 
     @Test func processingDoesNotStartWhileThePhoneIsInUse() throws {
@@ -280,8 +296,9 @@ struct BackgroundTimeTests {
         let r = try #require(run.record(0))
         #expect(r.request.kind == .finiteLength)
         #expect(r.started == at(0, 1) && r.outcome == .killed && r.ended == at(0, 1, 31), "30 s grant, then 1 s grace")
-        #expect(run.taskEvents.contains { if case .started(_, let remaining) = $0.1 { remaining == .seconds(30) } else { false } },
-                "backgroundTimeRemaining is the full grant at the start")
+        #expect(
+            run.taskEvents.contains { if case .started(_, let remaining) = $0.1 { remaining == .seconds(30) } else { false } },
+            "backgroundTimeRemaining is the full grant at the start")
         #expect(run.transitions(of: 0).last?.3 == .terminated)
     }
 
@@ -317,8 +334,10 @@ struct BackgroundTimeTests {
     }
 
     @Test func reopeningTheAppLiftsTheDeadline() throws {
-        let run = try simulate(quiet(hours: 1, apps: [uploader(cpu: 60)],
-                                     launches: [use(0, at(0), at(0, 1)), use(0, at(0, 1, 10), at(0, 5))]), EagerPolicy())
+        let run = try simulate(
+            quiet(
+                hours: 1, apps: [uploader(cpu: 60)],
+                launches: [use(0, at(0), at(0, 1)), use(0, at(0, 1, 10), at(0, 5))]), EagerPolicy())
         #expect(run.record(0)?.outcome == .completed && run.record(0)?.ended == at(0, 2), "ran on in the foreground")
     }
 
@@ -386,13 +405,17 @@ struct LifecycleTests {
         let run = try simulate(quiet(hours: 1, apps: [appWith("x", [])], launches: [use(0, at(0, 5), at(0, 6))]), EagerPolicy())
         let t = run.transitions.map(\.1)
         #expect(t.map(\.to) == [.inactive, .active, .inactive, .background, .suspended])
-        #expect(t.flatMap(\.delegateEvents) == [.willFinishLaunching, .didFinishLaunching, .didBecomeActive,
-                                               .willResignActive, .didEnterBackground])
+        #expect(
+            t.flatMap(\.delegateEvents) == [
+                .willFinishLaunching, .didFinishLaunching, .didBecomeActive,
+                .willResignActive, .didEnterBackground,
+            ])
     }
 
     @Test func aCallSendsTheAppToTheBackgroundAndBack() throws {
-        let s = quiet(hours: 1, apps: [appWith("x", [])], launches: [use(0, at(0, 5), at(0, 20))],
-                      calls: [Call(start: at(0, 10), end: at(0, 12))])
+        let s = quiet(
+            hours: 1, apps: [appWith("x", [])], launches: [use(0, at(0, 5), at(0, 20))],
+            calls: [Call(start: at(0, 10), end: at(0, 12))])
         let run = try simulate(s, EagerPolicy())
         let t = run.transitions(of: 0).filter { $0.3 == .call }
         #expect(t.map(\.0) == [at(0, 10), at(0, 10), at(0, 12), at(0, 12)])

@@ -1,8 +1,9 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import Scheduling
 
 /// The other doors into the background (docs/sources.md §1-3, issue 9), each with exact expectations.
 @Suite("Continuous modes, legacy fetch, wake-ups, opting out, state preservation")
@@ -36,8 +37,10 @@ struct BackgroundMechanismTests {
 
     @Test func aNavigationSessionKeepsItsAppInTheBackgroundAndARefreshRidesItsRadio() throws {
         func run(navigating: Bool) throws -> RecordingSink {
-            let s = onLTE(quiet(hours: 2, apps: [navigation(probability: navigating ? 1 : 0), news()],
-                                launches: [use(0, at(0), at(0, 1)), use(1, at(0, 10), at(0, 11))]))
+            let s = onLTE(
+                quiet(
+                    hours: 2, apps: [navigation(probability: navigating ? 1 : 0), news()],
+                    launches: [use(0, at(0), at(0, 1)), use(1, at(0, 10), at(0, 11))]))
             return try simulate(s, EagerPolicy())
         }
         let riding = try run(navigating: true), alone = try run(navigating: false)
@@ -57,7 +60,7 @@ struct BackgroundMechanismTests {
         // the navigation session (docs/sources.md §6, lte.conf numbers).
         let activeW = lteRadio.activeW + lteState.downMbps * lteRadio.downWPerMbps
         let transfer = 800_000 / (lteState.downMbps * 1e6)  // 100 KB: 0.04 s
-        let chunk = 160_000 / (lteState.downMbps * 1e6)      // 20 KB: 0.008 s
+        let chunk = 160_000 / (lteState.downMbps * 1e6)  // 20 KB: 0.008 s
         let tailW = lteRadio.tail[0].powerW
         let aloneJ = lteRadio.promotion.seconds * lteRadio.promotionW + transfer * activeW + lteRadio.tail[0].duration.seconds * tailW
         let ridingJ = transfer * activeW + (5 - chunk - transfer) * tailW / 2
@@ -118,8 +121,10 @@ struct BackgroundMechanismTests {
         // Left normally at 0:01, the session runs; swiped away at 0:01, the person has stopped
         // the navigation: no session, no chunk on the radio, and the app ends not running.
         func run(swiped: Bool) throws -> RecordingSink {
-            let s = onLTE(quiet(hours: 2, apps: [navigation(probability: 1)],
-                                launches: [use(0, at(0), at(0, 1), swiped: swiped)]))
+            let s = onLTE(
+                quiet(
+                    hours: 2, apps: [navigation(probability: 1)],
+                    launches: [use(0, at(0), at(0, 1), swiped: swiped)]))
             return try simulate(s, EagerPolicy())
         }
         let kept = try run(swiped: false), swiped = try run(swiped: true)
@@ -141,8 +146,9 @@ struct BackgroundMechanismTests {
         let run = try simulate(pusher([at(0, 0), at(0, 10), at(0, 20), at(0, 30), at(0, 40)]), EagerPolicy())
         let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
         #expect(pushes.map(\.outcome) == [.completed, .completed, .completed, .replaced, .completed])
-        #expect(pushes.map(\.started) == [at(0, 0), at(0, 10), at(0, 20), nil, at(1, 0)],
-                "the 0:40 push waits until the 0:00 delivery is an hour old")
+        #expect(
+            pushes.map(\.started) == [at(0, 0), at(0, 10), at(0, 20), nil, at(1, 0)],
+            "the 0:40 push waits until the 0:00 delivery is an hour old")
         #expect(pushes[3].ended == at(0, 40), "the 0:30 push was replaced by the newer one")
         #expect(pushes.filter { $0.started != nil }.map(\.ended) == [at(0, 0, 2), at(0, 10, 2), at(0, 20, 2), at(1, 0, 2)])
         // Launched from not running for the first, then resumed from suspended for each other.
@@ -151,8 +157,9 @@ struct BackgroundMechanismTests {
     }
 
     @Test func noPushReachesASwipedAwayAppUntilItIsOpenedAgain() throws {
-        let s = pusher([at(0, 10), at(0, 50), at(1, 30)],
-                       launches: [use(0, at(0), at(0, 1), swiped: true), use(0, at(1), at(1, 1))])
+        let s = pusher(
+            [at(0, 10), at(0, 50), at(1, 30)],
+            launches: [use(0, at(0), at(0, 1), swiped: true), use(0, at(1), at(1, 1))])
         let run = try simulate(s, EagerPolicy())
         let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
         #expect(pushes.map(\.outcome) == [.dropped, .dropped, .completed])
@@ -164,13 +171,15 @@ struct BackgroundMechanismTests {
         var a = appWith("game", [task("game.r", .refresh, submitOn: [.background], earliest: .zero)])
         a.exitsOnSuspend = true
         a.backgroundWork = [BackgroundWork()]
-        let run = try simulate(quiet(hours: 2, apps: [a], launches: [use(0, at(0, 5), at(0, 6)), use(0, at(1), at(1, 1))]),
-                               EagerPolicy())
+        let run = try simulate(
+            quiet(hours: 2, apps: [a], launches: [use(0, at(0, 5), at(0, 6)), use(0, at(1), at(1, 1))]),
+            EagerPolicy())
         let t = run.transitions(of: 0)
-        #expect(t.map { "\($0.1.rawValue)>\($0.2.rawValue)" } == [
-            "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
-            "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
-        ])
+        #expect(
+            t.map { "\($0.1.rawValue)>\($0.2.rawValue)" } == [
+                "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
+                "not_running>inactive", "inactive>active", "active>inactive", "inactive>background", "background>not_running",
+            ])
         #expect(t[4].0 == at(0, 6) && t[4].3 == .exitsOnSuspend)
         #expect(run.transitions.map(\.1)[4].delegateEvents == [.willTerminate])
         #expect(t[5].0 == at(1) && t[5].1 == .notRunning, "reopened cold")
@@ -187,8 +196,9 @@ struct BackgroundMechanismTests {
 
     @Test func anAppPurgedWithUnsavedWorkRedoesItOnItsNextLaunch() throws {
         func run(archive: Double) throws -> RecordingSink {
-            let s = quiet(hours: 3, apps: [forgetful(archive: archive)],
-                          launches: [use(0, at(0), at(0, 1)), use(0, at(1), at(1, 5))], purges: [Purge(time: at(0, 30), app: 0)])
+            let s = quiet(
+                hours: 3, apps: [forgetful(archive: archive)],
+                launches: [use(0, at(0), at(0, 1)), use(0, at(1), at(1, 5))], purges: [Purge(time: at(0, 30), app: 0)])
             return try simulate(s, EagerPolicy())
         }
         let lost = try run(archive: 0)
@@ -238,9 +248,11 @@ struct BackgroundMechanismTests {
         a.regions = g
         var s = quiet(hours: 24, apps: [a])
         var e = network([(.zero, wifiState)])
-        e.weekday = [.init(start: .zero, state: wifiState, place: "home"), .init(start: .hours(8), state: lteState),
-                     .init(start: .hours(9), state: wifiState, place: "work"), .init(start: .hours(17), state: lteState),
-                     .init(start: .hours(18), state: wifiState, place: "home")]
+        e.weekday = [
+            .init(start: .zero, state: wifiState, place: "home"), .init(start: .hours(8), state: lteState),
+            .init(start: .hours(9), state: wifiState, place: "work"), .init(start: .hours(17), state: lteState),
+            .init(start: .hours(18), state: wifiState, place: "home"),
+        ]
         e.weekend = e.weekday
         s.network = e
         let run = try simulate(s, EagerPolicy())

@@ -1,9 +1,10 @@
 import Foundation
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import Scheduling
 
 /// The battery watch (`BatteryWatch`): far from every level that matters, the simulation
 /// waits for a bound instead of working out each level's instant at every change of load.
@@ -21,8 +22,12 @@ struct BatteryWatchTests {
     /// A busy phone with a small battery: radios, people, nightly charging with Optimized
     /// Battery Charging, Low Power Mode prompts, shutdowns and boots.
     func busyPhone(_ model: BatteryModelKind) -> PhoneSetup {
-        var s = setup(days: 4, apps: [app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
-                                      app("c", every: .hours(2), work: .seconds(30), kind: .processing)])
+        var s = setup(
+            days: 4,
+            apps: [
+                app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
+                app("c", every: .hours(2), work: .seconds(30), kind: .processing),
+            ])
         s.battery.model = model
         s.battery.capacityWh = 3
         s.battery.initialCharge = 0.6
@@ -44,15 +49,17 @@ struct BatteryWatchTests {
         #expect(watches > 0 && none == 0, "the watch was used, and only when asked for")
         #expect(!exact.shutdowns.isEmpty && !exact.boots.isEmpty, "the battery ran out and came back")
         #expect(watched.shutdowns == exact.shutdowns && watched.boots == exact.boots)
-        #expect(watched.world.map(\.0) == exact.world.map(\.0) && watched.world.map(\.1) == exact.world.map(\.1),
-                "prompts, Low Power Mode and the rest at the same instants")
+        #expect(
+            watched.world.map(\.0) == exact.world.map(\.0) && watched.world.map(\.1) == exact.world.map(\.1),
+            "prompts, Low Power Mode and the rest at the same instants")
         #expect(watched.charges.count == exact.charges.count)
         #expect(zip(watched.charges, exact.charges).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }, "the same charge at the same instants")
         #expect(watched.records.count == exact.records.count)
-        #expect(zip(watched.records, exact.records).allSatisfy {
-            $0.request.id == $1.request.id && $0.started == $1.started && $0.ended == $1.ended && $0.outcome == $1.outcome
-                && $0.energyJ == $1.energyJ
-        })
+        #expect(
+            zip(watched.records, exact.records).allSatisfy {
+                $0.request.id == $1.request.id && $0.started == $1.started && $0.ended == $1.ended && $0.outcome == $1.outcome
+                    && $0.energyJ == $1.energyJ
+            })
         #expect(watched.energy == exact.energy)
     }
 

@@ -1,7 +1,8 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import Testing
+
+@testable import Scheduling
 
 @Suite("Charging in the simulation")
 struct ChargingSimulationTests {

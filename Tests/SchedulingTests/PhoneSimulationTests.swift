@@ -1,9 +1,10 @@
 import Foundation
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import Scheduling
 
 @Suite("Phone simulation: iOS rules and invariants")
 struct PhoneSimulationTests {
@@ -70,10 +71,11 @@ struct PhoneSimulationTests {
     func invariantsHoldInRandomWorlds(seed: UInt64) throws {
         let rng = try RandomStream(seed: seed)
         let apps = (0..<Int(1 + rng.next() % 5)).map { i in
-            var a = app("app\(i)", every: .minutes(Int64(5 + rng.next() % 120)), earliest: .minutes(Int64(rng.next() % 60)),
-                        work: .seconds(Int64(1 + rng.next() % 40)), power: Double(rng.next() % 3000) / 1000,
-                        downKB: [0, 10, 1000, 50_000][Int(rng.next() % 4)],
-                        submitOn: [[.start, .handler], [.start, .background, .handler], [.background]][Int(rng.next() % 3)])
+            var a = app(
+                "app\(i)", every: .minutes(Int64(5 + rng.next() % 120)), earliest: .minutes(Int64(rng.next() % 60)),
+                work: .seconds(Int64(1 + rng.next() % 40)), power: Double(rng.next() % 3000) / 1000,
+                downKB: [0, 10, 1000, 50_000][Int(rng.next() % 4)],
+                submitOn: [[.start, .handler], [.start, .background, .handler], [.background]][Int(rng.next() % 3)])
             if rng.bernoulli(0.5) {
                 var p = AppTask(identifier: "app\(i).maintenance", kind: .processing)
                 p.interval = .hours(Int64(1 + rng.next() % 24))
@@ -115,14 +117,18 @@ struct PhoneSimulationTests {
             s.people.lowPowerAcceptShare = 0.5
         }
         for i in s.apps.indices { s.apps[i].launchDownBytes = Double(rng.next() % 2_000_000) }
-        s.network = network([(.zero, wifiState), (.hours(Int64(6 + rng.next() % 4)), lteState),
-                             (.hours(12), .disconnected), (.hours(13), lteState), (.hours(18), wifiState)])
+        s.network = network([
+            (.zero, wifiState), (.hours(Int64(6 + rng.next() % 4)), lteState),
+            (.hours(12), .disconnected), (.hours(13), lteState), (.hours(18), wifiState),
+        ])
         s.network.deadSpotsPerHour = Double(rng.next() % 5)
         s.network.jitter = .minutes(Int64(rng.next() % 30))
         s.settings.backgroundAppRefresh = Settings.BackgroundAppRefresh.allCases[Int(rng.next() % 3)]
         s.settings.lowPowerMode = rng.bernoulli(0.8) ? .auto : .off
-        let policies: [any SchedulingPolicy] = [EagerPolicy(), ChargeOnlyPolicy(), CoalescePolicy(), DuetPolicy(),
-                                                AndroidPolicy(), OraclePolicy()]
+        let policies: [any SchedulingPolicy] = [
+            EagerPolicy(), ChargeOnlyPolicy(), CoalescePolicy(), DuetPolicy(),
+            AndroidPolicy(), OraclePolicy(),
+        ]
         for policy in policies {
             let run = try simulate(s, policy, seed: seed)
             let t = run.totals!
@@ -141,7 +147,8 @@ struct PhoneSimulationTests {
                     #expect([.replaced, .cancelled, .rejected, .neverRun].contains(r.outcome))
                 }
                 #expect((r.outcome == .rejected) == (r.rejection != nil))
-                #expect(r.ended - (r.started ?? r.ended) <= max(.hours(1), s.system.processingBudget + .seconds(5))
+                #expect(
+                    r.ended - (r.started ?? r.ended) <= max(.hours(1), s.system.processingBudget + .seconds(5))
                         || r.request.kind == .finiteLength, "no task outlives its budget and grace")
             }
             let violations = auditGates(run, s)
@@ -187,12 +194,14 @@ struct PhoneSimulationTests {
         let eager = try simulate(s, EagerPolicy(), seed: 3)
         let lazy = try simulate(s, ChargeOnlyPolicy(), seed: 3)
         // The person, the charger and the network do the same whatever the policy ...
-        let exogenous = { (run: RecordingSink) in run.world.compactMap { e -> String? in
-            switch e.1 {
-            case .launch, .leave, .callStarted, .callEnded, .plugIn, .unplug, .network: "\(e.0.microseconds) \(e.1)"
-            default: nil
+        let exogenous = { (run: RecordingSink) in
+            run.world.compactMap { e -> String? in
+                switch e.1 {
+                case .launch, .leave, .callStarted, .callEnded, .plugIn, .unplug, .network: "\(e.0.microseconds) \(e.1)"
+                default: nil
+                }
             }
-        } }
+        }
         #expect(!exogenous(eager).isEmpty && exogenous(eager) == exogenous(lazy))
         // ... and the requests pending at the start carry the same work.
         let initial = { (run: RecordingSink) in

@@ -1,12 +1,15 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import Testing
 
+@testable import Scheduling
+
 /// A day on one connection with a people trace and no charger, as `quiet` but with the
 /// network chosen.
-func world(hours: Int64 = 24, apps: [AppParameters], launches: [AppLaunch] = [],
-           network segments: [(SimDuration, NetworkState)], charging: [ChargingSession] = []) -> PhoneSetup {
+func world(
+    hours: Int64 = 24, apps: [AppParameters], launches: [AppLaunch] = [],
+    network segments: [(SimDuration, NetworkState)], charging: [ChargingSession] = []
+) -> PhoneSetup {
     var s = quiet(hours: hours, apps: apps, launches: launches, charging: charging)
     s.network = network(segments)
     s.network.wifiRadio = wifiRadio
@@ -59,8 +62,9 @@ struct CoalesceTests {
     /// A request waiting for a batch rides the radio the moment a foreground fetch wakes it.
     @Test func waitingWorkRidesAnAwakeRadio() throws {
         let apps = [fetcher("a0"), fetcher("a1", launchKB: 100)]
-        let s = world(apps: apps, launches: [use(0, at(1), at(1, 0, 30)), use(1, at(1, 20), at(1, 21))],
-                      network: [(.zero, lteState)])
+        let s = world(
+            apps: apps, launches: [use(0, at(1), at(1, 0, 30)), use(1, at(1, 20), at(1, 21))],
+            network: [(.zero, lteState)])
         let run = try simulate(s, CoalescePolicy())
         #expect(starts(run).first == at(1, 20))
         var off = CoalescePolicy.Parameters()
@@ -192,9 +196,11 @@ struct DuetTests {
         var s = state(80, at: at(1))
         #expect(p.decide(s, eligible: [refresh()]) == PolicyDecision(start: .all))
         // The first task ends at 1:01 having used 1000 J on battery: the budget is 136 J short.
-        var r = TaskRecord(request: TaskRequest(id: TaskID(0), app: 0, kind: .refresh, identifier: "x", submitted: .start,
-                                                earliestBegin: .start, work: .seconds(1), powerW: 1),
-                           started: at(1), ended: at(1, 1), outcome: .completed, energyJ: 1000)
+        var r = TaskRecord(
+            request: TaskRequest(
+                id: TaskID(0), app: 0, kind: .refresh, identifier: "x", submitted: .start,
+                earliestBegin: .start, work: .seconds(1), powerW: 1),
+            started: at(1), ended: at(1, 1), outcome: .completed, energyJ: 1000)
         r.success = true
         p.taskEnded(r)
         s.now = at(1, 5)
@@ -237,12 +243,18 @@ extension DuetTests {
     /// decision reads moves: refresh and processing requests, the person, Wi-Fi, LTE and no
     /// connection through the day, daytime top-ups, and budgets small enough to run out.
     @Test func cachedApplicationScoresDecideAsFreshOnesInAChangingWorld() throws {
-        var s = setup(days: 4, apps: [app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
-                                      app("c", every: .hours(2), work: .seconds(30), kind: .processing)])
+        var s = setup(
+            days: 4,
+            apps: [
+                app("a", every: .minutes(20), downKB: 200), app("b", every: .hours(1), downKB: 50),
+                app("c", every: .hours(2), work: .seconds(30), kind: .processing),
+            ])
         s.people = PeopleParameters()
         s.charging.topUpsPerDay = 2
-        s.network = network([(.zero, wifiState), (.hours(8), lteState), (.hours(12), .disconnected),
-                             (.hours(13), lteState), (.hours(18), wifiState)])
+        s.network = network([
+            (.zero, wifiState), (.hours(8), lteState), (.hours(12), .disconnected),
+            (.hours(13), lteState), (.hours(18), wifiState),
+        ])
         var policy = CacheCheckedDuet()
         policy.policy.parameters.energyBudgetPerDay = 20
         policy.policy.parameters.dataBudgetPerDay = 2e6
@@ -262,8 +274,9 @@ extension DuetTests {
         s.people = PeopleParameters()
         s.network = network([(.zero, wifiState)])
         let streams = try WorldStreams(setup: s, masterSeed: 7, replication: 0)
-        var sim = PhoneSimulation(setup: s, policy: CacheCheckedDuet(), sink: RecordingSink(summary: RunMetrics(apps: s.apps)),
-                                  streams: streams)
+        var sim = PhoneSimulation(
+            setup: s, policy: CacheCheckedDuet(), sink: RecordingSink(summary: RunMetrics(apps: s.apps)),
+            streams: streams)
         let run = sim.run()
         #expect(sim.policy.decisions > 100 && sim.policy.refreshesShown > sim.policy.decisions)
         #expect(sim.policy.mismatches == 0)
@@ -303,8 +316,9 @@ struct AndroidTests {
     /// Left at 0:30, the phone dozes from 1:00. A refresh eligible at 1:15 waits for the first
     /// maintenance window at 2:00; eager starts it at once.
     @Test func jobsWaitForTheNextMaintenanceWindow() throws {
-        let s = world(apps: [fetcher("a0", earliest: .minutes(45))], launches: [use(0, at(0, 29), at(0, 30))],
-                      network: [(.zero, wifiState)])
+        let s = world(
+            apps: [fetcher("a0", earliest: .minutes(45))], launches: [use(0, at(0, 29), at(0, 30))],
+            network: [(.zero, wifiState)])
         #expect(starts(try simulate(s, EagerPolicy())) == [at(1, 15)])
         let android = try simulate(s, AndroidPolicy())
         #expect(starts(android) == [at(2)], "30 min inactive after 0:30, 60 min idle; \(starts(android))")
@@ -337,8 +351,9 @@ struct AndroidTests {
         let run = try simulate(s, AndroidPolicy(p))
         #expect(run.starts.count == 2)
         #expect(try simulate(s, EagerPolicy()).starts.count == 6)
-        let plugged = world(hours: 6, apps: [hourly], network: [(.zero, wifiState)],
-                            charging: [ChargingSession(start: .start, end: at(6))])
+        let plugged = world(
+            hours: 6, apps: [hourly], network: [(.zero, wifiState)],
+            charging: [ChargingSession(start: .start, end: at(6))])
         #expect(try simulate(plugged, AndroidPolicy(p)).starts.count == 6)
     }
 
@@ -361,8 +376,9 @@ struct OracleTests {
     /// LTE until 2:00, then Wi-Fi; the app is next opened at 5:00. Eager fetches on LTE at
     /// 0:45; the oracle on Wi-Fi, as late as it can: 30 s before the next use.
     @Test func waitsForTheCheapestNetworkBeforeTheNextUse() throws {
-        let s = world(apps: [fetcher("a0")], launches: [use(0, at(0, 29), at(0, 30)), use(0, at(5), at(5, 1))],
-                      network: [(.zero, lteState), (.hours(2), wifiState)])
+        let s = world(
+            apps: [fetcher("a0")], launches: [use(0, at(0, 29), at(0, 30)), use(0, at(5), at(5, 1))],
+            network: [(.zero, lteState), (.hours(2), wifiState)])
         #expect(starts(try simulate(s, EagerPolicy())) == [at(0, 45), at(5, 16)])
         let oracle = try simulate(s, OraclePolicy())
         #expect(starts(oracle) == [at(4, 59, 30), at(23, 59, 30)], "the second request's window runs to the horizon")
@@ -373,11 +389,13 @@ struct OracleTests {
     /// finish margin allows, unless another app's foreground fetch wakes the radio first.
     @Test func onCellularItGathersAtTheDeadlineOrRidesAForegroundFetch() throws {
         let launches = [use(0, at(0, 29), at(0, 30)), use(0, at(1, 30), at(1, 31))]
-        let s = world(apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches,
-                      network: [(.zero, lteState), (.hours(2), wifiState)])
+        let s = world(
+            apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches,
+            network: [(.zero, lteState), (.hours(2), wifiState)])
         #expect(starts(try simulate(s, OraclePolicy())) == [at(1, 29, 30), at(23, 59, 30)])
-        let ride = world(apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches + [use(1, at(1, 10), at(1, 11))],
-                         network: [(.zero, lteState), (.hours(2), wifiState)])
+        let ride = world(
+            apps: [fetcher("a0"), fetcher("a1", launchKB: 100)], launches: launches + [use(1, at(1, 10), at(1, 11))],
+            network: [(.zero, lteState), (.hours(2), wifiState)])
         #expect(starts(try simulate(ride, OraclePolicy())).first == at(1, 10))
     }
 

@@ -1,7 +1,8 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
+
+@testable import Scheduling
 
 /// Everything a run reports, in the order it was reported.
 enum LogEntry {
@@ -94,9 +95,11 @@ func setup(days: Int64 = 3, apps: [AppParameters], nights: Double = 1, jitter: S
 /// resubmitted from its handler `every` later; `earliest` applies to submissions on entering
 /// the background, if `submitOn` has them. CPU time is exponential with mean `work`, or
 /// exactly `work` if `fixed`.
-func app(_ name: String, every: SimDuration = .hours(1), earliest: SimDuration = .minutes(15),
-         work: SimDuration = .seconds(5), power: Double = 1, downKB: Double = 0, fixed: Bool = false,
-         kind: AppTask.Kind = .refresh, submitOn: Set<AppTask.Trigger> = [.start, .handler]) -> AppParameters {
+func app(
+    _ name: String, every: SimDuration = .hours(1), earliest: SimDuration = .minutes(15),
+    work: SimDuration = .seconds(5), power: Double = 1, downKB: Double = 0, fixed: Bool = false,
+    kind: AppTask.Kind = .refresh, submitOn: Set<AppTask.Trigger> = [.start, .handler]
+) -> AppParameters {
     var a = AppParameters(name: name)
     var t = AppTask(identifier: "\(name).task", kind: kind, submitOn: submitOn)
     t.interval = every

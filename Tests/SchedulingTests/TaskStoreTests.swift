@@ -1,5 +1,6 @@
-@testable import Scheduling
 import Testing
+
+@testable import Scheduling
 
 /// Counts the tokens alive, to check that a store that owns its elements by hand destroys
 /// each exactly once.

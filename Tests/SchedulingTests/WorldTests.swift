@@ -1,8 +1,9 @@
 import PhoneWorld
-@testable import Scheduling
 import SimEngine
 import SimRandom
 import Testing
+
+@testable import Scheduling
 
 @Suite("World model in the simulation: radios, network, people, settings")
 struct WorldTests {
@@ -53,8 +54,9 @@ struct WorldTests {
     /// `delay` later; app b is opened at 0:59 and fetches 10 KB (the foreground's transfer,
     /// promotion 260 ms, transfer 4 ms). Returns a's record and the foreground's radio energy.
     func foregroundAndTask(delay: SimDuration) throws -> (task: TaskRecord, foregroundRadioJ: Double) {
-        var a = app("a", every: .hours(24), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10, fixed: true,
-                    submitOn: [.background])
+        var a = app(
+            "a", every: .hours(24), earliest: .zero, work: .seconds(1), power: 0.4, downKB: 10, fixed: true,
+            submitOn: [.background])
         a.tasks[0].earliestBegin = delay
         var b = app("b", every: .hours(24), submitOn: [])
         b.launchDownBytes = 10_000
@@ -168,8 +170,9 @@ struct WorldTests {
         var run = try simulate(s, EagerPolicy())
         let prompts = run.world.filter { if case .lowPowerPrompt = $0.1 { true } else { false } }
         // Empty at 30 min, boots on the 02:00 charger, full by the 07:00 unplug, 20% again at 08:36.
-        #expect(prompts.map(\.0) == [.after(.minutes(6)), .after(.minutes(18)), .after(.minutes(516)), .after(.minutes(528))],
-                "at exactly 20% and 10%, and again after the next charge")
+        #expect(
+            prompts.map(\.0) == [.after(.minutes(6)), .after(.minutes(18)), .after(.minutes(516)), .after(.minutes(528))],
+            "at exactly 20% and 10%, and again after the next charge")
         s.people.lowPowerAcceptShare = 1
         run = try simulate(s, EagerPolicy())
         let modes = run.world.compactMap { if case .lowPowerMode(let on) = $0.1 { ($0.0, on) } else { nil } }
@@ -220,10 +223,12 @@ struct WorldTests {
     @Test func aNetworkTraceIsReplayedExactly() throws {
         var s = setup(days: 1, apps: [app("a", downKB: 10)])
         s.network = network([(.zero, wifiState)])
-        let trace = [NetworkChange(time: .start, state: wifiState),
-                     NetworkChange(time: .after(.microseconds(3_600_000_001)), state: lteState),
-                     NetworkChange(time: .after(.hours(2)), state: .disconnected),
-                     NetworkChange(time: .after(.hours(2) + .seconds(1)), state: wifiState)]
+        let trace = [
+            NetworkChange(time: .start, state: wifiState),
+            NetworkChange(time: .after(.microseconds(3_600_000_001)), state: lteState),
+            NetworkChange(time: .after(.hours(2)), state: .disconnected),
+            NetworkChange(time: .after(.hours(2) + .seconds(1)), state: wifiState),
+        ]
         s.networkTrace = trace
         let run = try simulate(s, EagerPolicy())
         let seen = run.world.compactMap { if case .network(let n) = $0.1 { NetworkChange(time: $0.0, state: n) } else { nil } }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SimEngine
 
 @Suite("Event queue")
@@ -150,7 +151,8 @@ struct EventQueueTests {
         #expect(largest <= 2 * 101 + 1, "dead entries are purged once they outnumber the live")
         let b = q.b
         let farTime = (0..<b.count).map { b.heap[$0] }.first { $0.event == -1001 }!.time
-        let expected = entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
+        let expected =
+            entries.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
             .map(\.element.id) + [-1001]
         var got: [Int] = [], lastTime: Int64 = 0
         while let (t, e) = q.popFirst() {

@@ -1,5 +1,5 @@
-import Testing
 import SimEngine
+import Testing
 
 @Suite("Short arrays")
 struct ShortArraysTests {

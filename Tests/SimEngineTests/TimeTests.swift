@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SimEngine
 
 @Suite("Simulated time")

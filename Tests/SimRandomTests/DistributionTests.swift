@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SimRandom
 
 @Suite("Distributions")
@@ -34,8 +35,9 @@ struct DistributionTests {
         let s = try RandomStream(StreamID(masterSeed: 2026, replication: 0, name: c.name))
         let xs = (0..<Self.draws).map { _ in c.draw(s) }
         let ci = ConfidenceInterval(xs, level: 0.999)
-        #expect(ci.lower <= c.trueMean && c.trueMean <= ci.upper,
-                "\(c.name): mean \(ci.mean) +- \(ci.halfWidth) misses \(c.trueMean)")
+        #expect(
+            ci.lower <= c.trueMean && c.trueMean <= ci.upper,
+            "\(c.name): mean \(ci.mean) +- \(ci.halfWidth) misses \(c.trueMean)")
         #expect(ci.halfWidth < 0.01 * max(1, c.trueMean), "interval too wide to mean anything")
     }
 

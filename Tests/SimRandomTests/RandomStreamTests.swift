@@ -1,6 +1,7 @@
 import CGSL
 import Foundation
 import Testing
+
 @testable import SimRandom
 
 @Suite("Random streams")
@@ -90,10 +91,12 @@ struct RandomStreamTests {
     @Test func seedingOnceGivesGSLsOwnSequenceForEveryGenerator() throws {
         #expect(GeneratorKind.available == GeneratorKind.recommended, "this GSL lacks one of its simulation generators")
         var lcg: UInt64 = 0x9E37_79B9_7F4A_7C15
-        let seeds: [UInt64] = [0, 1, 4357, .max] + (0..<1996).map { _ in
-            lcg = lcg &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return lcg
-        }
+        let seeds: [UInt64] =
+            [0, 1, 4357, .max]
+            + (0..<1996).map { _ in
+                lcg = lcg &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return lcg
+            }
         for name in GeneratorKind.available {
             for seed in seeds {
                 let s = try RandomStream(kind: GeneratorKind(name), seed: seed)

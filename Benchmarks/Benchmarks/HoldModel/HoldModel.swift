@@ -33,7 +33,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The random draw alone, to separate its cost from the queue's in a hold step.
-    Benchmark("GSL exponential draw", configuration: .init(metrics: [.throughput, .wallClock], scalingFactor: .mega, maxDuration: .seconds(5), maxIterations: 5)) { benchmark in
+    Benchmark(
+        "GSL exponential draw", configuration: .init(metrics: [.throughput, .wallClock], scalingFactor: .mega, maxDuration: .seconds(5), maxIterations: 5)
+    ) { benchmark in
         let stream = try! RandomStream(seed: 12345)
         var sum = SimDuration.zero
         for _ in benchmark.scaledIterations { sum += SimDuration(seconds: stream.exponential(mean: 1)) }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import PhoneWorld
 import Scheduling
@@ -65,8 +66,10 @@ public struct PhoneTrace: MetricsSink, Sendable {
 
 extension Experiment {
     /// Re-simulates `policy` in `replication` of the scenario and records its trace over `window`.
-    public static func trace(_ scenario: Scenario, policy: PolicySpec, replication: Int,
-                             window: Range<SimInstant>) throws -> PhoneTrace {
+    public static func trace(
+        _ scenario: Scenario, policy: PolicySpec, replication: Int,
+        window: Range<SimInstant>
+    ) throws -> PhoneTrace {
         let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
         switch policy.rule {
         case .eager: return try trace(scenario, EagerPolicy(), sink, replication)
@@ -79,8 +82,9 @@ extension Experiment {
     }
 
     static func trace<P: SchedulingPolicy>(_ scenario: Scenario, _ policy: P, _ sink: PhoneTrace, _ replication: Int) throws -> PhoneTrace {
-        let streams = try WorldStreams(setup: scenario.setup, masterSeed: scenario.seed,
-                                       replication: UInt64(replication), generator: scenario.generator)
+        let streams = try WorldStreams(
+            setup: scenario.setup, masterSeed: scenario.seed,
+            replication: UInt64(replication), generator: scenario.generator)
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
         return sim.run()
     }

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import Scheduling
 import SimEngine
@@ -124,7 +125,9 @@ public struct Report {
         }
         guard !kinds.isEmpty else { return "" }
         var s = "<h3>Background energy by mechanism</h3><p class=\"note\">Share of each policy's mean background energy, in percent.</p>"
-        s += "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc(ComparisonTable.shortName($0)))</th>" }.joined() + "</tr></thead><tbody>"
+        s +=
+            "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc(ComparisonTable.shortName($0)))</th>" }.joined()
+            + "</tr></thead><tbody>"
         for (i, p) in policies.enumerated() {
             let total = interval("background_energy_j", policy: p).mean
             s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))</th>"
@@ -153,8 +156,9 @@ public struct Report {
     /// For each column, the policies (indices) with the best mean among the deployable ones.
     func best(_ intervals: [[ConfidenceInterval]]) -> [Set<Int>] {
         Self.columns.indices.map { c in
-            ComparisonTable.bestIndices(means: intervals.map { $0[c].mean }, ranked: results.policies.map { !isBound($0) },
-                                        better: better(Self.columns[c].metric))
+            ComparisonTable.bestIndices(
+                means: intervals.map { $0[c].mean }, ranked: results.policies.map { !isBound($0) },
+                better: better(Self.columns[c].metric))
         }
     }
 
@@ -165,7 +169,8 @@ public struct Report {
     /// policy, sorted.
     func latencies() -> [[Double]]? {
         guard let tasks = results.tasks, let p = tasks.column("policy"), let l = tasks.column("latency_s"),
-              let k = tasks.column("kind") else { return nil }
+            let k = tasks.column("kind")
+        else { return nil }
         var byPolicy = Dictionary(uniqueKeysWithValues: results.policies.map { ($0, [Double]()) })
         let scheduled = Set(TaskKind.allCases.filter(\.isScheduled).map(\.rawValue))
         for row in tasks.rows where scheduled.contains(row[k]) {
@@ -190,11 +195,13 @@ public struct Report {
         let policies = r.policies
         let colors = policies.indices.map(SVG.color)
         var body = ""
-        let what = r.kind == "sweep"
+        let what =
+            r.kind == "sweep"
             ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) point\(pointCount == 1 ? "" : "s"))"
             : "run"
         body += "<header><h1>\(SVG.esc(r.scenarioName)): policy comparison</h1>"
-        body += "<p class=\"meta\">\(SVG.esc(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(SVG.esc(r.seed)) · policies \(SVG.esc(policies.joined(separator: ", ")))</p>"
+        body +=
+            "<p class=\"meta\">\(SVG.esc(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(SVG.esc(r.seed)) · policies \(SVG.esc(policies.joined(separator: ", ")))</p>"
         if !r.commandLine.isEmpty {
             body += "<p class=\"meta\">reproduce: <code>\(SVG.esc(r.commandLine.joined(separator: " ")))</code></p>"
         }
@@ -235,19 +242,24 @@ public struct Report {
             let (metric, title, format) = (column.metric, column.title, column.format)
             let cis = policies.map { interval(metric, policy: $0) }
             let best = ComparisonTable.bestIndices(means: cis.map(\.mean), ranked: policies.map { !isBound($0) }, better: better(metric))
-            body += SVG.bars(id: "bars-\(k)", title: title, unit: unit,
-                             rows: policies.indices.map { SVG.Bar(label: policies[$0], color: colors[$0], interval: cis[$0],
-                                                                  best: best.contains($0), bound: isBound(policies[$0])) },
-                             format: format, durations: column.isDuration)
+            body += SVG.bars(
+                id: "bars-\(k)", title: title, unit: unit,
+                rows: policies.indices.map {
+                    SVG.Bar(
+                        label: policies[$0], color: colors[$0], interval: cis[$0],
+                        best: best.contains($0), bound: isBound(policies[$0]))
+                },
+                format: format, durations: column.isDuration)
         }
         body += "</div></section>"
 
         // CDF and Pareto scatter.
         body += "<section><h2>Distribution and trade-off</h2><div class=\"grid\">"
         if let lat = latencies() {
-            body += SVG.cdf(id: "cdf", title: "Start latency of refresh, processing and fetch tasks (all replications)",
-                            xLabel: "start latency (log scale; under 1 s drawn at 1 s)",
-                            series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
+            body += SVG.cdf(
+                id: "cdf", title: "Start latency of refresh, processing and fetch tasks (all replications)",
+                xLabel: "start latency (log scale; under 1 s drawn at 1 s)",
+                series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
         } else {
             body += "<p class=\"note\">No latency distribution: this study did not write tasks.csv (it ran with --no-tasks).</p>"
         }
@@ -255,11 +267,15 @@ public struct Report {
         let stale = policies.map { interval("staleness_mean_s", policy: $0) }
         // The front among deployable policies: a bound is drawn but neither on it nor beating it.
         let front = SVG.paretoFront(policies.indices.map { isBound(policies[$0]) ? (.nan, .nan) : (energy[$0].mean, stale[$0].mean) })
-        body += SVG.scatter(id: "pareto", title: "Background energy against staleness (lower is better on both; front among deployable policies)",
-                            xLabel: "background energy (J)", yLabel: "mean staleness at launch",
-                            points: policies.indices.map { SVG.Point(label: policies[$0], color: colors[$0], x: energy[$0], y: stale[$0],
-                                                                     bound: isBound(policies[$0])) },
-                            front: front, xFormat: SVG.number, yFormat: SVG.duration, yDurations: true)
+        body += SVG.scatter(
+            id: "pareto", title: "Background energy against staleness (lower is better on both; front among deployable policies)",
+            xLabel: "background energy (J)", yLabel: "mean staleness at launch",
+            points: policies.indices.map {
+                SVG.Point(
+                    label: policies[$0], color: colors[$0], x: energy[$0], y: stale[$0],
+                    bound: isBound(policies[$0]))
+            },
+            front: front, xFormat: SVG.number, yFormat: SVG.duration, yDurations: true)
         body += "</div></section>"
 
         if r.kind == "sweep" { body += sweepSection(colors: colors) }
@@ -289,18 +305,21 @@ public struct Report {
             let groups = rowsByPolicyAndValue(column)
             for (m, metric) in Self.sweepMetrics.enumerated() {
                 let lines = results.policies.enumerated().map { i, p in
-                    SVG.Line(label: p, color: colors[i], points: order.enumerated().map { position, k in
-                        (numbers?[k] ?? Double(position), interval(metric.metric, rows: groups[p]?[labels[k]] ?? []))
-                    })
+                    SVG.Line(
+                        label: p, color: colors[i],
+                        points: order.enumerated().map { position, k in
+                            (numbers?[k] ?? Double(position), interval(metric.metric, rows: groups[p]?[labels[k]] ?? []))
+                        })
                 }
                 let isDuration = numbers != nil && labels.contains { Double($0) == nil }
                 let xFormat: @Sendable (Double) -> String = isDuration ? SVG.duration : SVG.number
                 let categories: [String]? = numbers == nil ? order.map { labels[$0] } : nil
                 let xLabel = name + (logX ? " (log scale)" : "")
-                s += SVG.lines(id: "sweep-\(a)-\(m)", title: "\(metric.title) against \(name)", xLabel: xLabel,
-                               yLabel: metric.title, lines: lines, categories: categories,
-                               logX: logX, xFormat: xFormat, yFormat: metric.format,
-                               xDurations: isDuration, yDurations: metric.isDuration)
+                s += SVG.lines(
+                    id: "sweep-\(a)-\(m)", title: "\(metric.title) against \(name)", xLabel: xLabel,
+                    yLabel: metric.title, lines: lines, categories: categories,
+                    logX: logX, xFormat: xFormat, yFormat: metric.format,
+                    xDurations: isDuration, yDurations: metric.isDuration)
             }
             s += "</div>"
         }
@@ -316,9 +335,11 @@ public struct Report {
         let day = min(max(options.day, 0), max(days - 1, 0))
         let from = SimInstant.after(.days(Int64(day)))
         let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
-        s += "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
+        s +=
+            "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
         s += SVG.esc(pointPhrase)
-        s += ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
+        s +=
+            ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
         let apps = scenario.setup.apps.map(\.name)
         for (i, policy) in scenario.policies.enumerated() {
             let trace = try Experiment.trace(scenario, policy: policy, replication: options.replication, window: from..<to)
@@ -329,7 +350,9 @@ public struct Report {
 
     func scenarioSection() -> String {
         // The point the timeline shows (point 0's is the manifest's own).
-        let resolved = options.point == 0 ? results.resolvedScenario
+        let resolved =
+            options.point == 0
+            ? results.resolvedScenario
             : scenario.flatMap { try? JSONSerialization.jsonObject(with: Data($0.resolvedJSON.utf8)) }
         guard let resolved, let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
         var s = "<section><h2>Scenario</h2><p class=\"note\">As resolved (profiles expanded, overrides applied)"
@@ -372,7 +395,9 @@ public struct Report {
     public func markdown() -> String {
         let r = results
         var s = "# \(r.scenarioName): policy comparison\n\n"
-        s += r.kind == "sweep" ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "
+        s +=
+            r.kind == "sweep"
+            ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "
         s += "\(r.replications) replication\(r.replications == 1 ? "" : "s"), seed \(r.seed).\n"
         if !r.commandLine.isEmpty { s += "Reproduce with `\(r.commandLine.joined(separator: " "))`.\n" }
         if let precision = r.precision { s += precision + "\n" }
@@ -406,10 +431,12 @@ public struct Report {
                 s += "\n### \(metric.title) against `\(name)`\n\n| \(name) | " + r.policies.joined(separator: " | ") + " |\n"
                 s += "| --- |" + String(repeating: " ---: |", count: r.policies.count) + "\n"
                 for value in labels {
-                    s += "| \(value) |" + r.policies.map { p in
-                        let ci = interval(metric.metric, rows: groups[p]?[value] ?? [])
-                        return " " + metric.format(ci.mean) + (ci.halfWidth.isFinite ? " ± " + metric.format(ci.halfWidth) : "") + " |"
-                    }.joined() + "\n"
+                    s +=
+                        "| \(value) |"
+                        + r.policies.map { p in
+                            let ci = interval(metric.metric, rows: groups[p]?[value] ?? [])
+                            return " " + metric.format(ci.mean) + (ci.halfWidth.isFinite ? " ± " + metric.format(ci.halfWidth) : "") + " |"
+                        }.joined() + "\n"
                 }
             }
         }

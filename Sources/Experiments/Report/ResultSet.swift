@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 
 /// A CSV file read back: its header and rows of fields (RFC 4180 quoting), as the result
@@ -176,7 +177,8 @@ public struct ResultSet {
             }
         }
         let tasksURL = url.appendingPathComponent("tasks.csv")
-        let tasks = FileManager.default.fileExists(atPath: tasksURL.path)
+        let tasks =
+            FileManager.default.fileExists(atPath: tasksURL.path)
             ? try CSVTable.read(tasksURL, columns: Report.taskColumns) : nil
         return ResultSet(
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
@@ -227,8 +229,10 @@ public struct ResultSet {
         guard let text = resolvedScenarioText else { throw ReportError("the manifest has no resolved scenario") }
         let points = pointValues()
         guard point == 0 || (kind == "sweep" && point < points.count) else {
-            throw ReportError(kind == "sweep" ? "the sweep has points 0 to \(points.count - 1) (runs.csv), not \(point)"
-                                              : "a run has one point, 0; --point is for sweeps")
+            throw ReportError(
+                kind == "sweep"
+                    ? "the sweep has points 0 to \(points.count - 1) (runs.csv), not \(point)"
+                    : "a run has one point, 0; --point is for sweeps")
         }
         // A scenario's policies given by name are written out as mappings when it is read,
         // unless `policies` was set (as a sweep or --set sets it), so reading the resolved
@@ -253,8 +257,9 @@ public struct ResultSet {
             }
             let scenario: Scenario
             do {
-                scenario = try Scenario.parse(yaml: text, file: scenarioFile ?? manifest, overrides: policies + sweepSet + axes + commandSet,
-                                              documents: documents)
+                scenario = try Scenario.parse(
+                    yaml: text, file: scenarioFile ?? manifest, overrides: policies + sweepSet + axes + commandSet,
+                    documents: documents)
             } catch {
                 throw ReportError("point \(p) cannot be rebuilt from the manifest: \(error)")
             }
@@ -262,9 +267,10 @@ public struct ResultSet {
             rebuilt.add(values: points[p], resolvedJSON: scenario.resolvedJSON)
         }
         guard rebuilt.hex() == planDigest, let shown else {
-            throw ReportError("point \(point) cannot be rebuilt exactly from the manifest: its overrides set over point 0's "
-                              + "scenario do not give the plan's digest (have the model files that \(scenarioFile ?? "the scenario") names changed "
-                              + "since the study ran?)")
+            throw ReportError(
+                "point \(point) cannot be rebuilt exactly from the manifest: its overrides set over point 0's "
+                    + "scenario do not give the plan's digest (have the model files that \(scenarioFile ?? "the scenario") names changed "
+                    + "since the study ran?)")
         }
         return shown
     }

@@ -60,8 +60,10 @@ enum SVG {
         /// Seconds: ticks at round durations (1 min, 15 min, 6 h, 1 d) rather than round numbers.
         var durations = false
 
-        static let durationSteps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
-                                              43200, 86400, 172_800, 604_800]
+        static let durationSteps: [Double] = [
+            1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600,
+            43200, 86400, 172_800, 604_800,
+        ]
 
         func callAsFunction(_ x: Double) -> Double {
             let (a, b, v) = log ? (log10(lo), log10(hi), log10(max(x, lo))) : (lo, hi, x)
@@ -131,8 +133,10 @@ enum SVG {
     }
 
     /// Horizontal and vertical axes with grid lines and tick labels.
-    static func axes(x: Scale, y: Scale, xLabel: String, yLabel: String, xFormat: (Double) -> String,
-                     yFormat: (Double) -> String, xTicks: [Double]? = nil) -> String {
+    static func axes(
+        x: Scale, y: Scale, xLabel: String, yLabel: String, xFormat: (Double) -> String,
+        yFormat: (Double) -> String, xTicks: [Double]? = nil
+    ) -> String {
         var s = ""
         for t in y.ticks() {
             s += line(x.from, y(t), x.to, y(t), cls: "grid")
@@ -178,7 +182,8 @@ enum SVG {
                 continue
             }
             let x0 = x(0), x1 = x(m)
-            s += "<rect x=\"\(c(min(x0, x1)))\" y=\"\(c(y + 5))\" width=\"\(c(max(abs(x1 - x0), 1)))\" height=\"16\" fill=\"\(r.color)\"\(r.bound ? " fill-opacity=\"0.35\"" : "")><title>\(esc(r.label)): \(esc(format(m)))</title></rect>"
+            s +=
+                "<rect x=\"\(c(min(x0, x1)))\" y=\"\(c(y + 5))\" width=\"\(c(max(abs(x1 - x0), 1)))\" height=\"16\" fill=\"\(r.color)\"\(r.bound ? " fill-opacity=\"0.35\"" : "")><title>\(esc(r.label)): \(esc(format(m)))</title></rect>"
             if r.interval.halfWidth.isFinite {
                 let a = x(r.interval.lower), b = x(r.interval.upper)
                 s += line(a, y + 13, b, y + 13, cls: "whisker") + line(a, y + 7, a, y + 19, cls: "whisker") + line(b, y + 7, b, y + 19, cls: "whisker")
@@ -237,8 +242,10 @@ enum SVG {
         var bound = false
     }
 
-    static func scatter(id: String, title: String, xLabel: String, yLabel: String, points: [Point], front: [Int],
-                        xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String, yDurations: Bool = false) -> String {
+    static func scatter(
+        id: String, title: String, xLabel: String, yLabel: String, points: [Point], front: [Int],
+        xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String, yDurations: Bool = false
+    ) -> String {
         let width = 640.0, height = 340.0, left = 70.0, right = 150.0, top = 30.0, bottom = 50.0
         let (xlo, xhi) = domain(points.flatMap { [$0.x.lower, $0.x.upper, $0.x.mean] })
         let (ylo, yhi) = domain(points.flatMap { [$0.y.lower, $0.y.upper, $0.y.mean] })
@@ -256,7 +263,8 @@ enum SVG {
             if p.x.halfWidth.isFinite { s += line(x(p.x.lower), py, x(p.x.upper), py, cls: "whisker") }
             if p.y.halfWidth.isFinite { s += line(px, y(p.y.lower), px, y(p.y.upper), cls: "whisker") }
             let fill = p.bound ? "white" : p.color
-            s += "<circle cx=\"\(c(px))\" cy=\"\(c(py))\" r=\"\(front.contains(k) ? 7 : 5)\" fill=\"\(fill)\" stroke=\"\(p.color)\" stroke-width=\"2\"><title>\(esc(p.label)): \(esc(xFormat(p.x.mean))), \(esc(yFormat(p.y.mean)))</title></circle>"
+            s +=
+                "<circle cx=\"\(c(px))\" cy=\"\(c(py))\" r=\"\(front.contains(k) ? 7 : 5)\" fill=\"\(fill)\" stroke=\"\(p.color)\" stroke-width=\"2\"><title>\(esc(p.label)): \(esc(xFormat(p.x.mean))), \(esc(yFormat(p.y.mean)))</title></circle>"
             s += "<rect x=\"\(c(width - right + 12))\" y=\"\(c(top + Double(k) * 18))\" width=\"12\" height=\"12\" fill=\"\(fill)\" stroke=\"\(p.color)\"/>"
             s += text(width - right + 30, top + Double(k) * 18 + 10, p.label + (front.contains(k) ? " ◆" : "") + (p.bound ? " (bound)" : ""))
         }
@@ -286,9 +294,11 @@ enum SVG {
         var points: [(x: Double, ci: ConfidenceInterval)]
     }
 
-    static func lines(id: String, title: String, xLabel: String, yLabel: String, lines: [Line], categories: [String]?,
-                      logX: Bool, xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String,
-                      xDurations: Bool = false, yDurations: Bool = false) -> String {
+    static func lines(
+        id: String, title: String, xLabel: String, yLabel: String, lines: [Line], categories: [String]?,
+        logX: Bool, xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String,
+        xDurations: Bool = false, yDurations: Bool = false
+    ) -> String {
         let width = 640.0, height = 300.0, left = 70.0, right = 140.0, top = 30.0, bottom = 50.0
         let xs = lines.flatMap { $0.points.map(\.x) }
         let x: Scale
@@ -305,9 +315,10 @@ enum SVG {
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
         let ticks = categories.map { $0.indices.map(Double.init) }
-        s += axes(x: x, y: y, xLabel: xLabel, yLabel: yLabel,
-                  xFormat: { v in categories.map { cats in cats[min(max(Int(v.rounded()), 0), cats.count - 1)] } ?? xFormat(v) },
-                  yFormat: yFormat, xTicks: ticks)
+        s += axes(
+            x: x, y: y, xLabel: xLabel, yLabel: yLabel,
+            xFormat: { v in categories.map { cats in cats[min(max(Int(v.rounded()), 0), cats.count - 1)] } ?? xFormat(v) },
+            yFormat: yFormat, xTicks: ticks)
         for (k, l) in lines.enumerated() {
             let pts = l.points.filter { $0.ci.mean.isFinite }
             guard !pts.isEmpty else { continue }
@@ -317,10 +328,13 @@ enum SVG {
                 let lower = banded.reversed().map { "\(c(x($0.x))),\(c(y($0.ci.lower)))" }
                 s += "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"\(l.color)\" fill-opacity=\"0.15\" stroke=\"none\"/>"
             }
-            s += "<polyline points=\"" + pts.map { "\(c(x($0.x))),\(c(y($0.ci.mean)))" }.joined(separator: " ") + "\" fill=\"none\" stroke=\"\(l.color)\" stroke-width=\"2\"/>"
+            s +=
+                "<polyline points=\"" + pts.map { "\(c(x($0.x))),\(c(y($0.ci.mean)))" }.joined(separator: " ")
+                + "\" fill=\"none\" stroke=\"\(l.color)\" stroke-width=\"2\"/>"
             if pts.count <= 60 {
                 for p in pts {
-                    s += "<circle cx=\"\(c(x(p.x)))\" cy=\"\(c(y(p.ci.mean)))\" r=\"3\" fill=\"\(l.color)\"><title>\(esc(l.label)): \(esc(yFormat(p.ci.mean)))</title></circle>"
+                    s +=
+                        "<circle cx=\"\(c(x(p.x)))\" cy=\"\(c(y(p.ci.mean)))\" r=\"3\" fill=\"\(l.color)\"><title>\(esc(l.label)): \(esc(yFormat(p.ci.mean)))</title></circle>"
                 }
             }
             s += "<rect x=\"\(c(width - right + 12))\" y=\"\(c(top + Double(k) * 18))\" width=\"12\" height=\"12\" fill=\"\(l.color)\"/>"

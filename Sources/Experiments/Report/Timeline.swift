@@ -39,8 +39,10 @@ enum Timeline {
             + (tasks + [app, "red outline: expired or killed"]).joined(separator: "\u{a0}\u{a0} ") + "</text>"
     }
 
-    static func svg(id: String, policy: String, color: String, trace: PhoneTrace, apps: [String],
-                    from: SimInstant, to: SimInstant) -> String {
+    static func svg(
+        id: String, policy: String, color: String, trace: PhoneTrace, apps: [String],
+        from: SimInstant, to: SimInstant
+    ) -> String {
         let width = 1280.0, left = 120.0, right = 16.0
         let batteryH = 56.0, band = 11.0, appH = 15.0, top = 28.0
         let bandsTop = top + batteryH + 8
@@ -51,8 +53,9 @@ enum Timeline {
         var s = SVG.open(Int(width), Int(height), title: "Timeline under \(policy)", id: id)
         s += "<rect x=\"0\" y=\"4\" width=\"6\" height=\"16\" fill=\"\(color)\"/>"
         s += SVG.text(12, 18, "\(policy)", cls: "ctitle")
-        s += legend(kinds: TaskKind.allCases.filter { k in trace.runs.contains { $0.kind == k && $0.end >= from && $0.start <= to } },
-                    x: width - right, y: 18)
+        s += legend(
+            kinds: TaskKind.allCases.filter { k in trace.runs.contains { $0.kind == k && $0.end >= from && $0.start <= to } },
+            x: width - right, y: 18)
         // Hour grid.
         let hours = Int((span / 3600).rounded(.up))
         let step = hours > 36 ? 6 : 3
@@ -81,7 +84,8 @@ enum Timeline {
             s += "<polyline points=\"\(points.joined(separator: " "))\" fill=\"none\" stroke=\"#2a7a2a\" stroke-width=\"1.6\"/>"
         }
         for t in trace.shutdowns {
-            s += "<line x1=\"\(SVG.c(x(t)))\" y1=\"\(SVG.c(top))\" x2=\"\(SVG.c(x(t)))\" y2=\"\(SVG.c(top + batteryH))\" stroke=\"#d00\" stroke-width=\"2\"><title>shut down</title></line>"
+            s +=
+                "<line x1=\"\(SVG.c(x(t)))\" y1=\"\(SVG.c(top))\" x2=\"\(SVG.c(x(t)))\" y2=\"\(SVG.c(top + batteryH))\" stroke=\"#d00\" stroke-width=\"2\"><title>shut down</title></line>"
         }
         // Charger, network, screen.
         func lane(_ row: Int, _ name: String) -> Double {
@@ -125,9 +129,10 @@ enum Timeline {
             for run in trace.runs where run.app == i {
                 let a = max(run.start, from), b = min(run.end, to)
                 let failed = run.outcome == .expired || run.outcome == .killed
-                s += rect(a, b, ay + 4, appH - 9, kindFill[run.kind] ?? "#000",
-                          "\(name) \(run.kind.rawValue) \(clock(run.start))–\(clock(run.end)) (\(SVG.duration((run.end - run.start).seconds))), \(run.outcome.rawValue)",
-                          extra: failed ? " stroke=\"#d00\" stroke-width=\"1.5\"" : "")
+                s += rect(
+                    a, b, ay + 4, appH - 9, kindFill[run.kind] ?? "#000",
+                    "\(name) \(run.kind.rawValue) \(clock(run.start))–\(clock(run.end)) (\(SVG.duration((run.end - run.start).seconds))), \(run.outcome.rawValue)",
+                    extra: failed ? " stroke=\"#d00\" stroke-width=\"1.5\"" : "")
             }
         }
         return s + "</svg>"

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import Foundation
 import PhoneWorld
 import SimEngine
@@ -140,14 +141,16 @@ public struct DuetPolicy: SchedulingPolicy {
         // charger: computed when those change, not per request (`pow` per request was a
         // twentieth of a run).
         if batteryScores?.level != level || batteryScores?.charging != state.isCharging {
-            batteryScores = BatteryScores(level: level, charging: state.isCharging,
-                                          refresh: rules.batteryScore(parameters.refreshBattery, level: level, state),
-                                          processing: rules.batteryScore(parameters.processingBattery, level: level, state))
+            batteryScores = BatteryScores(
+                level: level, charging: state.isCharging,
+                refresh: rules.batteryScore(parameters.refreshBattery, level: level, state),
+                processing: rules.batteryScore(parameters.processingBattery, level: level, state))
         }
         let battery = batteryScores!
-        let key = AppScoresKey(firstBin: predictor.binStart(of: state.now),
-                               lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
-                               launchesLearned: predictor.learned, appsLearned: predictor.hits.count)
+        let key = AppScoresKey(
+            firstBin: predictor.binStart(of: state.now),
+            lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
+            launchesLearned: predictor.learned, appsLearned: predictor.hits.count)
         if key != appScoresKey {
             appScoresKey = key
             for a in appScores.indices { appScores[a] = nil }
@@ -164,9 +167,11 @@ public struct DuetPolicy: SchedulingPolicy {
             var appScore = 0.0
             if task.kind == .refresh {
                 if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
-                if appScores[task.app] == nil { appScores[task.app] = Self.applicationScore(
-                    predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
-                    certain: parameters.certainLaunchProbability) }
+                if appScores[task.app] == nil {
+                    appScores[task.app] = Self.applicationScore(
+                        predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                        certain: parameters.certainLaunchProbability)
+                }
                 appScore = appScores[task.app]!
             }
             if rules.admits(task, state, level: level, battery: battery, appScore: appScore) {
@@ -194,7 +199,9 @@ public struct DuetPolicy: SchedulingPolicy {
     public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [Verdict] {
         var out: [Verdict] = []
         let appScore = task.kind == .refresh ? applicationScore(app: task.app, now: state.now) : 0
-        rules.forEachVerdict(task, state, level: level, appScore: appScore) { out.append($0); return true }
+        rules.forEachVerdict(task, state, level: level, appScore: appScore) {
+            out.append($0); return true
+        }
         return out
     }
 
@@ -244,8 +251,10 @@ public struct DuetPolicy: SchedulingPolicy {
         /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing.
         /// `appScore` is the application rule's score for a refresh request
         /// (`applicationScore`, cached per app by `decide`), ignored otherwise.
-        func forEachVerdict(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
-                            appScore: Double, _ visit: (Verdict) -> Bool) {
+        func forEachVerdict(
+            _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+            appScore: Double, _ visit: (Verdict) -> Bool
+        ) {
             // Battery.
             let processing = task.kind == .processing
             let curve = processing ? parameters.processingBattery : parameters.refreshBattery
@@ -266,8 +275,11 @@ public struct DuetPolicy: SchedulingPolicy {
                 guard visit(.canProceed) else { return }
             }
             // Network quality.
-            guard visit(state.network == .none || state.networkQuality < parameters.minNetworkQuality
-                        ? .mustNot : .score(state.networkQuality / 100, weight: parameters.networkWeight)) else { return }
+            guard
+                visit(
+                    state.network == .none || state.networkQuality < parameters.minNetworkQuality
+                        ? .mustNot : .score(state.networkQuality / 100, weight: parameters.networkWeight))
+            else { return }
             // Budgets.
             guard visit(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed) else { return }
             guard visit(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed) else { return }
@@ -281,8 +293,10 @@ public struct DuetPolicy: SchedulingPolicy {
             return pow(base, curve.exponent) * (state.isCharging ? parameters.pluggedInBonus : 1)
         }
 
-        func admits(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
-                    appScore: Double) -> Bool {
+        func admits(
+            _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil,
+            appScore: Double
+        ) -> Bool {
             var tally = Tally(), refused = false
             forEachVerdict(task, state, level: level, battery: battery, appScore: appScore) { v in
                 refused = !tally.add(v)
@@ -298,14 +312,17 @@ public struct DuetPolicy: SchedulingPolicy {
     /// chance that the person opens it within the lookahead (a bin above the certain
     /// probability counts as certain).
     func applicationScore(app: Int, now: SimInstant) -> Double {
-        Self.applicationScore(predictor, app: app, now: now, lookahead: parameters.launchLookahead,
-                              certain: parameters.certainLaunchProbability)
+        Self.applicationScore(
+            predictor, app: app, now: now, lookahead: parameters.launchLookahead,
+            certain: parameters.certainLaunchProbability)
     }
 
     /// `applicationScore(app:now:)`, static so that `decide` (mutating) passes the predictor
     /// alone rather than a copy of the whole policy.
-    static func applicationScore(_ predictor: LaunchPredictor, app: Int, now: SimInstant, lookahead: SimDuration,
-                                 certain: Double) -> Double {
+    static func applicationScore(
+        _ predictor: LaunchPredictor, app: Int, now: SimInstant, lookahead: SimDuration,
+        certain: Double
+    ) -> Double {
         var none = 1.0
         predictor.forEachProbability(app: app, now: now, lookahead: lookahead) { pr in
             none *= 1 - (pr > certain ? 1 : pr)

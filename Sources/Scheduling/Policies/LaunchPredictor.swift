@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 
 /// An online per-app launch predictor, learned from the simulated history as it happens.
@@ -21,8 +22,9 @@ public struct LaunchPredictor: Sendable {
     var learned = 0
 
     public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
-        precondition(binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
-                     "the bin width must divide a day")
+        precondition(
+            binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
+            "the bin width must divide a day")
         self.binWidth = binWidth
         self.prior = prior
         self.priorDays = priorDays

@@ -1,3 +1,4 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
@@ -28,8 +29,10 @@ public struct DeviceState: Sendable {
     /// Each app's use so far.
     public var usage = UsageHistory(apps: 0)
 
-    public init(now: SimInstant, charge: Double, isCharging: Bool, network: NetworkKind = .wifi,
-                inUse: Bool = false, inCall: Bool = false, lowPowerMode: Bool = false) {
+    public init(
+        now: SimInstant, charge: Double, isCharging: Bool, network: NetworkKind = .wifi,
+        inUse: Bool = false, inCall: Bool = false, lowPowerMode: Bool = false
+    ) {
         self.now = now
         self.charge = charge
         self.isCharging = isCharging
@@ -112,8 +115,10 @@ public struct EligibleTask: Sendable {
     /// When it became eligible: `max(submitted, earliestBegin)`; latency counts from here.
     public var eligibleSince: SimInstant { max(submitted, earliestBegin) }
 
-    public init(id: TaskID, app: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant,
-                requiresExternalPower: Bool = false, requiresNetworkConnectivity: Bool = false) {
+    public init(
+        id: TaskID, app: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant,
+        requiresExternalPower: Bool = false, requiresNetworkConnectivity: Bool = false
+    ) {
         self.id = id
         self.app = app
         self.kind = kind

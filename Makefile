@@ -1,6 +1,7 @@
 # bgsim: the two commands are `make demo` and `make test`. Each installs what is missing.
 
 SWIFT    ?= swift
+PREFIX   ?= /usr/local
 SCENARIO ?= models/scenarios/default.yaml
 DEMO_OUT ?= notebooks-data/$(basename $(notdir $(SCENARIO)))
 # apt-get needs root; use sudo when not root and sudo exists.
@@ -11,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format install deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -36,11 +37,39 @@ datasets: deps
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
 ## report test (chromium renders the reports) and the event-costs test (the timing build still
 ## compiles and simulates exactly what the normal build does).
-test: deps deps-slurm deps-chromium
+test: deps deps-slurm deps-chromium lint
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
+
+## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
+## world model, the scheduling rules and policies, scenario files and the documents; not the
+## command line, whole studies, sweeps, reports or random sweeps (`make test` runs everything).
+FAST_SUITES := SimEngineTests SimRandomTests PhoneWorldTests SchedulingTests \
+               ExperimentsTests.ScenarioTests ExperimentsTests.ProfileTests ExperimentsTests.ProfileSearchTests \
+               ExperimentsTests.DocumentationTests ExperimentsTests.TraceTests ExperimentsTests.CoresTests
+test-fast: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build $(foreach s,$(FAST_SUITES),--filter '^$(s)')
+
+## Formatting: swift-format (shipped with the toolchain) with .swift-format; `make format`
+## rewrites the files, `make lint` fails on any difference or lint finding.
+FORMATTED := Package.swift Sources Tests Examples Benchmarks/Package.swift Benchmarks/Benchmarks
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(FORMATTED)
+
+## The release binary to $(PREFIX)/bin and the bundled profiles to $(PREFIX)/share/bgsim/models,
+## where an installed bgsim finds them for scenarios outside models/.
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bgsim
+	install -m 755 .build/release/bgsim $(DESTDIR)$(PREFIX)/bin/bgsim
+	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/models
+	cp -R models $(DESTDIR)$(PREFIX)/share/bgsim/models
+	@echo "Installed $(DESTDIR)$(PREFIX)/bin/bgsim (profiles in $(DESTDIR)$(PREFIX)/share/bgsim/models)"
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.

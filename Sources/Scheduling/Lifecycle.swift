@@ -1,4 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import SimEngine
 
 /// The states of an iOS app (docs/sources.md §1).
@@ -15,6 +14,7 @@ public enum AppState: String, Sendable, CaseIterable {
 
     /// Whether the app is in memory.
     public var isRunning: Bool { self != .notRunning }
+    /// Whether the app is on screen (active, or inactive during a transition or a call).
     public var isForeground: Bool { self == .active || self == .inactive }
 }
 
@@ -50,11 +50,13 @@ public enum LifecycleCause: String, Sendable, CaseIterable {
 
 /// One app's place in the life cycle, with the rules of which moves exist.
 public struct AppLifecycle: Sendable, Equatable {
+    /// Where the app is now.
     public private(set) var state = AppState.notRunning
     /// Swiped away in the app switcher and not opened since: no background launches
     /// (WWDC20 session 10063, docs/sources.md §1).
     public private(set) var swipedAway = false
 
+    /// An app not running, never swiped away.
     public init() {}
 
     /// The transitions iOS makes (docs/sources.md §1). Termination may come from any state.
@@ -102,10 +104,15 @@ public struct AppLifecycle: Sendable, Equatable {
 
 /// A change of an app's state, as sinks see it.
 public struct LifecycleTransition: Sendable, Equatable {
+    /// The app, as an index into the scenario's apps.
     public var app: Int
+    /// The state it left.
     public var from: AppState
+    /// The state it entered.
     public var to: AppState
+    /// What made it move.
     public var cause: LifecycleCause
+    /// The `UIApplicationDelegate` calls the move comes with, in order.
     public var delegateEvents: [DelegateEvent] { AppLifecycle.delegateEvents(from: from, to: to, cause: cause) }
 }
 
@@ -118,6 +125,7 @@ public enum BackgroundTimeGrant: String, Sendable, CaseIterable {
     /// iOS 6 and earlier: 600 s.
     case ios6
 
+    /// The time granted.
     public var duration: SimDuration {
         switch self {
         case .ios13: .seconds(30)

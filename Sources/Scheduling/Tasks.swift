@@ -1,12 +1,15 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
 /// Identifies one task within a run; assigned in submission order from 0.
 public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The task's number in submission order.
     public var rawValue: Int
+    /// The task numbered `rawValue`.
     public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// Whether `a` was submitted before `b`.
     public static func < (a: TaskID, b: TaskID) -> Bool { a.rawValue < b.rawValue }
+    /// `task <n>`.
     public var description: String { "task \(rawValue)" }
 }
 
@@ -65,6 +68,7 @@ public enum TaskKind: String, Sendable, CaseIterable {
     /// the foreground.
     public var usesGrant: Bool { self == .finiteLength || self == .redo }
 
+    /// The kind of a session of the continuous background `mode`.
     public init(_ mode: BackgroundModeKind) {
         switch mode {
         case .audio: self = .audio
@@ -126,15 +130,21 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
 /// A task an app asked for, with the work it will do if it runs (drawn when it is
 /// submitted, so every policy sees the same work for the same request).
 public struct TaskRequest: Sendable {
+    /// The task's number in the run.
     public var id: TaskID
+    /// The app that asked, as an index into the scenario's apps.
     public var app: Int
+    /// Which door into the background it uses.
     public var kind: TaskKind
     /// The BGTaskScheduler identifier; for finite-length work, `background-work.<n>`.
     public var identifier: String
+    /// When the app submitted it.
     public var submitted: SimInstant
     /// The request may not start before this (`earliestBeginDate`).
     public var earliestBegin: SimInstant
+    /// A processing request that may start only on external power.
     public var requiresExternalPower = false
+    /// A processing request that may start only with a network connection.
     public var requiresNetworkConnectivity = false
     /// CPU time the work takes once its transfers are done.
     public var work: SimDuration
@@ -142,8 +152,9 @@ public struct TaskRequest: Sendable {
     public var powerW: Double
     /// Share of a core the work keeps busy, for the CPU monitor.
     public var cpuShare = 0.5
-    /// Bytes the task sends and receives before the CPU work.
+    /// Bytes the task sends before the CPU work.
     public var upBytes: Double = 0
+    /// Bytes the task receives before the CPU work.
     public var downBytes: Double = 0
     /// What the app will report to `setTaskCompleted(success:)`.
     public var success = true
@@ -152,6 +163,7 @@ public struct TaskRequest: Sendable {
     /// How long the app's expiration handler takes to end the task.
     public var expirationResponse: SimDuration = .zero
 
+    /// A request with the given timing and CPU work, no transfers, a successful outcome.
     public init(
         id: TaskID, app: Int, kind: TaskKind, identifier: String, submitted: SimInstant,
         earliestBegin: SimInstant, work: SimDuration, powerW: Double
@@ -210,9 +222,11 @@ public enum HoldReason: Int, CaseIterable, Sendable {
 /// counted in many pieces (one per decision point) adds up exactly to its length.
 public struct HoldTimes: Sendable, Equatable {
     var microseconds = SIMD16<Int64>()
+    /// No time held.
     public init() {}
     /// Seconds held for `reason`.
     public subscript(_ reason: HoldReason) -> Double { Double(microseconds[reason.rawValue]) / 1e6 }
+    /// Counts `duration` more held for `reason`.
     public mutating func add(_ duration: SimDuration, to reason: HoldReason) {
         microseconds[reason.rawValue] += duration.microseconds
     }
@@ -220,7 +234,6 @@ public struct HoldTimes: Sendable, Equatable {
     public var totalS: Double { Double(microseconds.wrappedSum()) / 1e6 }
 }
 
-/// The life of one task, as the metrics see it when it ends.
 /// A set of task ids, a bit per id: a run numbers its tasks densely from 0, so this costs a
 /// bit per task where a `Set<Int>`'s hashing was 1.6% of an ios run (callgrind).
 struct TaskIDBits: Sendable {
@@ -246,10 +259,15 @@ struct TaskIDBits: Sendable {
     }
 }
 
+/// The life of one task, as the metrics see it when it ends.
 public struct TaskRecord: Sendable {
+    /// What was asked for.
     public var request: TaskRequest
+    /// When it started; `nil` if it never ran.
     public var started: SimInstant?
+    /// When it reached its final state.
     public var ended: SimInstant
+    /// Its final state.
     public var outcome: TaskOutcome
     /// For `completed`: what the app reported.
     public var success = false
@@ -264,11 +282,13 @@ public struct TaskRecord: Sendable {
     public var radioEnergyJ: Double = 0
     /// The tail part of `radioEnergyJ`.
     public var radioTailEnergyJ: Double = 0
-    /// Time its CPU ran, and that time's energy.
+    /// Time its CPU ran.
     public var cpuTime = SimDuration.zero
+    /// The energy of its CPU time, in joules.
     public var cpuEnergyJ: Double { energyJ - radioEnergyJ }
-    /// Bytes it actually moved (less than asked for if it ended before its transfer did).
+    /// Bytes it actually sent (less than asked for if it ended before its transfer did).
     public var movedUpBytes: Double = 0
+    /// Bytes it actually received.
     public var movedDownBytes: Double = 0
     /// While eligible and not started: seconds held by each gate or by the policy.
     public var held = HoldTimes()
@@ -276,6 +296,7 @@ public struct TaskRecord: Sendable {
     /// heard them (`PolicyDecision.reason`; the policy's name when it gave none).
     public var policyReasons: [String] = []
 
+    /// The record of `request`, which ended at `ended` in `outcome`.
     public init(
         request: TaskRequest, started: SimInstant?, ended: SimInstant, outcome: TaskOutcome,
         energyJ: Double, radioEnergyJ: Double = 0

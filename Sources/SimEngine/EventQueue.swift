@@ -1,20 +1,27 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 /// The priority of an event among events at the same instant; lower fires first.
 ///
 /// Priority only breaks ties in time; among equal time and priority, events fire in the
 /// order they were scheduled.
 public struct EventPriority: Hashable, Comparable, Sendable {
+    /// The priority as a number; lower fires first.
     public var rawValue: UInt8
+    /// The priority `rawValue`.
     @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     // Computed and inlinable, not stored `static let`s: those are globals that every access
     // from another module reaches through an accessor with a once-check, per event.
+    /// Before every other event at the same instant.
     @inlinable public static var first: EventPriority { EventPriority(rawValue: 0) }
+    /// Before `normal` events.
     @inlinable public static var high: EventPriority { EventPriority(rawValue: 64) }
+    /// The default.
     @inlinable public static var normal: EventPriority { EventPriority(rawValue: 128) }
+    /// After `normal` events.
     @inlinable public static var low: EventPriority { EventPriority(rawValue: 192) }
+    /// After every other event at the same instant.
     @inlinable public static var last: EventPriority { EventPriority(rawValue: 255) }
 
+    /// Whether `a` fires before `b` at the same instant.
     @inlinable public static func < (a: EventPriority, b: EventPriority) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -34,10 +41,14 @@ public struct EventHandle: Hashable, Sendable {
 
 /// An event with the instant it is due.
 public struct ScheduledEvent<Event> {
+    /// When it is due.
     public var time: SimInstant
+    /// Its place among events due at the same instant.
     public var priority: EventPriority
+    /// What happens.
     public var event: Event
 
+    /// `event`, due at `time` with `priority`.
     @inlinable
     public init(time: SimInstant, priority: EventPriority, event: Event) {
         self.time = time
@@ -254,6 +265,7 @@ public struct EventQueue<Event>: ~Copyable {
 
     /// The number of pending (scheduled, not cancelled, not yet popped) events.
     @inlinable public var count: Int { b.count - b.deadCount }
+    /// Whether no event is pending.
     @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Adds an event due at `time`.

@@ -1,4 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 /// A span of simulated time, in integer microseconds.
 ///
 /// Time is an integer so that event order and results are exact and reproducible: two runs
@@ -11,18 +10,26 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// The duration in microseconds.
     public var microseconds: Int64
 
+    /// A duration of exactly `microseconds`.
     @inlinable
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
     // Constants are inlinable computed properties rather than `static let` globals, which
     // other modules reach through an accessor with a once-check at every use.
+    /// No time at all.
     @inlinable public static var zero: SimDuration { SimDuration(microseconds: 0) }
 
+    /// `n` microseconds.
     @inlinable public static func microseconds(_ n: Int64) -> SimDuration { .init(microseconds: n) }
+    /// `n` milliseconds.
     @inlinable public static func milliseconds(_ n: Int64) -> SimDuration { .init(microseconds: n * 1_000) }
+    /// `n` seconds.
     @inlinable public static func seconds(_ n: Int64) -> SimDuration { .init(microseconds: n * 1_000_000) }
+    /// `n` minutes.
     @inlinable public static func minutes(_ n: Int64) -> SimDuration { .init(microseconds: n * 60_000_000) }
+    /// `n` hours.
     @inlinable public static func hours(_ n: Int64) -> SimDuration { .init(microseconds: n * 3_600_000_000) }
+    /// `n` days of 24 hours (simulated time has no daylight-saving changes).
     @inlinable public static func days(_ n: Int64) -> SimDuration { .init(microseconds: n * 86_400_000_000) }
 
     /// A duration from a real number of seconds, rounded to the nearest microsecond.
@@ -42,11 +49,17 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// The duration in hours, as a real number.
     @inlinable public var hours: Double { Double(microseconds) / 3.6e9 }
 
+    /// Whether `a` is shorter than `b`.
     @inlinable public static func < (a: SimDuration, b: SimDuration) -> Bool { a.microseconds < b.microseconds }
+    /// The sum of two durations; traps on overflow, as integer arithmetic does.
     @inlinable public static func + (a: SimDuration, b: SimDuration) -> SimDuration { .init(microseconds: a.microseconds + b.microseconds) }
+    /// The difference of two durations (negative when `b` is longer).
     @inlinable public static func - (a: SimDuration, b: SimDuration) -> SimDuration { .init(microseconds: a.microseconds - b.microseconds) }
+    /// `a` repeated `n` times.
     @inlinable public static func * (a: SimDuration, n: Int64) -> SimDuration { .init(microseconds: a.microseconds * n) }
+    /// The duration with its sign reversed.
     @inlinable public static prefix func - (a: SimDuration) -> SimDuration { .init(microseconds: -a.microseconds) }
+    /// Adds `b` to `a`.
     @inlinable public static func += (a: inout SimDuration, b: SimDuration) { a.microseconds += b.microseconds }
 
     /// Compact human form, largest units first: `1d2h`, `15m`, `30s`, `250ms`, `0s`.
@@ -75,6 +88,7 @@ public struct SimInstant: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// Microseconds since the start of the simulation.
     public var microseconds: Int64
 
+    /// The instant `microseconds` after the start.
     @inlinable
     public init(microseconds: Int64) { self.microseconds = microseconds }
 
@@ -96,10 +110,15 @@ public struct SimInstant: Hashable, Comparable, Sendable, CustomStringConvertibl
         return microseconds < 0 && microseconds % 86_400_000_000 != 0 ? d - 1 : d
     }
 
+    /// Whether `a` comes before `b`.
     @inlinable public static func < (a: SimInstant, b: SimInstant) -> Bool { a.microseconds < b.microseconds }
+    /// The instant `d` after `a`.
     @inlinable public static func + (a: SimInstant, d: SimDuration) -> SimInstant { .init(microseconds: a.microseconds + d.microseconds) }
+    /// The instant `d` before `a`.
     @inlinable public static func - (a: SimInstant, d: SimDuration) -> SimInstant { .init(microseconds: a.microseconds - d.microseconds) }
+    /// The time from `b` to `a` (negative when `a` is earlier).
     @inlinable public static func - (a: SimInstant, b: SimInstant) -> SimDuration { .init(microseconds: a.microseconds - b.microseconds) }
+    /// Moves `a` later by `d`.
     @inlinable public static func += (a: inout SimInstant, d: SimDuration) { a.microseconds += d.microseconds }
 
     /// `t=<duration since start>`, for messages and logs.

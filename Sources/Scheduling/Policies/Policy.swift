@@ -1,10 +1,10 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 import PhoneWorld
 import SimEngine
 
 /// What a policy may observe of the phone at a decision point: the present and the past,
 /// never the future.
 public struct DeviceState: Sendable {
+    /// The instant of the decision.
     public var now: SimInstant
     /// State of charge in [0, 1].
     public var charge: Double
@@ -19,7 +19,9 @@ public struct DeviceState: Sendable {
     public var radioAwake = false
     /// Whether the person is using the phone (an app in the foreground, or a call).
     public var inUse = false
+    /// Whether the person is in a phone call (also counts as in use).
     public var inCall = false
+    /// Whether Low Power Mode is on (the system starts no discretionary work then).
     public var lowPowerMode = false
     /// When the phone was last in use (the end of the last foreground use or call); `now`
     /// while in use, `.start` if never.
@@ -29,6 +31,8 @@ public struct DeviceState: Sendable {
     /// Each app's use so far.
     public var usage = UsageHistory(apps: 0)
 
+    /// A state with the given values and no history: never in use before, no charger change,
+    /// no app use. Tests and hand-made decisions build states this way.
     public init(
         now: SimInstant, charge: Double, isCharging: Bool, network: NetworkKind = .wifi,
         inUse: Bool = false, inCall: Bool = false, lowPowerMode: Bool = false
@@ -50,18 +54,23 @@ public struct DeviceState: Sendable {
 /// The person's use of each app so far, as the system records it: what a usage predictor
 /// learns from.
 public struct UsageHistory: Sendable, Equatable {
+    /// One app's record.
     public struct App: Sendable, Equatable {
         /// Start of every foreground use, in time order.
         public internal(set) var launches: [SimInstant] = []
         /// End of the last foreground use; `nil` if never used or in the foreground now.
         public internal(set) var lastLeft: SimInstant?
+        /// Whether the app is in the foreground now.
         public internal(set) var inForeground = false
+        /// An app never used.
         public init() {}
     }
+    /// Every app's record, indexed like the scenario's apps.
     public internal(set) var apps: [App]
     /// Launches recorded so far, over all apps: a reader that saw this many has nothing new.
     public internal(set) var launchCount = 0
 
+    /// The history of `count` apps, none used yet.
     public init(apps count: Int) { apps = Array(repeating: App(), count: count) }
 
     /// Time since the app was last used (zero while in the foreground); `nil` if never used.
@@ -86,7 +95,9 @@ public struct UsageHistory: Sendable, Equatable {
 
 /// What a clairvoyant policy is shown before the run: this replication's exogenous world.
 public struct FutureWorld: Sendable {
+    /// The replication's charging sessions, network changes, launches, calls and pushes.
     public var timeline: WorldTimeline
+    /// The end of the simulated span.
     public var horizon: SimInstant
     /// Per app, the bytes it fetches each time the person opens it (the radio will be awake
     /// then).
@@ -95,13 +106,19 @@ public struct FutureWorld: Sendable {
 
 /// A request that has passed every gate the system enforces and may start now.
 public struct EligibleTask: Sendable {
+    /// The task, as `PolicyDecision.start` names it.
     public var id: TaskID
+    /// The app that submitted it, as an index into the scenario's apps.
     public var app: Int
+    /// Refresh, processing, legacy fetch, ...
     public var kind: TaskKind
+    /// When the app submitted the request.
     public var submitted: SimInstant
+    /// The request's `earliestBeginDate`.
     public var earliestBegin: SimInstant
-    /// Processing requests' requirements (already met when the policy is shown the request).
+    /// Whether a processing request requires external power (met when it is shown).
     public var requiresExternalPower = false
+    /// Whether a processing request requires a network (met when it is shown).
     public var requiresNetworkConnectivity = false
     /// The system's copy of what holds it now and of the policy's reasons so far (the task's
     /// own record keeps the hold times). A decision reads them for every eligible request:
@@ -115,6 +132,7 @@ public struct EligibleTask: Sendable {
     /// When it became eligible: `max(submitted, earliestBegin)`; latency counts from here.
     public var eligibleSince: SimInstant { max(submitted, earliestBegin) }
 
+    /// A request as the system shows it to a policy.
     public init(
         id: TaskID, app: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant,
         requiresExternalPower: Bool = false, requiresNetworkConnectivity: Bool = false
@@ -131,7 +149,9 @@ public struct EligibleTask: Sendable {
 
 /// Which eligible tasks to start.
 public enum TaskSelection: Sendable, Equatable {
+    /// None of them: hold every request.
     case none
+    /// Every eligible request.
     case all
     /// These, each of which must be among the eligible tasks shown to the policy.
     case some([TaskID])
@@ -139,6 +159,7 @@ public enum TaskSelection: Sendable, Equatable {
 
 /// A policy's answer at a decision point.
 public struct PolicyDecision: Sendable, Equatable {
+    /// The requests to start now.
     public var start: TaskSelection
     /// When to ask the policy again even if nothing changes (strictly after now); `nil`: only
     /// on the next change.
@@ -149,13 +170,16 @@ public struct PolicyDecision: Sendable, Equatable {
     /// policy's name stands for the reason.
     public var reason: String?
 
+    /// A decision to start `start`, asking again at `reconsiderAt`, holding the rest for `reason`.
     public init(start: TaskSelection, reconsiderAt: SimInstant? = nil, reason: String? = nil) {
         self.start = start
         self.reconsiderAt = reconsiderAt
         self.reason = reason
     }
 
+    /// Start every eligible request.
     public static let startAll = PolicyDecision(start: .all)
+    /// Start nothing, and wait for the next change.
     public static let wait = PolicyDecision(start: .none)
 }
 
@@ -187,24 +211,33 @@ public protocol SchedulingPolicy {
 }
 
 extension SchedulingPolicy {
+    /// Not clairvoyant: a deployable policy.
     public static var isClairvoyant: Bool { false }
+    /// Ignores the future (only a clairvoyant policy is shown it).
     public mutating func foresee(_ future: FutureWorld) {}
+    /// Learns nothing from ended tasks.
     public mutating func taskEnded(_ record: TaskRecord) {}
 }
 
 /// Starts every request as soon as the gates allow: the lowest latency, and no regard for
 /// energy source or batching. The baseline the other policies are compared with.
 public struct EagerPolicy: SchedulingPolicy {
+    /// The policy; it has no parameters.
     public init() {}
+    /// `eager`.
     public var name: String { "eager" }
+    /// Starts everything.
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision { .startAll }
 }
 
 /// Starts requests only while the phone is charging, so background work never costs battery
 /// energy, at the price of waiting until the next charge (typically the night).
 public struct ChargeOnlyPolicy: SchedulingPolicy {
+    /// The policy; it has no parameters.
     public init() {}
+    /// `charge-only`.
     public var name: String { "charge-only" }
+    /// Starts everything while charging; otherwise holds it (`not_charging`).
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         state.isCharging ? .startAll : PolicyDecision(start: .none, reason: "not_charging")
     }

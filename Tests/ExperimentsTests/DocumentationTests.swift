@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@testable import Experiments
+
+/// The documents say what the code does: facts that can drift (citations, the schema version,
+/// the lists of profiles and policies) are checked against the repository itself.
+@Suite("Documentation")
+struct DocumentationTests {
+    /// Every file git would ship: tracked or new, not ignored.
+    static func shippedFiles() throws -> [String] {
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", repoRoot.path, "ls-files", "--cached", "--others", "--exclude-standard"]
+        let pipe = Pipe()
+        git.standardOutput = pipe
+        try git.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        git.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            .filter { FileManager.default.fileExists(atPath: repoRoot.appendingPathComponent($0).path) }
+    }
+
+    static func text(_ path: String) -> String? {
+        try? String(contentsOf: repoRoot.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The section numbers `## N.` of docs/sources.md.
+    static func sourceSections() throws -> Set<Int> {
+        let doc = try #require(text("docs/sources.md"))
+        return Set(
+            doc.split(separator: "\n").compactMap { line -> Int? in
+                guard line.hasPrefix("## ") else { return nil }
+                return Int(line.dropFirst(3).prefix { $0.isNumber })
+            })
+    }
+
+    /// The section numbers a citation such as `docs/sources.md §1-3, §5` or `[§4](sources.md)`
+    /// names, each range expanded.
+    static func cited(in text: String) -> [(line: Int, section: Int)] {
+        var found: [(Int, Int)] = []
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where line.contains("sources.md") {
+            var rest = Substring(line)
+            while let mark = rest.firstIndex(of: "§") {
+                rest = rest[rest.index(after: mark)...]
+                guard let first = Int(rest.prefix { $0.isNumber }) else { continue }  // a § alone cites nothing
+                var last = first
+                let afterFirst = rest.drop { $0.isNumber }
+                if afterFirst.first == "-", let end = Int(afterFirst.dropFirst().prefix { $0.isNumber }) { last = end }
+                for s in first...max(first, last) { found.append((n + 1, s)) }
+            }
+        }
+        return found
+    }
+
+    @Test func noShippedFileNamesAPathOutsideTheRepository() throws {
+        let files = try Self.shippedFiles()
+        #expect(files.count > 100, "git listed the repository's files")
+        for file in files where !file.hasPrefix("notebooks-data/") || file.hasSuffix(".md") {
+            guard let text = Self.text(file) else { continue }
+            for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                // Spelt in pieces so that this file does not match itself.
+                for outside in ["FACTS" + ".md", "shared" + "/domain", "../.." + "/../"] where line.contains(outside) {
+                    Issue.record("\(file):\(n + 1) names '\(outside)', which a clone does not have")
+                }
+            }
+        }
+    }
+
+    @Test func everyCitationNamesASectionOfTheSourcesDocument() throws {
+        let sections = try Self.sourceSections()
+        #expect(sections == Set(1...12))
+        var citations = 0
+        for file in try Self.shippedFiles()
+        where file.hasPrefix("models/") || file.hasPrefix("Sources/")
+            || file.hasPrefix("Tests/") || file.hasPrefix("docs/") || file == "README.md"
+        {
+            guard let text = Self.text(file) else { continue }
+            for (line, section) in Self.cited(in: text) {
+                citations += 1
+                #expect(sections.contains(section), "\(file):\(line) cites §\(section), which docs/sources.md lacks")
+            }
+        }
+        #expect(citations > 100, "citations were found (\(citations))")
+    }
+
+    @Test func theCitationReaderSeesRangesAndLists() {
+        let found = Self.cited(in: "x\n/// rules (docs/sources.md §1-3, §5)\n# [§12](sources.md)\nnot §9, with no document named")
+        #expect(found.map(\.section) == [1, 2, 3, 5, 12] && found.map(\.line) == [2, 2, 2, 2, 3])
+    }
+
+    /// Every profile file of models/ cites its sources or says what is assumed.
+    @Test func everyProfileSaysWhereItsNumbersComeFrom() throws {
+        for file in try Self.shippedFiles()
+        where file.hasPrefix("models/") && file.hasSuffix(".yaml")
+            && !file.hasPrefix("models/traces/")
+        {
+            let text = try #require(Self.text(file))
+            #expect(
+                text.contains("sources.md") || text.lowercased().contains("assum"),
+                "\(file) neither cites docs/sources.md nor names its assumptions")
+        }
+    }
+
+    @Test func theOutputsPageGivesTheCurrentSchemaVersion() throws {
+        let doc = try #require(Self.text("docs/outputs.md"))
+        #expect(doc.contains("(schema version \(Manifest.schemaVersion);"))
+    }
+
+    /// The profiles table of docs/scenarios.md names exactly the files of each models/ folder.
+    @Test(arguments: ["phones", "radios", "people", "charging", "networks", "apps"])
+    func theProfileTableListsEveryProfile(folder: String) throws {
+        let doc = try #require(Self.text("docs/scenarios.md"))
+        let row = try #require(doc.split(separator: "\n").first { $0.hasPrefix("| `models/\(folder)/` |") })
+        let cell = row.split(separator: "|")[1]
+        let listed = Set(cell.split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        let files = try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("models/\(folder)").path)
+        let profiles = Set(files.filter { $0.hasSuffix(".yaml") }.map { String($0.dropLast(5)) })
+        #expect(listed == profiles, "docs/scenarios.md lists \(listed.sorted()) for models/\(folder)/, which holds \(profiles.sorted())")
+    }
+
+    /// The policies table of docs/policies.md names the built-in rules, in their order.
+    @Test func thePolicyTableListsEveryBuiltInPolicy() throws {
+        let doc = try #require(Self.text("docs/policies.md"))
+        let table = doc.components(separatedBy: "| policy | rule |")[1].components(separatedBy: "\n\n")[0]
+        let names = table.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `") else { return nil }
+            return String(line.dropFirst(3).prefix { $0 != "`" })
+        }
+        #expect(names == PolicySpec.Rule.names)
+    }
+
+    @Test func theReadmeStaysAFrontDoor() throws {
+        let readme = try #require(Self.text("README.md"))
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count - 1
+        #expect(lines <= 250, "README.md has \(lines) lines; depth belongs in docs/")
+        // Every page of docs/ is on the README's map.
+        let pages = try FileManager.default.contentsOfDirectory(atPath: repoRoot.appendingPathComponent("docs").path)
+        for page in pages where page.hasSuffix(".md") {
+            let mapped = readme.contains("(docs/\(page))")
+            #expect(mapped, "README's map of docs/ lacks \(page)")
+        }
+    }
+
+    /// Relative links in the Markdown documents lead to files that exist.
+    @Test func relativeLinksResolve() throws {
+        for file in try Self.shippedFiles() where file.hasSuffix(".md") {
+            let text = try #require(Self.text(file))
+            let folder = repoRoot.appendingPathComponent(file).deletingLastPathComponent()
+            var rest = Substring(text)
+            while let open = rest.range(of: "](") {
+                rest = rest[open.upperBound...]
+                let target = String(rest.prefix { $0 != ")" && $0 != "#" && $0 != " " })
+                guard !target.isEmpty, !target.contains(":") else { continue }
+                #expect(
+                    FileManager.default.fileExists(atPath: folder.appendingPathComponent(target).path),
+                    "\(file) links to \(target), which does not exist")
+            }
+        }
+    }
+}

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import Foundation
 
 /// Minimal JSON text for the manifest: strings escaped per RFC 8259, keys in a fixed order.

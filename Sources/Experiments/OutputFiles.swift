@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import Foundation
 
 /// A failure while running, not caused by the input: an output that cannot be written.

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import CSHA256
 import Foundation
 

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 /// Bad input: a scenario file or a command-line value that cannot be used.
 ///
 /// The message names the file, the key path and what was expected, and the line and column

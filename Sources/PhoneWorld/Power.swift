@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 /// Power drawn by the phone's components other than the battery's standby baseline and the
 /// radios, in watts. The total load at any instant is the sum of the components in use.
 ///

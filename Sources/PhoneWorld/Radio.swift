@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import SimEngine
 
 /// One stage of a radio's tail: after the last transfer the radio stays in a high-power state

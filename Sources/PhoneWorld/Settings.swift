@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 /// The user's settings that bear on background work (docs/sources.md §5).
 public struct Settings: Equatable, Sendable {
     /// Settings > General > Background App Refresh.

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import SimEngine
 
 /// One app's `BGTaskScheduler`: permitted identifiers, registration, and the pending

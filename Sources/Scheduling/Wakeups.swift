@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import PhoneWorld
 import SimEngine
 import SimRandom

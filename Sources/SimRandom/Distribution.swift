@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import Foundation
 
 /// A distribution of non-negative quantities (durations in seconds, sizes in bytes) that a

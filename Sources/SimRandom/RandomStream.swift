@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import CGSL
 
 /// Names one GSL random number generator algorithm, such as `mt19937` (the default).

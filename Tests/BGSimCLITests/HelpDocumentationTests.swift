@@ -7,11 +7,12 @@ import Testing
 struct HelpDocumentationTests {
     /// The options a help text lists, each from the start of its own entry.
     static func options(inHelp help: String) -> Set<String> {
-        Set(help.split(separator: "\n").compactMap { line -> String? in
-            let entry = line.drop { $0 == " " }
-            guard line.hasPrefix("  "), entry.hasPrefix("--") else { return nil }
-            return String(entry.prefix { $0 == "-" || $0.isLetter })
-        })
+        Set(
+            help.split(separator: "\n").compactMap { line -> String? in
+                let entry = line.drop { $0 == " " }
+                guard line.hasPrefix("  "), entry.hasPrefix("--") else { return nil }
+                return String(entry.prefix { $0 == "-" || $0.isLetter })
+            })
     }
 
     /// Whether `text` names `option` as a whole word: `--out` does not count for `--output`.

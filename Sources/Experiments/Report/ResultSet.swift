@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import Foundation
 
 /// A CSV file read back: its header and rows of fields (RFC 4180 quoting), as the result

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
 import SimEngine
 
 /// An online per-app launch predictor, learned from the simulated history as it happens.

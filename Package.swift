@@ -13,7 +13,10 @@ let package = Package(
         .library(name: "SimRandom", targets: ["SimRandom"]),
         .library(name: "PhoneWorld", targets: ["PhoneWorld"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
+        .library(name: "ScenarioFiles", targets: ["ScenarioFiles"]),
+        .library(name: "ResultFiles", targets: ["ResultFiles"]),
         .library(name: "Experiments", targets: ["Experiments"]),
+        .library(name: "Reports", targets: ["Reports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,13 +54,28 @@ let package = Package(
 
         // MARK: - Experiments
 
-        /// Scenarios, replications, statistics and CSV outputs.
+        /// Scenario and sweep files: the YAML tree and its key paths, profiles, overrides,
+        /// traces, sweep designs (Sobol points from GSL), and their checks and messages.
         .target(
-            name: "Experiments",
+            name: "ScenarioFiles",
             dependencies: [
-                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "CSHA256",
+                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ResultFiles", "CGSL",
                 .product(name: "Yams", package: "Yams"),
             ]
+        ),
+        /// Writing result files: RFC 4180 CSV, SHA-256, atomic output folders and their lock.
+        .target(name: "ResultFiles", dependencies: ["SimEngine", "CSHA256"]),
+        /// Studies: plans of units, replications in parallel, resume, shards and merge, the
+        /// result rows, statistics, the manifest and the comparison table. Re-exports
+        /// ScenarioFiles, whose types its API takes.
+        .target(
+            name: "Experiments",
+            dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles"]
+        ),
+        /// The HTML and Markdown report of a results folder (inline SVG, no script).
+        .target(
+            name: "Reports",
+            dependencies: ["SimEngine", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles", "Experiments"]
         ),
 
         // MARK: - Command line
@@ -65,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "bgsim",
             dependencies: [
-                "Experiments", "Scheduling", "SimEngine",
+                "Experiments", "Reports", "ScenarioFiles", "ResultFiles", "Scheduling", "SimEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,7 +100,12 @@ let package = Package(
         .testTarget(name: "SimRandomTests", dependencies: ["SimRandom", "CGSL"]),
         .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld", "SimRandom"]),
         .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "SimRandom"]),
-        .testTarget(name: "ExperimentsTests", dependencies: ["Experiments"]),
+        .testTarget(
+            name: "ExperimentsTests",
+            dependencies: [
+                "Experiments", "ScenarioFiles", "ResultFiles", "Reports", "Scheduling", "PhoneWorld", "SimEngine", "SimRandom",
+            ]
+        ),
         .testTarget(name: "BGSimCLITests", dependencies: ["bgsim"]),
         .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),
     ]

@@ -46,6 +46,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "Experiments", package: "bgsim"),
+                .product(name: "ResultFiles", package: "bgsim"),
             ],
             path: "Benchmarks/Outputs",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,4 +1,6 @@
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 import SimRandom
@@ -26,7 +28,7 @@ public enum ComparisonTable {
     /// ties for the best is named, not only the first; none when fewer than two are ranked,
     /// when all of them are equal, or when the metric is neither better high nor low. The
     /// comparison table, the report's tables and its bar charts all mark the best this way.
-    static func bestIndices(means: [Double], ranked: [Bool], better: Metric.Better) -> Set<Int> {
+    package static func bestIndices(means: [Double], ranked: [Bool], better: Metric.Better) -> Set<Int> {
         let candidates = means.indices.filter { ranked[$0] && means[$0].isFinite }
         guard candidates.count > 1, Set(candidates.map { means[$0] }).count > 1 else { return [] }
         let target: Double
@@ -85,7 +87,7 @@ public enum ComparisonTable {
     }
 
     /// The short names of the kinds in the shares table.
-    static func shortName(_ kind: TaskKind) -> String {
+    package static func shortName(_ kind: TaskKind) -> String {
         switch kind {
         case .finiteLength: "finite"
         case .silentPush: "push"
@@ -120,7 +122,7 @@ public enum ComparisonTable {
     /// A part's share of a total in percent, to one decimal, as the mechanism tables (terminal
     /// and report) show it: "<0.1" for a share that is not nothing but would show as 0.0 (a
     /// policy's redone work, say), `nil` without a total.
-    static func percent(_ part: Double, of total: Double) -> String? {
+    package static func percent(_ part: Double, of total: Double) -> String? {
         guard total > 0, part.isFinite else { return nil }
         let share = 100 * part / total
         return share > 0 && share < 0.05 ? "<0.1" : fixed(share, 1)

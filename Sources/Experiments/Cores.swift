@@ -1,4 +1,6 @@
 import Foundation
+import ResultFiles
+import ScenarioFiles
 
 /// How many simulations this process should run at once by default: the CPUs it may run on,
 /// not the CPUs the machine has.

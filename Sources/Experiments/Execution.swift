@@ -1,6 +1,8 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 
 /// Finished units of a study, side by side in one folder (`units/`): for the unit

@@ -1,6 +1,8 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import SimEngine
 
 /// What a study runs: one or more points (scenarios), each under every policy in every
@@ -199,17 +201,17 @@ public struct StudyPlan: Sendable {
 
 /// A plan's SHA-256 (`StudyPlan.fingerprint`), fed one point at a time in point order, so
 /// that neither a plan nor a report rebuilding one keeps every point's resolved JSON.
-struct PlanDigest {
+package struct PlanDigest {
     private var h = SHA256()
 
-    init(replications: Int) { h.update(Data("bgsim plan\n\(replications)\n".utf8)) }
+    package init(replications: Int) { h.update(Data("bgsim plan\n\(replications)\n".utf8)) }
 
-    mutating func add(values: [String], resolvedJSON: String) {
+    package mutating func add(values: [String], resolvedJSON: String) {
         h.update(Data((values.joined(separator: "\u{1f}") + "\n").utf8))
         h.update(Data((resolvedJSON + "\n").utf8))
     }
 
-    func hex() -> String {
+    package func hex() -> String {
         var copy = h
         return copy.hexDigest()
     }

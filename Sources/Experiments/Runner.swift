@@ -1,6 +1,8 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 import SimRandom

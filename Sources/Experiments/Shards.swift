@@ -1,6 +1,8 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import SimEngine
 
 /// Shards that do not make one complete, consistent study: missing or duplicate units,

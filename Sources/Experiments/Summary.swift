@@ -1,5 +1,7 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimRandom
 

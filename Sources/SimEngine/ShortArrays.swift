@@ -7,12 +7,13 @@
 /// element): `removeAll(keepingCapacity: true)` of one element about 100 instructions, popping
 /// it about 30; `removeFirst()` of the only element about 200 and `remove(at:)` of the last
 /// about 85, `removeLast()` about 35. The results are the same; only the path differs.
+/// Package-level: the standard library type is not bgsim's to extend for its users.
 extension Array {
     /// Removes every element and keeps the storage, like `removeAll(keepingCapacity: true)`.
     /// Lists longer than a few elements take the standard path, which does not grow with the
     /// count for plain values.
     @inlinable
-    public mutating func removeAllKeepingCapacity() {
+    package mutating func removeAllKeepingCapacity() {
         if count > 4 {
             removeAll(keepingCapacity: true)
         } else {
@@ -23,14 +24,14 @@ extension Array {
     /// `remove(at:)`, through `removeLast()` when `index` is the last.
     @inlinable
     @discardableResult
-    public mutating func removeQuickly(at index: Int) -> Element {
+    package mutating func removeQuickly(at index: Int) -> Element {
         index == count - 1 ? removeLast() : remove(at: index)
     }
 
     /// `removeFirst()`, through `removeLast()` when the list has one element.
     @inlinable
     @discardableResult
-    public mutating func removeFirstQuickly() -> Element {
+    package mutating func removeFirstQuickly() -> Element {
         count == 1 ? removeLast() : removeFirst()
     }
 }

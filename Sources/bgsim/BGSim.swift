@@ -1,6 +1,9 @@
 import ArgumentParser
 import Experiments
 import Foundation
+import Reports
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 

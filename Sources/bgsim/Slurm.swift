@@ -1,5 +1,8 @@
 import Experiments
 import Foundation
+import Reports
+import ResultFiles
+import ScenarioFiles
 
 /// `bgsim sweep --emit-slurm` (or `run --emit-slurm`): a job array whose task K runs shard K/N
 /// of the study, a merge job that runs after all of them succeed, and `submit.sh`, which

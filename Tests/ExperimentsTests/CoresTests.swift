@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 /// The default `--jobs`: the CPUs this process may use, not the machine's.
 @Suite struct CoresTests {

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 /// The documents say what the code does: facts that can drift (citations, the schema version,
 /// the lists of profiles and policies) are checked against the repository itself.

@@ -3,6 +3,8 @@ import Scheduling
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 /// Random sweeps over wide ranges of almost every section (`Tests/Fuzz/wide.yaml`), run by the
 /// tests' debug build, whose assertions and preconditions stop at the first inconsistency: the

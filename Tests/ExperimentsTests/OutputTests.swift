@@ -5,6 +5,8 @@ import SimRandom
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 @testable import Scheduling
 
 @Suite("Runs, statistics and CSV")

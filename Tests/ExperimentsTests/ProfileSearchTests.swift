@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 /// Where a scenario finds its profiles, and how a variant made with `--set` is named.
 @Suite("Profile search and variant names")

@@ -4,6 +4,8 @@ import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 let modelsDir = repoRoot.appendingPathComponent("models").path
 

@@ -5,6 +5,9 @@ import SimRandom
 import Testing
 
 @testable import Experiments
+@testable import Reports
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 @Suite("Report")
 struct ReportTests {

@@ -3,6 +3,8 @@ import Scheduling
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 /// `notebooks-data/README.md` documents every column of every file and every key of the
 /// manifest; it must agree with what is written, column for column, in order.

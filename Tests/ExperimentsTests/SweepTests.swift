@@ -2,6 +2,8 @@ import Foundation
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 @Suite("Sweeps, shards and resume")
 struct SweepTests {

@@ -5,6 +5,8 @@ import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import ResultFiles
+@testable import ScenarioFiles
 
 let replayScenario = repoRoot.appendingPathComponent("models/scenarios/replay.yaml").path
 

@@ -1,6 +1,7 @@
 import Benchmark
 import Experiments
 import Foundation
+import ResultFiles
 
 /// What writing results costs beside the simulation: one reference run (20 apps, 30 days,
 /// eager) written as a study with its result files, without tasks.csv (the summaries only)

@@ -3,7 +3,7 @@ import Foundation
 /// Rows one run writes straight to a file as they are produced, so that a long run's
 /// per-task rows and timeline never sit in memory. The files are the run's unit's row
 /// files (`units/p000000-1-r000003.tasks.csv`); the result files join them in unit order.
-final class PartWriter: @unchecked Sendable {
+package final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
     private let buffer = CSVBytes(capacity: PartWriter.flushBytes + 4096)
@@ -13,7 +13,7 @@ final class PartWriter: @unchecked Sendable {
     private var failure: String?
     private static let flushBytes = 1 << 20
 
-    init(_ url: URL, prefix: [String]) throws(RuntimeFailure) {
+    package init(_ url: URL, prefix: [String]) throws(RuntimeFailure) {
         self.url = url
         let first = CSVBytes()
         for field in prefix { first.field(field) }
@@ -28,7 +28,7 @@ final class PartWriter: @unchecked Sendable {
 
     /// Appends a record: the unit's first fields, then those `write` adds and its line break.
     /// Write errors are kept and reported by `close`.
-    func append(_ write: (CSVBytes) -> Void) {
+    package func append(_ write: (CSVBytes) -> Void) {
         if let prefix { buffer.fields(prefix) }
         write(buffer)
         if buffer.count >= Self.flushBytes { flush() }
@@ -44,7 +44,7 @@ final class PartWriter: @unchecked Sendable {
         buffer.removeAll()
     }
 
-    func close() throws(RuntimeFailure) {
+    package func close() throws(RuntimeFailure) {
         flush()
         try? handle?.close()
         handle = nil

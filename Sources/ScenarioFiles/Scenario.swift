@@ -100,7 +100,7 @@ public struct Scenario: Equatable, Sendable {
         try parse(yaml: yaml, file: file, overrides: overrides, documents: DocumentCache())
     }
 
-    static func parse(yaml: String, file: String, overrides: [Override], documents: DocumentCache) throws(ScenarioError) -> Scenario {
+    package static func parse(yaml: String, file: String, overrides: [Override], documents: DocumentCache) throws(ScenarioError) -> Scenario {
         let resolved = try tree(yaml: yaml, file: file, overrides: overrides, documents: documents)
         var scenario = try read(resolved, file: file, documents: documents)
         scenario.resolvedJSON = resolved.canonicalJSON

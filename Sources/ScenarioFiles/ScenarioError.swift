@@ -6,7 +6,7 @@
 /// where the YAML parser gives them:
 /// `models/scenarios/x.yaml:4:17: phone.battery.capacity_wh: expected a number > 0, got -5`.
 public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable {
-    enum Kind: Equatable, Sendable {
+    package enum Kind: Equatable, Sendable {
         case unreadable
         case syntax
         case invalid
@@ -25,7 +25,7 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
     public let origin: String?
     public let message: String
 
-    init(
+    package init(
         _ kind: Kind, file: String, keyPath: String = "", line: Int? = nil, column: Int? = nil,
         origin: String? = nil, message: String
     ) {
@@ -41,7 +41,7 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
     /// The same error, said to come from `origin` unless it already names where its value
     /// came from: an error a sweep's point caused away from its axes' key paths (an app's
     /// geofence naming a place the point's network does not have) still names the point.
-    func from(_ origin: String) -> ScenarioError {
+    package func from(_ origin: String) -> ScenarioError {
         guard self.origin == nil else { return self }
         return ScenarioError(kind, file: file, keyPath: keyPath, line: line, column: column, origin: origin, message: message)
     }

@@ -1,7 +1,10 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
+import Experiments
 import Foundation
 import PhoneWorld
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 

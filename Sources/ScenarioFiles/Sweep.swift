@@ -2,6 +2,7 @@
 
 import CGSL
 import Foundation
+import ResultFiles
 import SimEngine
 import SimRandom
 
@@ -126,7 +127,7 @@ public struct Sweep: Sendable {
     public var common: [Override]
     public var design: SweepDesign
     /// The sweep file as canonical JSON, for the manifest.
-    var resolvedJSON: String
+    package var resolvedJSON: String
 
     /// The path without `.` and `name/..` steps (`models/sweeps/../scenarios/default.yaml` as
     /// `models/scenarios/default.yaml`), for what people read: `validate`, messages and

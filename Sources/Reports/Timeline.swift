@@ -1,5 +1,8 @@
+import Experiments
 import Foundation
 import PhoneWorld
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 

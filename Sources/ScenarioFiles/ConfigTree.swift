@@ -73,15 +73,15 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
 /// Scenario files are parsed by Yams into this tree rather than decoded straight into
 /// types, so that every value keeps its line and column for error messages, and so that
 /// `--set` overrides can replace any value by key path before the document is read.
-struct ConfigNode: Sendable {
-    indirect enum Value: Sendable {
+package struct ConfigNode: Sendable {
+    package indirect enum Value: Sendable {
         /// A scalar's text as written (numbers, durations and times are parsed on reading).
         case scalar(String, plain: Bool)
         case mapping([(key: String, keyLine: Int?, value: ConfigNode)])
         case sequence([ConfigNode])
     }
 
-    var value: Value
+    package var value: Value
     var line: Int?
     var column: Int?
     /// Set for nodes that came from the command line: `--set key=value`.
@@ -131,7 +131,7 @@ struct ConfigNode: Sendable {
 
     /// Parses YAML text into a tree.
     /// - Throws: `ScenarioError` with the parser's line and column.
-    static func parse(yaml: String, file: String, origin: String? = nil) throws(ScenarioError) -> ConfigNode {
+    package static func parse(yaml: String, file: String, origin: String? = nil) throws(ScenarioError) -> ConfigNode {
         try parse(yaml: yaml, file: file, origin: origin, locateSyntaxErrors: true)
     }
 

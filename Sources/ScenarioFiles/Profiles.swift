@@ -184,7 +184,7 @@ extension ConfigNode {
 /// points of a sweep), each file once. Parsing the base scenario and its profiles again at
 /// every point cost about 15 M instructions a point. Shared by the threads that read a
 /// sweep's points; a file is parsed under the lock, so once.
-final class DocumentCache: Sendable {
+package final class DocumentCache: Sendable {
     private struct State {
         var documents: [String: (text: String?, tree: ConfigNode)] = [:]
         var parses = 0
@@ -193,7 +193,7 @@ final class DocumentCache: Sendable {
     /// Shared by the points of a sweep, which are read on several threads.
     private let state = Mutex(State())
 
-    init() {}
+    package init() {}
 
     /// Files parsed so far.
     var parses: Int { state.withLock { $0.parses } }

@@ -1,4 +1,7 @@
+import Experiments
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import SimRandom
 
 /// Small inline-SVG charts for the report: no script, no external resource, text as text

@@ -1,6 +1,9 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
+import Experiments
 import Foundation
+import ResultFiles
+import ScenarioFiles
 
 /// A CSV file read back: its header and rows of fields (RFC 4180 quoting), as the result
 /// files are written.

@@ -1,6 +1,9 @@
 // swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
 
+import Experiments
 import Foundation
+import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 import SimRandom

@@ -1,0 +1,237 @@
+// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
+
+import PhoneWorld
+import ResultFiles
+import ScenarioFiles
+import Scheduling
+import SimEngine
+import SimRandom
+
+/// `tasks.csv`: one row per task of every run.
+public enum TaskRows {
+    public static let header: [String] =
+        [
+            "policy", "replication", "task", "app", "identifier", "kind", "submitted_s", "earliest_begin_s", "started_s",
+            "ended_s", "outcome", "success", "rejection", "latency_s", "completion_latency_s", "cpu_time_s",
+            "up_bytes", "down_bytes", "energy_j", "cpu_energy_j", "radio_energy_j", "radio_tail_energy_j",
+        ] + HoldReason.allCases.map { "held_\($0.token)_s" } + ["delayed_by", "policy_reasons"]
+
+    /// The fields after `policy` and `replication`, then the line break.
+    static func write(_ r: TaskRecord, appNames: [String], to out: CSVBytes) {
+        let q = r.request
+        out.integer(q.id.rawValue)
+        out.field(appNames[q.app])
+        out.field(q.identifier)
+        out.field(q.kind.rawValue)
+        out.seconds(q.submitted)
+        out.seconds(q.earliestBegin)
+        out.seconds(r.started)
+        out.seconds(r.ended)
+        out.field(r.outcome.rawValue)
+        if r.outcome == .completed { out.field(r.success ? "true" : "false") } else { out.empty() }
+        if let rejection = r.rejection { out.field(rejection.rawValue) } else { out.empty() }
+        out.seconds(r.latency)
+        out.seconds(r.completionLatency)
+        out.seconds(r.cpuTime)
+        out.number(r.movedUpBytes)
+        out.number(r.movedDownBytes)
+        out.number(r.energyJ)
+        out.number(r.cpuEnergyJ)
+        out.number(r.radioEnergyJ)
+        out.number(r.radioTailEnergyJ)
+        for reason in HoldReason.allCases { out.number(r.held[reason]) }
+        out.list(HoldReason.allCases.filter { r.held[$0] > 0 }.map(\.token))
+        out.list(r.policyReasons)
+        out.endRecord()
+    }
+}
+
+/// `timeline.csv`: the phone's state sampled at an interval, in every run.
+public enum TimelineRows {
+    public static let header = [
+        "policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
+        "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running",
+    ]
+
+    static func write(_ s: TimelineSample, appNames: [String], to out: CSVBytes) {
+        func flag(_ b: Bool) -> String { b ? "1" : "0" }
+        out.seconds(s.time)
+        out.number(100 * s.charge)
+        out.field(flag(s.isOn))
+        out.field(flag(s.isCharging))
+        out.field(s.network.rawValue)
+        out.field(flag(s.screenOn))
+        if let app = s.foregroundApp { out.field(appNames[app]) } else { out.empty() }
+        out.field(flag(s.inCall))
+        out.field(flag(s.lowPowerMode))
+        out.integer(s.tasksRunning)
+        out.endRecord()
+    }
+}
+
+extension Experiment {
+    /// The columns that say which point a row belongs to: none for a run; for a sweep,
+    /// `point` and one column per axis, named by its key path.
+    static func pointHeader(_ plan: StudyPlan) -> [String] { plan.isSweep ? ["point"] + plan.parameters : [] }
+    static func pointFields(_ plan: StudyPlan, _ point: Int) -> [String] {
+        plan.isSweep ? [String(point)] + plan.points[point].values : []
+    }
+
+    /// A sweep's design as CSV (`bgsim validate SWEEP --points`): `scenario`, `point` and one
+    /// column per axis, one row per point, with the names and values the result files give
+    /// them, so the listing joins runs.csv on `point` and shows the points a sweep will run
+    /// (a Latin hypercube's or Sobol sequence's coverage, say) before anything runs.
+    public static func designCSV(_ plan: StudyPlan) -> String {
+        let out = resultFile(plan, header: [])
+        for p in plan.points.indices {
+            out.fields(rowHead(plan, p))
+            out.endRecord()
+        }
+        return out.text
+    }
+
+    /// A result file's header record, and the fields that open each of its rows at `point`
+    /// (the scenario's name and the point's), written once per point. The result files are
+    /// written record by record into one buffer: built as arrays of strings per row, the
+    /// summary of a 2,000-point sweep took a fifteenth of the sweep (perf).
+    static func resultFile(_ plan: StudyPlan, header: [String]) -> CSVBytes {
+        let out = CSVBytes(capacity: 1 << 16)
+        for name in ["scenario"] + pointHeader(plan) + header { out.field(name) }
+        out.endRecord()
+        return out
+    }
+    static func rowHead(_ plan: StudyPlan, _ point: Int) -> [UInt8] {
+        let head = CSVBytes()
+        for f in [plan.name] + pointFields(plan, point) { head.field(f) }
+        return head.bytes
+    }
+
+    /// `runs.csv`: one row per (point x) policy x replication.
+    public static func runsCSV<R: RunValuesProtocol>(_ scenario: Scenario, _ runs: [R]) -> String {
+        runsCSV(StudyPlan(scenario: scenario), [runs])
+    }
+
+    public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
+
+    static func runsRows<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> ResultRows {
+        ResultRows(plan, header: ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name)) { point, csv in
+            let head = rowHead(plan, point)
+            for run in runs[point] {
+                csv.fields(head)
+                csv.field(run.policy.name)
+                csv.integer(run.replication)
+                csv.field(String(plan.points[point].scenario.seed))
+                for (metric, value) in zip(RunMetrics.columns, run.values) { csv.number(value, count: metric.isCount) }
+                csv.endRecord()
+            }
+        }
+    }
+
+    /// `summary.csv`: one row per (point x) policy x metric: n, mean, standard deviation, 95% t-interval.
+    public static func summaryCSV(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
+        summaryCSV(StudyPlan(scenario: scenario), [summaries])
+    }
+
+    public static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
+        summaryRows(plan) { summaries[$0] }.text
+    }
+
+    /// The file from each point's summaries, which `summaries` makes when the point is written.
+    static func summaryRows(_ plan: StudyPlan, _ summaries: @escaping @Sendable (_ point: Int) -> [PolicySummary]) -> ResultRows {
+        ResultRows(plan, header: ["policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"]) { point, csv in
+            let head = rowHead(plan, point)
+            for s in summaries(point) {
+                for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
+                    csv.fields(head)
+                    csv.field(s.policy.name)
+                    csv.field(metric.name)
+                    csv.integer(ci.count)
+                    csv.number(ci.mean)
+                    csv.number(ci.standardDeviation)
+                    csv.number(ci.lower)
+                    csv.number(ci.upper)
+                    csv.number(ci.halfWidth)
+                    csv.endRecord()
+                }
+            }
+        }
+    }
+
+    /// `comparisons.csv`: one row per (point x) policy (other than the baseline) x metric:
+    /// the paired difference policy - baseline over replications.
+    public static func comparisonsCSV(_ scenario: Scenario, _ comparisons: [PairedComparison]) -> String {
+        comparisonsCSV(StudyPlan(scenario: scenario), [comparisons])
+    }
+
+    public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
+        comparisonRows(plan) { comparisons[$0] }.text
+    }
+
+    /// The file from each point's comparisons, which `comparisons` makes when the point is written.
+    static func comparisonRows(_ plan: StudyPlan, _ comparisons: @escaping @Sendable (_ point: Int) -> [PairedComparison]) -> ResultRows {
+        ResultRows(
+            plan,
+            header: [
+                "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+                "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value",
+            ]
+        ) { point, csv in
+            let head = rowHead(plan, point)
+            for c in comparisons(point) {
+                let d = c.difference
+                csv.fields(head)
+                csv.field(c.policy.name)
+                csv.field(c.baseline.name)
+                csv.field(RunMetrics.columns[c.metric].name)
+                csv.integer(d.count)
+                for x in [c.baselineMean, d.mean, d.standardDeviation, d.lower, d.upper, 100 * c.relativeDifference, c.pValue] {
+                    csv.number(x)
+                }
+                csv.endRecord()
+            }
+        }
+    }
+}
+
+/// A result file of a study (runs.csv, summary.csv, comparisons.csv) as its header and a
+/// function that writes one point's rows. Written to disk a point at a time
+/// (`OutputContent.pieces`), a sweep's file is never whole in memory: summary.csv holds
+/// about 7.6 kB a point and policy (152 MB for `Benchmarks/sweeps/points-20k.yaml`), and
+/// built whole it was copied twice more on its way to disk: that sweep peaked at 700 MB,
+/// now 96 MB. `text` is the whole file.
+struct ResultRows: Sendable {
+    let header: [String]
+    let points: Int
+    let write: @Sendable (_ point: Int, _ out: CSVBytes) -> Void
+
+    init(_ plan: StudyPlan, header: [String], write: @escaping @Sendable (_ point: Int, _ out: CSVBytes) -> Void) {
+        self.header = ["scenario"] + Experiment.pointHeader(plan) + header
+        points = plan.points.count
+        self.write = write
+    }
+
+    var text: String {
+        let out = CSVBytes(capacity: 1 << 16)
+        for name in header { out.field(name) }
+        out.endRecord()
+        for p in 0..<points { write(p, out) }
+        return out.text
+    }
+
+    var content: OutputContent { .pieces(header: CSVWriter.line(header), count: points, write: write) }
+}
+
+/// `events.csv` (opt-in): every event of every run.
+public enum EventRows {
+    public static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
+
+    static func write(_ e: LoggedEvent, appNames: [String], to out: CSVBytes) {
+        out.seconds(e.time)
+        out.field(e.subject.rawValue)
+        if let app = e.app { out.field(appNames[app]) } else { out.empty() }
+        if let task = e.task { out.integer(task.rawValue) } else { out.empty() }
+        out.field { e.write(event: &$0) }
+        out.field { e.write(detail: &$0) }
+        out.endRecord()
+    }
+}

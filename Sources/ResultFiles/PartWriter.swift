@@ -6,12 +6,12 @@ import Foundation
 package final class PartWriter: @unchecked Sendable {
     let url: URL
     private var handle: FileHandle?
-    private let buffer = CSVBytes(capacity: PartWriter.flushBytes + 4096)
+    @usableFromInline let buffer = CSVBytes(capacity: PartWriter.flushBytes + 4096)
     /// The unit's first fields (`policy,replication`), written as CSV once; nil when there are
     /// none. Keyed on the field count, not the bytes: one empty first field still needs its comma.
-    private let prefix: [UInt8]?
+    @usableFromInline let prefix: [UInt8]?
     private var failure: String?
-    private static let flushBytes = 1 << 20
+    @usableFromInline static let flushBytes = 1 << 20
 
     package init(_ url: URL, prefix: [String]) throws(RuntimeFailure) {
         self.url = url
@@ -27,14 +27,15 @@ package final class PartWriter: @unchecked Sendable {
     }
 
     /// Appends a record: the unit's first fields, then those `write` adds and its line break.
-    /// Write errors are kept and reported by `close`.
-    package func append(_ write: (CSVBytes) -> Void) {
+    /// Write errors are kept and reported by `close`. Inlinable: it runs for every row a run
+    /// writes, from the row writers of another target.
+    @inlinable package func append(_ write: (CSVBytes) -> Void) {
         if let prefix { buffer.fields(prefix) }
         write(buffer)
         if buffer.count >= Self.flushBytes { flush() }
     }
 
-    private func flush() {
+    @usableFromInline func flush() {
         guard !buffer.isEmpty, failure == nil, let handle else { buffer.removeAll(); return }
         do {
             try buffer.withUnsafeBytes { try handle.write(contentsOf: $0) }

@@ -1,21 +1,24 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
+    /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
     public static let schemaVersion = 7
+    /// bgsim's version, written into every manifest.
     public static let toolVersion = "0.3.0"
 
+    /// The study: its scenario or sweep, points, policies, seed and the plan's digest.
     public var plan: StudyPlan
+    /// The command that reproduces the files, without the options that do not change them.
     public var commandLine: [String]
     /// Replications per policy actually run (more than the scenario's with `--precision`).
     public var replications: Int
     /// The precision asked for and whether it was reached, if `--precision` was given.
     public var precision: PrecisionOutcome?
 
+    /// The manifest of `plan`, run by `commandLine` with `replications` per policy.
     public init(plan: StudyPlan, commandLine: [String], replications: Int, precision: PrecisionOutcome?) {
         self.plan = plan
         self.commandLine = commandLine
@@ -59,6 +62,7 @@ public struct Manifest: Sendable {
         return pairs
     }
 
+    /// The manifest's JSON text, listing `files` with their sizes and SHA-256.
     public func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
         var pairs = head(kind: plan.isSweep ? "sweep" : "run")
         if let p = precision {

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import ResultFiles
 import ScenarioFiles
@@ -11,8 +9,11 @@ import SimRandom
 /// how it is computed from a run's metrics. Name and computation stand together so that the
 /// columns cannot drift from their values.
 public struct Metric: Sendable {
+    /// Which way a metric improves, for marking the best policy in a column.
     public enum Better: Sendable { case higher, lower, neither }
+    /// The column name in `runs.csv`, with its unit as a suffix (`_s`, `_j`, `_pct`).
     public var name: String
+    /// Which way the metric improves.
     public var better: Better
     /// Whether the value is a count (written without a decimal point).
     public var isCount: Bool
@@ -29,6 +30,7 @@ public struct Metric: Sendable {
 extension RunMetrics {
     /// A run's metrics with their samples sorted once, for quantiles.
     public struct Sorted: Sendable {
+        /// The metrics themselves.
         public let m: RunMetrics
         let latency: [Double]
         let completion: [Double]

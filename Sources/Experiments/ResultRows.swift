@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import ResultFiles
 import ScenarioFiles
@@ -9,6 +7,7 @@ import SimRandom
 
 /// `tasks.csv`: one row per task of every run.
 public enum TaskRows {
+    /// The columns, in order (notebooks-data/README.md defines each).
     public static let header: [String] =
         [
             "policy", "replication", "task", "app", "identifier", "kind", "submitted_s", "earliest_begin_s", "started_s",
@@ -48,6 +47,7 @@ public enum TaskRows {
 
 /// `timeline.csv`: the phone's state sampled at an interval, in every run.
 public enum TimelineRows {
+    /// The columns, in order (notebooks-data/README.md defines each).
     public static let header = [
         "policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
         "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running",
@@ -111,6 +111,7 @@ extension Experiment {
         runsCSV(StudyPlan(scenario: scenario), [runs])
     }
 
+    /// `runs.csv` of a study: one row per point, policy and replication.
     public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
 
     static func runsRows<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> ResultRows {
@@ -132,6 +133,7 @@ extension Experiment {
         summaryCSV(StudyPlan(scenario: scenario), [summaries])
     }
 
+    /// `summary.csv` of a study: one row per point, policy and metric.
     public static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
         summaryRows(plan) { summaries[$0] }.text
     }
@@ -163,6 +165,7 @@ extension Experiment {
         comparisonsCSV(StudyPlan(scenario: scenario), [comparisons])
     }
 
+    /// `comparisons.csv` of a study: one row per point, policy other than the baseline, and metric.
     public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
         comparisonRows(plan) { comparisons[$0] }.text
     }
@@ -223,6 +226,7 @@ struct ResultRows: Sendable {
 
 /// `events.csv` (opt-in): every event of every run.
 public enum EventRows {
+    /// The columns, in order (notebooks-data/README.md defines each).
     public static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
 
     static func write(_ e: LoggedEvent, appNames: [String], to out: CSVBytes) {

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
@@ -9,7 +7,9 @@ import SimRandom
 
 /// The result of one policy in one replication.
 public struct RunResult: Sendable {
+    /// The policy, with its parameters and label.
     public var policy: PolicySpec
+    /// The replication's number, from 0; it names the random streams the world was drawn from.
     public var replication: Int
     /// The run's metrics. In a study's results their samples (latencies, staleness) are
     /// dropped once `values` are computed, so memory does not grow with run length.
@@ -28,6 +28,7 @@ public struct RecordOptions: Sendable, Equatable {
     public var tasks = false
     /// Sample the phone's state this often (`timeline.csv`).
     public var timelineEvery: SimDuration?
+    /// What to record besides the metrics: each event, each task, a timeline sampled every `timelineEvery`.
     public init(events: Bool = false, tasks: Bool = false, timelineEvery: SimDuration? = nil) {
         self.events = events
         self.tasks = tasks

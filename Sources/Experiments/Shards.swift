@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
@@ -8,7 +6,9 @@ import SimEngine
 /// Shards that do not make one complete, consistent study: missing or duplicate units,
 /// shards of different studies, a unit whose files do not match its shard's manifest.
 public struct MergeError: Error, CustomStringConvertible {
+    /// The whole message, one line per problem.
     public let description: String
+    /// An error saying `description`.
     public init(_ description: String) { self.description = description }
 }
 

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
@@ -11,12 +9,15 @@ import SimRandom
 public struct PrecisionGoal: Sendable {
     /// The relative precision gamma asked for (0.05: within 5% of the mean).
     public var target: Double
+    /// The `runs.csv` columns whose intervals must meet the target.
     public var metrics: [String]
+    /// The most replications per policy to run before giving up.
     public var maxReplications: Int
 
     /// The metrics checked unless others are named: the comparison's headline means.
     public static let defaultMetrics = ["completed_pct", "background_energy_j", "staleness_mean_s"]
 
+    /// A goal of relative precision `target` on `metrics`, with at most `maxReplications`.
     public init(target: Double, metrics: [String] = PrecisionGoal.defaultMetrics, maxReplications: Int = 1000) {
         self.target = target
         self.metrics = metrics
@@ -39,9 +40,13 @@ public struct PrecisionGoal: Sendable {
 
 /// What `--precision` achieved.
 public struct PrecisionOutcome: Sendable {
+    /// The relative precision asked for.
     public var target: Double
+    /// The columns it was asked of.
     public var metrics: [String]
+    /// The most replications it could use.
     public var maxReplications: Int
+    /// Whether every policy (at every point) met it.
     public var reached: Bool
     /// The largest relative half-width over policies and metrics at the end.
     public var worst: Double

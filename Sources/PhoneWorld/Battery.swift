@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import SimEngine
 
@@ -15,6 +13,7 @@ public enum BatteryModelKind: String, Sendable, CaseIterable {
 
 /// Parameters of the phone's battery.
 public struct BatteryParameters: Equatable, Sendable {
+    /// `linear` (an ideal store) or `kibam` (the Kinetic Battery Model, docs/sources.md §7).
     public var model: BatteryModelKind = .linear
     /// Usable capacity in watt-hours. Default: iPhone 15, 12.98 Wh (regulatory filing,
     /// docs/sources.md §7).
@@ -36,6 +35,7 @@ public struct BatteryParameters: Equatable, Sendable {
     /// update formula (Jongerden & Haverkort's k'). Default 4.5e-5 /s [secondary], same source.
     public var kibamK: Double = 4.5e-5
 
+    /// The defaults above: an iPhone 15's capacity, linear, 80% charged.
     public init() {}
 
     /// Capacity in joules (1 Wh = 3600 J).
@@ -58,8 +58,10 @@ public struct EnergyFlow: Equatable, Sendable {
     /// Energy the charger stored in the battery.
     public var intoBatteryJ: Double = 0
 
+    /// No energy moved.
     public init() {}
 
+    /// Adds the flows of `b` to `a`.
     public static func += (a: inout EnergyFlow, b: EnergyFlow) {
         a.consumedJ += b.consumedJ
         a.fromBatteryJ += b.fromBatteryJ
@@ -87,11 +89,13 @@ public struct Battery: Equatable, Sendable {
         case kibam(availableJ: Double, boundJ: Double)
     }
 
+    /// Usable capacity, in joules.
     public let capacityJ: Double
     let c: Double
     let k: Double
     @usableFromInline var state: State
 
+    /// A battery as `p` describes it, at its initial charge.
     public init(_ p: BatteryParameters) {
         capacityJ = p.capacityJ
         c = p.kibamC
@@ -129,6 +133,7 @@ public struct Battery: Equatable, Sendable {
     /// Clamped: the two wells' sum can exceed the capacity by a rounding error when full.
     @inlinable
     public var charge: Double { min(1, max(0, energyJ / capacityJ)) }
+    /// Whether the battery holds its whole capacity.
     @inlinable
     public var isFull: Bool { energyJ >= capacityJ }
 

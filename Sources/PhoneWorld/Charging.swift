@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 import SimRandom
 
@@ -24,17 +22,24 @@ public struct ChargingHabit: Equatable, Sendable {
     /// Mean daytime top-ups per day (Poisson), each starting uniformly inside
     /// `[topUpFrom, topUpUntil)` and lasting an exponential time with mean `topUpMean`.
     public var topUpsPerDay: Double = 0
+    /// Earliest time of day a top-up starts.
     public var topUpFrom: SimDuration = .hours(8)
+    /// Latest time of day a top-up starts.
     public var topUpUntil: SimDuration = .hours(22)
+    /// Mean length of a top-up (exponential).
     public var topUpMean: SimDuration = .minutes(30)
 
+    /// The defaults above: a charge on nine nights in ten, no top-ups.
     public init() {}
 }
 
 /// One period with the charger connected, `[start, end)`.
 public struct ChargingSession: Equatable, Sendable {
+    /// When the charger was connected.
     public var start: SimInstant
+    /// When it was removed.
     public var end: SimInstant
+    /// A session from `start` to `end`.
     public init(start: SimInstant, end: SimInstant) {
         self.start = start
         self.end = end

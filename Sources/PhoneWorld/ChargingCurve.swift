@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import SimEngine
 
@@ -12,6 +10,7 @@ public enum ChargerPreset: String, Sendable, CaseIterable {
     case wireless15W = "wireless-15w"
     case magsafe25W = "magsafe-25w"
 
+    /// The preset's rated power, in watts.
     public var powerW: Double {
         switch self {
         case .wired5W: 5
@@ -58,6 +57,7 @@ public struct ChargingCurve: Equatable, Sendable {
     /// An assumption (docs/sources.md §5 says only "finishes by the predicted unplug time").
     public var optimizedLead: SimDuration = .hours(1)
 
+    /// A 20 W adapter with the default curve: no fixed limit, Optimized Battery Charging on.
     public init() {}
 
     /// The most power the battery takes from the charger, in watts.

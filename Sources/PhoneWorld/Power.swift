@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 /// Power drawn by the phone's components other than the battery's standby baseline and the
 /// radios, in watts. The total load at any instant is the sum of the components in use.
 ///
@@ -17,5 +15,6 @@ public struct PowerParameters: Equatable, Sendable {
     /// transmitting at its lowest level (223 mA) at 3.7 V, averaged (docs/sources.md §6).
     public var callW: Double = 0.78
 
+    /// The reference values above, the same for every phone profile.
     public init() {}
 }

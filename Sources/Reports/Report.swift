@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Experiments
 import Foundation
 import ResultFiles
@@ -12,8 +10,11 @@ import SimRandom
 public struct ReportOptions: Sendable {
     /// The replication and day (from 0) the timeline shows, and for a sweep the point.
     public var replication = 0
+    /// The day of that replication the timeline shows, from 0.
     public var day = 0
+    /// For a sweep, the point whose phone the timeline shows.
     public var point = 0
+    /// Options that show `day` of `replication` (of `point` in a sweep).
     public init(replication: Int = 0, day: Int = 0, point: Int = 0) {
         self.replication = replication
         self.day = day
@@ -72,6 +73,7 @@ public struct Report {
         Column("fresh_launches_pct", "fresh launches (%)", SVG.number),
     ]
 
+    /// The report of `results`.
     public init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
         self.results = results
         self.options = options
@@ -194,6 +196,7 @@ public struct Report {
 
     // MARK: - HTML
 
+    /// The self-contained HTML page: inline SVG and CSS, no script, font or request.
     public func html() throws -> String {
         let r = results
         let policies = r.policies
@@ -396,6 +399,7 @@ public struct Report {
 
     // MARK: - Markdown
 
+    /// The Markdown summary: the comparison table and the study's heading.
     public func markdown() -> String {
         let r = results
         var s = "# \(r.scenarioName): policy comparison\n\n"

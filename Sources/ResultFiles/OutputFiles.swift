@@ -1,10 +1,10 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 
 /// A failure while running, not caused by the input: an output that cannot be written.
 public struct RuntimeFailure: Error, CustomStringConvertible {
+    /// The message, naming the file and the operating system's reason.
     public let description: String
+    /// A failure saying `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -20,6 +20,7 @@ public struct RuntimeFailure: Error, CustomStringConvertible {
 public final class FolderLock {
     private var descriptor: Int32
 
+    /// Locks `folder` for this process until the lock is released or the process ends; throws if another process holds it.
     public init(_ folder: URL) throws(RuntimeFailure) {
         descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
@@ -76,6 +77,9 @@ public enum OutputFiles {
         "report.html", "report.md",
     ]
 
+    /// Writes `files` into `folder`, each to a hidden temporary that is flushed and then renamed into place, after all are written.
+    /// `replacing` names an earlier study's files to remove; `marker` (the manifest) is written last,
+    /// from the sizes and digests of the others; `progress` is told how far each file has got.
     public static func write(
         _ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
         marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil,

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import CSHA256
 import Foundation
 
@@ -20,12 +18,14 @@ public struct SHA256 {
     private var pending: [UInt8] = []
     private var length: UInt64 = 0
 
+    /// A hasher that uses the SHA instructions where the processor has them.
     public init() { hardware = Self.usesHardware }
 
     /// A hasher that uses the Swift rounds even where the hardware ones exist, when
     /// `hardware` is false (for tests and benchmarks that compare the two).
     public init(hardware: Bool) { self.hardware = hardware && Self.usesHardware }
 
+    /// Adds `bytes` to the message.
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
         var i = 0
@@ -61,7 +61,9 @@ public struct SHA256 {
         }
     }
 
+    /// Adds `bytes` to the message.
     public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
+    /// Adds `data` to the message.
     public mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
     /// The digest as 64 lowercase hex digits. Ends this hasher's use.
@@ -77,6 +79,7 @@ public struct SHA256 {
         }.joined()
     }
 
+    /// The SHA-256 of `text`'s UTF-8, as 64 lowercase hex digits.
     public static func hex(_ text: String) -> String {
         var s = SHA256()
         s.update(Array(text.utf8))

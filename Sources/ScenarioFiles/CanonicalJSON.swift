@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 
 /// Minimal JSON text for the manifest: strings escaped per RFC 8259, keys in a fixed order.

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 /// Bad input: a scenario file or a command-line value that cannot be used.
 ///
 /// The message names the file, the key path and what was expected, and the line and column
@@ -20,9 +18,11 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
     public let keyPath: String
     /// 1-based line and column, where known.
     public let line: Int?
+    /// 1-based column, where the YAML parser gives one.
     public let column: Int?
     /// Where a value came from when it was not the file (`--set phone.battery.capacity_wh=-5`).
     public let origin: String?
+    /// What was wrong and what was expected.
     public let message: String
 
     package init(
@@ -46,6 +46,7 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
         return ScenarioError(kind, file: file, keyPath: keyPath, line: line, column: column, origin: origin, message: message)
     }
 
+    /// `file:line:column: origin: key.path: message`, with the parts that are known.
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 import SimRandom
@@ -7,12 +5,18 @@ import SimRandom
 /// A silent push from an app's server: when it arrives, and the work its handler will do
 /// (drawn in advance, so every policy sees the same pushes).
 public struct PushArrival: Equatable, Sendable {
+    /// When it reaches the phone.
     public var time: SimInstant
+    /// The app it is for, as an index into the scenario's apps.
     public var app: Int
+    /// CPU time its handler takes.
     public var work: SimDuration
+    /// Bytes its handler sends.
     public var upBytes: Double
+    /// Bytes its handler receives.
     public var downBytes: Double
 
+    /// A push arriving at `time` for `app`, whose handler does the given work.
     public init(time: SimInstant, app: Int, work: SimDuration = .seconds(2), upBytes: Double = 0, downBytes: Double = 0) {
         self.time = time
         self.app = app

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 
 /// A distribution of non-negative quantities (durations in seconds, sizes in bytes) that a
@@ -36,6 +34,7 @@ public enum Distribution: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The distribution in words, for messages: `3.0`, `exponential(mean 3.0)`, `uniform(1.0, 5.0)`.
     public var description: String {
         switch self {
         case .fixed(let v): "\(v)"

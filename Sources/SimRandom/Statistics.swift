@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import CGSL
 import Synchronization
 
@@ -131,13 +129,20 @@ public enum Statistics {
 /// is m +- t(1 - alpha/2, n - 1) s / sqrt(n) (Law & Kelton, "Simulation Modeling and
 /// Analysis", §9.4). With one replication the half-width is unknown (`nan`).
 public struct ConfidenceInterval: Equatable, Sendable {
+    /// The sample mean.
     public var mean: Double
+    /// The sample standard deviation (n - 1 in the denominator).
     public var standardDeviation: Double
+    /// Half the interval's width; `nan` with one replication.
     public var halfWidth: Double
+    /// The number of replications.
     public var count: Int
+    /// The confidence level, such as 0.95.
     public var level: Double
 
+    /// The interval's lower end.
     public var lower: Double { mean - halfWidth }
+    /// The interval's upper end.
     public var upper: Double { mean + halfWidth }
 
     /// The interval of `data` at confidence `level` (0.95 by default).

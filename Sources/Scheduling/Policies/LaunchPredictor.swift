@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 
 /// An online per-app launch predictor, learned from the simulated history as it happens.
@@ -10,8 +8,11 @@ import SimEngine
 /// `(days with a launch + prior * priorDays) / (days the bin has elapsed + priorDays)`: the
 /// prior (dasd's default 0.0025) until history outweighs it.
 public struct LaunchPredictor: Sendable {
+    /// Width of a time-of-day bin (default 7.5 minutes).
     public var binWidth: SimDuration
+    /// Launch probability of a bin before any history (dasd's default, 0.0025).
     public var prior: Double
+    /// How many days of history the prior weighs as.
     public var priorDays: Double
 
     var binsPerDay: Int
@@ -22,6 +23,7 @@ public struct LaunchPredictor: Sendable {
     var cursor: [Int] = []
     var learned = 0
 
+    /// A predictor with no history yet.
     public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
         precondition(
             binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,

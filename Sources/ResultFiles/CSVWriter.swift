@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 
 /// Writes RFC 4180 CSV text: fields with a comma, quote or line break are quoted and inner
@@ -61,6 +59,7 @@ public final class CSVBytes {
     /// Bytes written so far.
     public var count: Int { length }
 
+    /// An empty buffer with room for `capacity` bytes to start with.
     public init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
@@ -70,6 +69,7 @@ public final class CSVBytes {
 
     /// A copy of the bytes.
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// Whether nothing has been written.
     public var isEmpty: Bool { count == 0 }
     /// The bytes as text (valid UTF-8: every field came from a String or from digits).
     public var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
@@ -79,6 +79,7 @@ public final class CSVBytes {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
+    /// Forgets what was written, keeping the storage.
     public func removeAll() { length = 0; atRecordStart = true }
 
     /// Room for `n` more bytes.
@@ -241,6 +242,7 @@ public final class CSVBytes {
     public struct Text: TextOutputStream {
         @usableFromInline unowned(unsafe) let out: CSVBytes  // used only while `out` writes the field
         @usableFromInline init(out: CSVBytes) { self.out = out }
+        /// Writes `string`'s UTF-8.
         public mutating func write(_ string: String) {
             // In place for a native string (all of bgsim's); a copy made contiguous otherwise.
             let written: Void? = string.utf8.withContiguousStorageIfAvailable { (utf8: UnsafeBufferPointer<UInt8>) in
@@ -253,6 +255,7 @@ public final class CSVBytes {
                 out.ensure($0.count); out.put($0)
             }
         }
+        /// Writes ASCII digits the standard library formatted (a number's text, without a String).
         public mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
             out.ensure(buffer.count)
             out.put(buffer)
@@ -290,9 +293,12 @@ public final class CSVBytes {
         }
     }
 
+    /// An instant as seconds since the start, exact to the microsecond.
     public func seconds(_ t: SimInstant) { seconds(microseconds: t.microseconds) }
+    /// A duration in seconds, exact to the microsecond.
     public func seconds(_ d: SimDuration) { seconds(microseconds: d.microseconds) }
     /// An optional instant or duration; empty when `nil`.
     public func seconds(_ t: SimInstant?) { if let t { seconds(t) } else { empty() } }
+    /// An optional duration in seconds; empty when `nil`.
     public func seconds(_ d: SimDuration?) { if let d { seconds(d) } else { empty() } }
 }

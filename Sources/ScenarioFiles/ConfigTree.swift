@@ -1,22 +1,26 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import Yams
 
 /// A position in a configuration document: `apps[1].tasks[0].interval`.
 public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
+    /// One step of a path: a mapping's key or a list's index.
     public enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
     }
 
+    /// The steps from the document's root.
     public var components: [Component]
 
+    /// The path through `components`.
     public init(_ components: [Component] = []) { self.components = components }
 
+    /// The document itself.
     public static let root = ConfigKeyPath()
 
+    /// This path, then `key`.
     public func appending(_ key: String) -> ConfigKeyPath { appending(.key(key)) }
+    /// This path, then item `index` of a list.
     public func appending(index: Int) -> ConfigKeyPath { appending(.index(index)) }
 
     /// One allocation: reading a scenario appends a key for every value it reads (for the
@@ -56,6 +60,7 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
         self.components = components
     }
 
+    /// `apps[1].tasks[0].interval`: keys joined by dots, indices in brackets.
     public var description: String {
         var out = ""
         for c in components {
@@ -327,6 +332,7 @@ package struct ConfigNode: Sendable {
 
 /// One `--set key.path=value` override.
 public struct Override: Sendable, Equatable, CustomStringConvertible {
+    /// Where the value goes.
     public var path: ConfigKeyPath
     /// The value as YAML text (`10`, `30m`, `[eager]`).
     public var value: String
@@ -348,5 +354,6 @@ public struct Override: Sendable, Equatable, CustomStringConvertible {
         self.origin = origin
     }
 
+    /// How the user wrote it.
     public var description: String { origin }
 }

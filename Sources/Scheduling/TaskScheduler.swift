@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 
 /// One app's `BGTaskScheduler`: permitted identifiers, registration, and the pending
@@ -8,17 +6,23 @@ import SimEngine
 /// Pure bookkeeping: it decides what is accepted, replaced, cancelled or pending; the
 /// simulation decides when pending requests run.
 public struct BGTaskScheduler: Sendable {
-    /// At most this many refresh and processing requests pending per app (docs/sources.md §2).
+    /// At most this many refresh requests pending per app (docs/sources.md §2).
     public static let refreshLimit = 1
+    /// At most this many processing requests pending per app (docs/sources.md §2).
     public static let processingLimit = 10
 
     /// A request submitted and not yet started.
     public struct Pending: Sendable, Equatable {
+        /// The BGTaskScheduler identifier.
         public var identifier: String
+        /// Refresh or processing.
         public var kind: TaskKind
+        /// The task the request became.
         public var task: TaskID
+        /// Its `earliestBeginDate`.
         public var earliestBegin: SimInstant
 
+        /// A pending request.
         public init(identifier: String, kind: TaskKind, task: TaskID, earliestBegin: SimInstant) {
             self.identifier = identifier
             self.kind = kind
@@ -27,6 +31,7 @@ public struct BGTaskScheduler: Sendable {
         }
     }
 
+    /// The outcome of registering a launch handler.
     public enum Registration: Sendable, Equatable {
         case registered
         /// Not in `BGTaskSchedulerPermittedIdentifiers`: registration fails.
@@ -42,6 +47,7 @@ public struct BGTaskScheduler: Sendable {
     /// `getPendingTaskRequests`: pending requests in submission order.
     public private(set) var pending: [Pending] = []
 
+    /// A scheduler for an app that permits `permitted`, with nothing registered or pending.
     public init(permitted: [String]) { self.permitted = permitted }
 
     /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every

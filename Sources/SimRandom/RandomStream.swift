@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import CGSL
 
 /// Names one GSL random number generator algorithm, such as `mt19937` (the default).
@@ -11,7 +9,9 @@ import CGSL
 /// leave a fixed point (their seeds must be below 2^31). Each offered one is tested with 2,000
 /// such seeds (RandomStreamTests). `RandomStream` checks the name when the stream is made.
 public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
+    /// GSL's name of the generator, such as `mt19937`.
     public let name: String
+    /// The generator GSL calls `name` (checked when a stream is made).
     public init(_ name: String) { self.name = name }
 
     /// Mersenne Twister MT19937 (Matsumoto & Nishimura 1998): period 2^19937 - 1; GSL's default.
@@ -44,11 +44,13 @@ public struct GeneratorKind: Hashable, Sendable, CustomStringConvertible {
 
     var gslType: UnsafePointer<gsl_rng_type>? { Self.recommended.contains(name) ? Self.registry.types[name] : nil }
 
+    /// The generator's name.
     public var description: String { name }
 }
 
 /// Raised when a random stream cannot be made as asked.
 public struct RandomStreamError: Error, CustomStringConvertible, Equatable {
+    /// What was wrong.
     public let description: String
 }
 
@@ -63,11 +65,16 @@ public struct RandomStreamError: Error, CustomStringConvertible, Equatable {
 /// - a replication gives the same numbers whether it runs alone, on another thread, or in
 ///   another shard of a cluster job: nothing about how the work is split enters the seed.
 public struct StreamID: Hashable, Sendable, CustomStringConvertible {
+    /// The study's master seed.
     public var masterSeed: UInt64
+    /// The sweep point (0 for a run).
     public var point: UInt64
+    /// The replication.
     public var replication: UInt64
+    /// What the stream models: `charger`, `people`, `app.news`, ...
     public var name: String
 
+    /// The stream of `name` in `replication` of `point`, under `masterSeed`.
     public init(masterSeed: UInt64, point: UInt64 = 0, replication: UInt64, name: String) {
         self.masterSeed = masterSeed
         self.point = point
@@ -110,6 +117,7 @@ public struct StreamID: Hashable, Sendable, CustomStringConvertible {
         return h
     }
 
+    /// `name[seed s, point p, replication r]`.
     public var description: String { "\(name)[seed \(masterSeed), point \(point), replication \(replication)]" }
 }
 
@@ -128,7 +136,9 @@ public final class RandomStream: RandomNumberGenerator {
     @usableFromInline let minimum: UInt64
     /// Whether the generator's outputs, less `minimum`, are exactly `bitsPerDraw` uniform bits.
     @usableFromInline let rangeIsPowerOfTwo: Bool
+    /// The generator algorithm.
     public let kind: GeneratorKind
+    /// The seed given to `gsl_rng_set`.
     public let seed: UInt64
 
     /// A stream of `kind` seeded with `seed` as given to `gsl_rng_set`.

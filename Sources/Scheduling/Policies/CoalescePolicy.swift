@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
@@ -20,20 +18,28 @@ import SimEngine
 /// policy does not know a request's bytes (iOS requests do not declare them): it treats all
 /// work as network work.
 public struct CoalescePolicy: SchedulingPolicy {
+    /// The batching rule's thresholds; each is a scenario key of the policy (`max_delay`, ...).
     public struct Parameters: Equatable, Sendable {
         /// The longest a request waits for a batch, from when it became eligible.
         public var maxDelay: SimDuration = .minutes(20)
         /// Requests that make a batch worth a promotion.
         public var minBatch = 3
+        /// Whether work starts whenever the radio is already awake (`ride_awake_radio`).
         public var rideAwakeRadio = true
+        /// Whether work is held on Wi-Fi too (`hold_on_wifi`), where a tail costs little.
         public var holdOnWiFi = false
+        /// The defaults above (assumptions, docs/sources.md §12).
         public init() {}
     }
 
+    /// The thresholds in use.
     public var parameters: Parameters
+    /// The policy with `parameters`.
     public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    /// `coalesce`.
     public var name: String { "coalesce" }
 
+    /// Starts everything when a rule above holds; otherwise waits, and asks to be reconsidered when the oldest request's `maxDelay` runs out.
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         let p = parameters
         if p.rideAwakeRadio && state.radioAwake { return .startAll }

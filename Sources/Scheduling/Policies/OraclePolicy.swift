@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
@@ -25,11 +23,13 @@ import SimEngine
 /// Wi-Fi-only setting), and a request that meets a closed gate at its planned instant starts
 /// when the gate opens.
 public struct OraclePolicy: SchedulingPolicy {
+    /// The bound's parameters (`finish_margin`, `ride_foreground`).
     public struct Parameters: Equatable, Sendable {
         /// How long before the app's next use a request must start (the refresh budget).
         public var finishMargin: SimDuration = .seconds(30)
         /// Whether to plan cellular work at the moments a foreground fetch wakes the radio.
         public var rideForeground = true
+        /// The defaults above.
         public init() {}
     }
 
@@ -38,6 +38,7 @@ public struct OraclePolicy: SchedulingPolicy {
         var cost: Int
     }
 
+    /// The parameters in use.
     public var parameters: Parameters
     var future: FutureWorld?
     /// Per app, the start of each launch, in time order.
@@ -46,10 +47,14 @@ public struct OraclePolicy: SchedulingPolicy {
     var fetchingLaunches: [SimInstant] = []
     var plans: [Int: Plan] = [:]
 
+    /// The bound with `parameters`.
     public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    /// `oracle`.
     public var name: String { "oracle" }
+    /// True: the oracle is shown the replication's future, and results mark it as a bound.
     public static var isClairvoyant: Bool { true }
 
+    /// Takes the replication's launches, to plan each request before the app's next use.
     public mutating func foresee(_ future: FutureWorld) {
         self.future = future
         launchesByApp = Array(repeating: [], count: future.launchDownBytes.count)
@@ -62,10 +67,12 @@ public struct OraclePolicy: SchedulingPolicy {
         plans = [:]
     }
 
+    /// Drops the plan of a task that ended.
     public mutating func taskEnded(_ record: TaskRecord) {
         plans.removeValue(forKey: record.request.id.rawValue)
     }
 
+    /// Starts the requests whose planned instant has come, and asks again at the next planned instant.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         guard future != nil else { preconditionFailure("the oracle runs only with foresight") }
         let nowCost = cost(at: state.now)

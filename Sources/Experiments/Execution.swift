@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
@@ -16,10 +14,12 @@ import Scheduling
 /// and runs only the rest. Shards of a study are unit stores that `merge` joins. No folder per
 /// unit: making, renaming and removing one cost more than a short simulation on ext4.
 public struct UnitStore: Sendable {
+    /// The folder holding the units' records and rows (`<out>/units`).
     public let folder: URL
     /// `folder`'s path, made once: a unit's files are named some ten times per unit, and
     /// `URL.appendingPathComponent` each time was a twentieth of a sweep of short runs (perf).
     let folderPath: String
+    /// The store in `folder` (made when the first unit is kept).
     public init(folder: URL) {
         self.folder = folder
         folderPath = folder.path
@@ -133,8 +133,11 @@ struct UnitRecord {
 
 /// How a study is run and what it writes.
 public struct StudyOptions: Sendable {
+    /// Simulations run at once.
     public var jobs: Int
+    /// What each run records besides its metrics.
     public var record: RecordOptions
+    /// Replications are added until this goal is met, if set.
     public var precision: PrecisionGoal?
     /// Run only this slice of the units and write them with a shard manifest.
     public var shard: Shard?
@@ -148,6 +151,7 @@ public struct StudyOptions: Sendable {
     /// runs.csv written", "units of tasks.csv written"), how many so far and of how many.
     public var writing: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)?
 
+    /// Options for running on `jobs` threads; the rest as named.
     public init(
         jobs: Int, record: RecordOptions = RecordOptions(), precision: PrecisionGoal? = nil, shard: Shard? = nil,
         overrides: [Override] = [], progress: (@Sendable (Int, Int, Int) -> Void)? = nil,
@@ -167,11 +171,15 @@ public struct StudyOptions: Sendable {
 public struct StudyOutcome: Sendable {
     /// Per point, the runs in (policy, replication) order; empty for a shard.
     public var runs: [[RunValues]]
+    /// Replications per policy run in the end.
     public var replications: Int
+    /// What `--precision` achieved, if it was asked for.
     public var precision: PrecisionOutcome?
     /// The files written, in order.
     public var written: [String]
+    /// Units run by this invocation.
     public var ran: Int
+    /// Units found finished from an earlier invocation (resume).
     public var skipped: Int
 }
 

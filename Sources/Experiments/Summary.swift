@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import ResultFiles
 import ScenarioFiles
 import Scheduling
@@ -14,9 +12,13 @@ public protocol RunValuesProtocol: Sendable {
     var values: [Double] { get }
 }
 
+/// One run's values, read back from a unit store.
 public struct RunValues: RunValuesProtocol, Sendable {
+    /// The policy.
     public var policy: PolicySpec
+    /// The replication.
     public var replication: Int
+    /// The values of `RunMetrics.columns`, in order (`nan` where undefined).
     public var values: [Double]
 }
 
@@ -24,7 +26,9 @@ extension RunResult: RunValuesProtocol {}
 
 /// Per-policy statistics over replications.
 public struct PolicySummary: Sendable {
+    /// The policy.
     public var policy: PolicySpec
+    /// Replications summarised.
     public var replications: Int
     /// One interval per metric of `RunMetrics.columns`, over the replications where the
     /// metric is defined.
@@ -50,14 +54,20 @@ public struct PolicySummary: Sendable {
 /// Kelton, "Simulation Modeling and Analysis", §10.2.1), over the replications where both
 /// values are defined. The two-sided p-value is that of the paired t test of mean(d) = 0.
 public struct PairedComparison: Sendable {
+    /// The policy compared.
     public var policy: PolicySpec
+    /// The policy it is compared with.
     public var baseline: PolicySpec
+    /// The metric, as an index into `RunMetrics.columns`.
     public var metric: Int
+    /// The paired differences' mean and interval.
     public var difference: ConfidenceInterval
     /// Mean of the baseline over the same replications, for the relative difference.
     public var baselineMean: Double
+    /// The two-sided p-value of the paired t test that the mean difference is zero.
     public var pValue: Double
 
+    /// The mean difference relative to the baseline's mean; `nan` when that mean is zero.
     public var relativeDifference: Double {
         baselineMean != 0 ? difference.mean / abs(baselineMean) : .nan
     }

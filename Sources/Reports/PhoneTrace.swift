@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Experiments
 import Foundation
 import PhoneWorld
@@ -15,24 +13,30 @@ import SimEngine
 /// replication, so this is the very run whose numbers the report shows), not read from
 /// `events.csv`, so a report needs no `--events`.
 public struct PhoneTrace: MetricsSink, Sendable {
+    /// The span recorded: one day of the replication.
     public var window: Range<SimInstant>
     /// (time, charge 0...1), the last point before the window first.
     public var charge: [(SimInstant, Double)] = []
     /// State changes, each with the time it took effect.
     public var charging: [(SimInstant, Bool)] = [(.start, false)]
+    /// Network changes, each with the time it took effect.
     public var network: [(SimInstant, NetworkKind)] = [(.start, .none)]
     /// The app in the foreground (`nil`: screen off).
     public var screen: [(SimInstant, Int?)] = [(.start, nil)]
+    /// Per app, its life-cycle states, each with the time it was entered.
     public var appStates: [[(SimInstant, AppState)]]
     /// Task runs overlapping the window: app, kind, start, end, outcome.
     public var runs: [(app: Int, kind: TaskKind, start: SimInstant, end: SimInstant, outcome: TaskOutcome)] = []
+    /// Times the phone shut down for lack of energy.
     public var shutdowns: [SimInstant] = []
 
+    /// An empty trace of `apps` apps over `window`.
     public init(apps: Int, window: Range<SimInstant>) {
         self.window = window
         appStates = Array(repeating: [(.start, .notRunning)], count: apps)
     }
 
+    /// Records the charge level, keeping the last point before the window.
     public mutating func chargeObserved(_ c: Double, at t: SimInstant) {
         if t < window.lowerBound {
             charge = [(t, c)]
@@ -41,6 +45,7 @@ public struct PhoneTrace: MetricsSink, Sendable {
         }
     }
 
+    /// Records charger, network and screen changes within the window.
     public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
         guard t <= window.upperBound else { return }
         switch e {
@@ -53,15 +58,18 @@ public struct PhoneTrace: MetricsSink, Sendable {
         }
     }
 
+    /// Records an app's change of state.
     public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
         guard t <= window.upperBound else { return }
         appStates[l.app].append((t, l.to))
     }
 
+    /// Records a shutdown within the window.
     public mutating func phoneShutDown(at t: SimInstant) {
         if window.contains(t) { shutdowns.append(t) }
     }
 
+    /// Records a task's run if it overlaps the window.
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         guard case .ended(let r) = e, let start = r.started, start < window.upperBound, r.ended >= window.lowerBound else { return }
         runs.append((r.request.app, r.request.kind, start, r.ended, r.outcome))

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Experiments
 import Foundation
 import ResultFiles
@@ -107,22 +105,31 @@ struct CSVTable {
 
 /// Why a report could not be made: names the results folder or file and what was expected.
 public struct ReportError: Error, CustomStringConvertible, Sendable {
+    /// The message.
     public var description: String
+    /// An error saying `message`.
     public init(_ message: String) { description = message }
 }
 
 /// The files of a finished run or sweep, read back for a report.
 public struct ResultSet {
+    /// The results folder.
     public var folder: URL
     /// `run` or `sweep`.
     public var kind: String
+    /// The study's name (its scenario's or sweep's).
     public var scenarioName: String
+    /// The policies' labels, in the study's order.
     public var policies: [String]
+    /// The policy the comparisons are made against.
     public var baseline: String?
     /// The swept key paths, in order (none for a run).
     public var parameters: [String]
+    /// Replications per policy (and point).
     public var replications: Int
+    /// The master seed, as the manifest writes it.
     public var seed: String
+    /// The command that reproduces the files.
     public var commandLine: [String]
     /// What `--precision` asked for and reached, when the study had a goal: the sentence the
     /// report prints, from the manifest's `precision` entry.

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import PhoneWorld
 import Scheduling
@@ -21,6 +19,7 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
         /// Names scenario files use, in documentation order.
         public static let names = ["eager", "charge-only", "coalesce", "ios", "android", "oracle"]
 
+        /// The rule's name as scenario files write it.
         public var name: String {
             switch self {
             case .eager: "eager"
@@ -33,9 +32,12 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The rule and its parameters.
     public var rule: Rule
+    /// The name in every output; the rule's name unless the scenario gives a `label`.
     public var label: String
 
+    /// `rule` under `label` (by default the rule's name).
     public init(_ rule: Rule, label: String? = nil) {
         self.rule = rule
         self.label = label ?? rule.name
@@ -43,6 +45,7 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
 
     /// The name in output files: the label.
     public var name: String { label }
+    /// The label.
     public var description: String { label }
     /// Whether the policy sees the future: a bound, not a deployable policy.
     public var isBound: Bool { if case .oracle = rule { true } else { false } }
@@ -57,6 +60,7 @@ public struct MetricsSettings: Equatable, Sendable {
     /// The label of the policy the others are compared with, pair by pair, in
     /// `comparisons.csv` (`baseline`; the first policy by default).
     public var baseline: String = ""
+    /// Settings comparing with `baseline` (the first policy when empty), fresh within an hour.
     public init(baseline: String = "") { self.baseline = baseline }
 }
 
@@ -65,10 +69,15 @@ public struct MetricsSettings: Equatable, Sendable {
 public struct Scenario: Equatable, Sendable {
     /// Names the output folder and the rows of the output files.
     public var name: String
+    /// The master seed of every random stream.
     public var seed: UInt64
+    /// Replications per policy.
     public var replications: Int
+    /// The GSL generator the streams use.
     public var generator: GeneratorKind
+    /// The phone, its world and its apps.
     public var setup: PhoneSetup
+    /// The policies to compare, in output order.
     public var policies: [PolicySpec]
     /// How results are measured and compared (the `metrics:` section).
     public var metrics = MetricsSettings()

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import CGSL
 import Foundation
 import ResultFiles
@@ -19,6 +17,7 @@ import SimRandom
 ///   - {path: people.sessions_per_day, from: 20, to: 100, steps: 5, integer: true}
 /// ```
 public struct SweepDesign: Sendable, Equatable {
+    /// How the axes' values combine into points.
     public enum Kind: String, Sendable, CaseIterable {
         /// Every combination of the axes' values; the first axis varies slowest.
         case grid
@@ -35,6 +34,7 @@ public struct SweepDesign: Sendable, Equatable {
 
     /// One axis: a key path and either values or a range.
     public struct Axis: Sendable, Equatable {
+        /// The scenario value it varies (`settings.background_app_refresh`).
         public var path: ConfigKeyPath
         /// Listed values, as YAML text. A random design picks among them uniformly.
         public var values: [String]?
@@ -43,7 +43,9 @@ public struct SweepDesign: Sendable, Equatable {
         /// Whether the range's ends are durations (`15m`), so values are written as durations
         /// in whole seconds (`2436s`).
         public var isDuration = false
+        /// How many evenly spread values a grid or zip takes from the range.
         public var steps: Int?
+        /// Whether values are rounded to whole numbers.
         public var integer = false
         /// Spread values evenly in log scale (both ends positive).
         public var log = false
@@ -65,10 +67,13 @@ public struct SweepDesign: Sendable, Equatable {
         }
     }
 
+    /// How the axes combine.
     public var kind: Kind
+    /// The axes, in the file's order.
     public var axes: [Axis]
     /// Points of a random, lhs or sobol design.
     public var points: Int
+    /// Seed of a random or lhs design (`design_seed`), independent of the simulation's seed.
     public var seed: UInt64
 
     /// Each point's value per axis, in point order: a pure function of the design.
@@ -119,12 +124,15 @@ public struct SweepDesign: Sendable, Equatable {
 
 /// A sweep file read and checked: its design, and the overrides every point shares.
 public struct Sweep: Sendable {
+    /// The sweep's name (`name:`, else the file's name); every point's scenario carries it.
     public var name: String
+    /// The sweep file, as given.
     public var file: String
     /// The base scenario file, as a path usable from the current directory.
     public var scenarioFile: String
     /// Applied to every point before the axes (`set:`, then `policies`, `replications`, `seed`).
     public var common: [Override]
+    /// The axes and how they combine into points.
     public var design: SweepDesign
     /// The sweep file as canonical JSON, for the manifest.
     package var resolvedJSON: String

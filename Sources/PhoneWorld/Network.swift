@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import SimEngine
 import SimRandom
@@ -22,14 +20,19 @@ public enum NetworkKind: String, Sendable, CaseIterable {
 
 /// The phone's connection at some instant: its kind and throughput in Mbit/s.
 public struct NetworkState: Equatable, Sendable {
+    /// Wi-Fi, cellular or none.
     public var kind: NetworkKind
+    /// Download throughput, in Mbit/s (0 without a connection).
     public var downMbps: Double
+    /// Upload throughput, in Mbit/s (0 without a connection).
     public var upMbps: Double
+    /// A connection of `kind` at the given throughputs; `.none` has none.
     public init(kind: NetworkKind, downMbps: Double = 0, upMbps: Double = 0) {
         self.kind = kind
         self.downMbps = kind == .none ? 0 : downMbps
         self.upMbps = kind == .none ? 0 : upMbps
     }
+    /// No connection.
     public static let disconnected = NetworkState(kind: .none)
 
     /// Link quality from 0 to 100, as a policy sees it: 0 without a connection, else
@@ -46,9 +49,13 @@ public struct NetworkState: Equatable, Sendable {
 /// From `time` on, the phone's connection is `state`, and the person is at `place` (`nil`:
 /// between places, or places not modelled).
 public struct NetworkChange: Equatable, Sendable {
+    /// When the change happens.
     public var time: SimInstant
+    /// The connection from then on.
     public var state: NetworkState
+    /// Where the person is from then on, for region monitoring.
     public var place: String?
+    /// The connection `state` from `time` on, at `place`.
     public init(time: SimInstant, state: NetworkState, place: String? = nil) {
         self.time = time
         self.state = state
@@ -64,10 +71,13 @@ public struct NetworkChange: Equatable, Sendable {
 public struct NetworkEnvironment: Equatable, Sendable {
     /// From `start` (time of day) to the next segment's start, the phone has `state`.
     public struct Segment: Equatable, Sendable {
+        /// Time of day the segment starts.
         public var start: SimDuration
+        /// The connection during the segment.
         public var state: NetworkState
         /// Where the person is (`home`, `work`), for region monitoring; `nil`: on the move.
         public var place: String?
+        /// A segment starting at `start` (time of day) with `state`, at `place`.
         public init(start: SimDuration, state: NetworkState, place: String? = nil) {
             self.start = start
             self.state = state
@@ -75,8 +85,9 @@ public struct NetworkEnvironment: Equatable, Sendable {
         }
     }
 
-    /// Segments in time-of-day order; the first starts at 00:00.
+    /// Segments of Monday to Friday, in time-of-day order; the first starts at 00:00.
     public var weekday: [Segment] = [Segment(start: .zero, state: NetworkState(kind: .wifi, downMbps: 50, upMbps: 10))]
+    /// Segments of Saturdays and Sundays, in time-of-day order; the first starts at 00:00.
     public var weekend: [Segment] = [Segment(start: .zero, state: NetworkState(kind: .wifi, downMbps: 50, upMbps: 10))]
     /// Standard deviation of every boundary but midnight (normal, clipped to its neighbours).
     public var jitter: SimDuration = .zero
@@ -84,12 +95,15 @@ public struct NetworkEnvironment: Equatable, Sendable {
     public var deadSpotsPerHour: Double = 0
     /// Mean length of a dead spot (exponential).
     public var deadSpotMean: SimDuration = .minutes(2)
-    /// Radio used on Wi-Fi and on cellular.
+    /// Radio used on Wi-Fi.
     public var wifiRadio = RadioProfile.free
+    /// Radio used on cellular.
     public var cellularRadio = RadioProfile.free
 
+    /// Wi-Fi all day, 50 Mbit/s down and 10 up, no jitter or dead spots, radios that cost nothing.
     public init() {}
 
+    /// Whether `day` (0 is a Monday) is a Saturday or Sunday.
     public static func isWeekend(day: Int64) -> Bool { ((day % 7) + 7) % 7 >= 5 }
 
     /// The connection changes over `[0, horizon)`, in time order, starting with the state at

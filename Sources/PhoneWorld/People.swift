@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 import SimRandom
 
@@ -14,8 +12,9 @@ import SimRandom
 public struct PeopleParameters: Equatable, Sendable {
     /// Mean time of day the person goes to sleep (may be after midnight, such as 00:30).
     public var bedtime: SimDuration = .hours(23)
-    /// Mean wake-up time on weekdays and at weekends.
+    /// Mean wake-up time on weekdays.
     public var wakeWeekday: SimDuration = .hours(7)
+    /// Mean wake-up time at weekends.
     public var wakeWeekend: SimDuration = .hours(8) + .minutes(30)
     /// Standard deviation of bedtime and wake-up (normal).
     public var sleepJitter: SimDuration = .minutes(30)
@@ -27,26 +26,30 @@ public struct PeopleParameters: Equatable, Sendable {
     public var sessionBodyMean: SimDuration = .seconds(40)
     /// Share of sessions drawn from the Pareto tail instead of the body.
     public var sessionTailShare: Double = 0.1
-    /// Pareto tail: minimum (scale) and shape; the tail's mean is shape * minimum / (shape - 1).
+    /// Minimum (scale) of the Pareto tail; the tail's mean is shape * minimum / (shape - 1).
     public var sessionTailMinimum: SimDuration = .minutes(3)
+    /// Shape of the Pareto tail (above 1, so its mean is finite).
     public var sessionTailShape: Double = 2.5
     /// Share of sessions that use a single app (docs/sources.md §8: about 90%); each other session
     /// opens 1 + k apps, k >= 1 geometric with mean `extraAppsMean`.
     public var singleAppShare: Double = 0.9
+    /// Mean number of apps beyond the first in a multi-app session.
     public var extraAppsMean: Double = 1.5
     /// Weight of apps outside the scenario (messages, camera...) against the scenario apps'
     /// own `usageWeight`s when picking the app of a launch.
     public var otherAppsWeight: Double = 4
     /// Share of app exits that swipe the app away in the switcher [assumption].
     public var swipeAwayShare: Double = 0.1
-    /// Incoming calls per waking day and their mean length (exponential) [assumption].
+    /// Incoming calls per waking day [assumption].
     public var callsPerDay: Double = 1
+    /// Mean length of a call (exponential) [assumption].
     public var callMean: SimDuration = .minutes(3)
     /// Probability of accepting the Low Power Mode prompt at 20% and at 10% [assumption].
     public var lowPowerAcceptShare: Double = 0.5
     /// Memory-pressure purges of a suspended app, per hour [assumption].
     public var purgesPerHour: Double = 0.5
 
+    /// A person with the defaults above.
     public init() {}
 
     /// The mean session length these parameters give.
@@ -69,9 +72,13 @@ public struct PeopleParameters: Equatable, Sendable {
 public struct AppLaunch: Equatable, Sendable {
     /// Index into the scenario's apps, or `nil` for an app outside the scenario.
     public var app: Int?
+    /// When the person opens it.
     public var start: SimInstant
+    /// When the person leaves it.
     public var end: SimInstant
+    /// Whether the person swiped it away on leaving.
     public var swipedAway: Bool
+    /// A launch of `app` over `[start, end)`.
     public init(app: Int?, start: SimInstant, end: SimInstant, swipedAway: Bool) {
         self.app = app
         self.start = start
@@ -82,8 +89,11 @@ public struct AppLaunch: Equatable, Sendable {
 
 /// An incoming call over `[start, end)`.
 public struct Call: Equatable, Sendable {
+    /// When the call starts.
     public var start: SimInstant
+    /// When it ends.
     public var end: SimInstant
+    /// A call over `[start, end)`.
     public init(start: SimInstant, end: SimInstant) {
         self.start = start
         self.end = end
@@ -94,9 +104,13 @@ public struct Call: Equatable, Sendable {
 /// one `pick` (uniform in [0, 1)) selects among the apps suspended then. Drawing `pick` in
 /// advance keeps the purge stream the same whichever apps a policy's run has in memory.
 public struct Purge: Equatable, Sendable {
+    /// When the purge happens.
     public var time: SimInstant
+    /// The app purged, when a trace names it.
     public var app: Int?
+    /// Uniform in [0, 1): picks the app among those suspended at `time`.
     public var pick: Double
+    /// A purge at `time`, of `app` or of the one `pick` selects.
     public init(time: SimInstant, app: Int? = nil, pick: Double = 0) {
         self.time = time
         self.app = app
@@ -114,9 +128,11 @@ public struct PeopleTimeline: Equatable, Sendable {
     /// Index into `launches` of each session's first launch (a session is one pick-up of
     /// the phone; its launches follow each other without a gap).
     public var sessionStarts: [Int] = []
+    /// Incoming calls.
     public var calls: [Call] = []
     /// Memory-pressure purges of one suspended app each.
     public var purges: [Purge] = []
+    /// A person who does nothing.
     public init() {}
 }
 

@@ -1,12 +1,13 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 
 /// One stage of a radio's tail: after the last transfer the radio stays in a high-power state
 /// for a while before it drops back to idle, in case more data comes.
 public struct TailStage: Equatable, Sendable {
+    /// How long the stage lasts if no transfer comes.
     public var duration: SimDuration
+    /// Power during the stage, in watts.
     public var powerW: Double
+    /// A stage of `duration` at `powerW`.
     public init(duration: SimDuration, powerW: Double) {
         self.duration = duration
         self.powerW = powerW
@@ -21,18 +22,22 @@ public struct TailStage: Equatable, Sendable {
 /// Idle power is not modelled here: it is part of the phone's standby baseline, which was
 /// measured with the radios idle.
 public struct RadioProfile: Equatable, Sendable {
+    /// The profile's name (`lte`, `wifi`, ...).
     public var name: String
     /// Idle to active: signalling before the first byte moves.
     public var promotion: SimDuration = .zero
+    /// Power during the promotion, in watts.
     public var promotionW: Double = 0
     /// Power while transferring, before the throughput-dependent part.
     public var activeW: Double = 0
-    /// Extra power per Mbit/s of uplink and downlink throughput in use.
+    /// Extra power per Mbit/s of uplink throughput in use.
     public var upWPerMbps: Double = 0
+    /// Extra power per Mbit/s of downlink throughput in use.
     public var downWPerMbps: Double = 0
     /// Stages after the last transfer, in order; then idle.
     public var tail: [TailStage] = []
 
+    /// A radio named `name` that costs nothing until its fields are set.
     public init(name: String) { self.name = name }
 
     /// A radio that costs nothing: the default until a scenario names real profiles.
@@ -47,6 +52,7 @@ public struct RadioProfile: Equatable, Sendable {
     public var tailEnergyJ: Double { tail.reduce(0) { $0 + $1.duration.seconds * $1.powerW } }
 }
 
+/// Which way bytes move.
 public enum TransferDirection: Sendable { case up, down }
 
 /// Who a transfer is for; the radio's promotion and active energy is charged to its owner,
@@ -60,14 +66,19 @@ public enum TransferOwner: Hashable, Sendable {
 
 /// Bytes to move, up first (the request), then down (the response).
 public struct Transfer: Equatable, Sendable {
+    /// Who the transfer is for.
     public var owner: TransferOwner
+    /// Bits to send.
     public var upBits: Double
+    /// Bits to receive.
     public var downBits: Double
+    /// A transfer for `owner` of the given bytes each way.
     public init(owner: TransferOwner, upBytes: Double, downBytes: Double) {
         self.owner = owner
         self.upBits = upBytes * 8
         self.downBits = downBytes * 8
     }
+    /// Whether nothing is left to move.
     public var isEmpty: Bool { upBits <= 0 && downBits <= 0 }
 }
 
@@ -84,6 +95,7 @@ public struct Transfer: Equatable, Sendable {
 /// (and before any change), which moves through every transition due by then and returns
 /// the transfers that finished. Power is constant between those instants.
 public struct RadioLink: Sendable {
+    /// Where the radio is in its cycle.
     public enum State: Equatable, Sendable {
         case idle
         case promoting(until: SimInstant)
@@ -92,14 +104,19 @@ public struct RadioLink: Sendable {
         case tail(stage: Int, until: SimInstant)
     }
 
+    /// The radio technology's costs.
     public let profile: RadioProfile
+    /// Where the radio is now.
     public private(set) var state: State = .idle
+    /// Transfers waiting or being served, head first.
     public private(set) var queue: [Transfer] = []
-    /// Promotions from idle so far, and how many of them a background task's transfer caused.
+    /// Promotions from idle so far.
     public private(set) var promotions = 0
+    /// Promotions caused by a background task's transfer.
     public private(set) var taskPromotions = 0
-    /// Throughput in Mbit/s; zero in both directions means no connection.
+    /// Uplink throughput in Mbit/s; zero in both directions means no connection.
     public private(set) var upMbps: Double = 0
+    /// Downlink throughput in Mbit/s.
     public private(set) var downMbps: Double = 0
     /// When the current active phase started, and the head's bits in that direction then.
     var phaseStart = SimInstant.start
@@ -111,8 +128,10 @@ public struct RadioLink: Sendable {
     /// by reading `settled`, then `clearSettled()`.
     public private(set) var settled: [TransferOwner] = []
 
+    /// An idle, disconnected link of `profile`.
     public init(profile: RadioProfile) { self.profile = profile }
 
+    /// Whether the link has throughput both ways.
     public var isConnected: Bool { upMbps > 0 && downMbps > 0 }
 
     /// Whether the radio is out of idle (promoting, active or in its tail): a transfer
@@ -158,6 +177,7 @@ public struct RadioLink: Sendable {
         users.removeAllKeepingCapacity()
     }
 
+    /// When the current phase ends; `nil` while idle.
     public var nextEvent: SimInstant? {
         switch state {
         case .idle: nil

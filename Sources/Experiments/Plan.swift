@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import ResultFiles
 import ScenarioFiles
@@ -9,6 +7,7 @@ import SimEngine
 /// replication. `bgsim run` is a plan of one point without parameters; `bgsim sweep` one
 /// point per design point, with the axes' values as parameters.
 public struct StudyPlan: Sendable {
+    /// One point of the plan: its parameter values and its scenario.
     public struct Point: Sendable {
         /// The axes' values at this point, as written to the parameter columns.
         public let values: [String]
@@ -36,6 +35,7 @@ public struct StudyPlan: Sendable {
     public var file: String
     /// The swept key paths, in axis order (the parameter columns); empty for a run.
     public var parameters: [String]
+    /// The points, in design order (one for a run).
     public private(set) var points: [Point]
     /// What the plan's units compute, as a SHA-256: each point's values and resolved
     /// scenario, the replications. Shards of one plan share it; `merge` checks it.
@@ -44,10 +44,14 @@ public struct StudyPlan: Sendable {
     public var replications: Int
     /// The sweep's definition (canonical JSON), or nil for a run.
     var sweepJSON: String?
+    /// The sweep's design (`grid`, `lhs`, ...), or nil for a run.
     public var design: String?
 
+    /// Whether the plan comes from a sweep file.
     public var isSweep: Bool { sweepJSON != nil }
+    /// The policies every point runs, in output order.
     public var policies: [PolicySpec] { points[0].scenario.policies }
+    /// Point 0's scenario (a run's only one).
     public var first: Scenario { points[0].scenario }
 
     /// A plan of one scenario.
@@ -158,6 +162,7 @@ public struct StudyPlan: Sendable {
         sweepJSON = sweep.resolvedJSON
     }
 
+    /// Units in the plan: points x policies x replications.
     public var unitCount: Int { points.count * policies.count * replications }
 
     /// The unit at `index` in canonical order: point, then policy, then replication.
@@ -166,6 +171,7 @@ public struct StudyPlan: Sendable {
         return UnitKey(point: index / (p * r), policy: index / r % p, replication: index % r)
     }
 
+    /// The canonical index of `u`: point, then policy, then replication.
     public func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
 
     /// The units of replications `reps` of every point and policy, in canonical order; with a
@@ -219,14 +225,19 @@ package struct PlanDigest {
 
 /// One simulation of a plan: a point, a policy (index into the plan's policies), a replication.
 public struct UnitKey: Hashable, Sendable, Comparable {
+    /// The point, from 0.
     public var point: Int
+    /// The policy, as an index into the plan's policies.
     public var policy: Int
+    /// The replication, from 0.
     public var replication: Int
+    /// The unit of `policy` in `replication` at `point`.
     public init(point: Int, policy: Int, replication: Int) {
         self.point = point
         self.policy = policy
         self.replication = replication
     }
+    /// Canonical order: point, then policy, then replication.
     public static func < (a: UnitKey, b: UnitKey) -> Bool {
         (a.point, a.policy, a.replication) < (b.point, b.policy, b.replication)
     }
@@ -250,18 +261,24 @@ public struct UnitKey: Hashable, Sendable, Comparable {
 /// `--shard K/N`: the units whose canonical index is K-1 modulo N. Dealing round-robin
 /// spreads every point and policy over the shards, so shards take about equal time.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    /// K, from 1.
     public var index: Int
+    /// N, the number of shards.
     public var count: Int
+    /// Parses `K/N` with 1 <= K <= N; nil otherwise.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
         index = k
         count = n
     }
+    /// Shard `index` of `count`.
     public init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
+    /// Whether the unit at canonical `unitIndex` is in this shard.
     public func contains(_ unitIndex: Int) -> Bool { unitIndex % count == index - 1 }
+    /// `K/N`.
     public var description: String { "\(index)/\(count)" }
 }

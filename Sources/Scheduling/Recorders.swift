@@ -1,21 +1,26 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
 /// The phone's state at one instant of a sampled timeline.
 public struct TimelineSample: Sendable, Equatable {
+    /// The sample's instant.
     public var time: SimInstant
     /// State of charge, 0...1, exact at `time` (the charge is linear between events).
     public var charge: Double
+    /// Whether the phone is on (not shut down for lack of energy).
     public var isOn = true
+    /// Whether a charger is connected.
     public var isCharging = false
+    /// The connection.
     public var network = NetworkKind.none
     /// The app the person is using (`nil`: none, or one outside the scenario while
     /// `screenOn`).
     public var foregroundApp: Int?
+    /// Whether an app is in the foreground (the screen is on).
     public var screenOn = false
+    /// Whether a call is in progress.
     public var inCall = false
+    /// Whether Low Power Mode is on.
     public var lowPowerMode = false
     /// Background tasks running (of any kind).
     public var tasksRunning = 0
@@ -26,12 +31,14 @@ public struct TimelineSample: Sendable, Equatable {
 /// the charge at `t` exactly. Samples go to `emit` as they become known, so memory does not
 /// grow with the run.
 public struct TimelineSampler {
+    /// Time between samples.
     public let interval: SimDuration
     let emit: (TimelineSample) -> Void
     var state = TimelineSample(time: .start, charge: 0)
     var next = SimInstant.start
     var last: (time: SimInstant, charge: Double)?
 
+    /// A sampler that sends a sample every `interval` to `emit`.
     public init(every interval: SimDuration, emit: @escaping (TimelineSample) -> Void) {
         precondition(interval > .zero, "a timeline needs a positive interval")
         self.interval = interval
@@ -59,12 +66,16 @@ public struct TimelineSampler {
 /// a sampled timeline when asked for. One concrete sink (not a stack of generic pairs), so
 /// the simulation is specialised once for it.
 public struct StandardSink: MetricsSink {
+    /// The run's metrics, always kept.
     public var metrics: RunMetrics
+    /// Every event of the run, when `--events` asks for it.
     public var events: EventLog?
     /// Called with each task's complete record (for `tasks.csv`).
     public var onTask: ((TaskRecord) -> Void)?
+    /// The sampled timeline, when `--timeline` asks for it.
     public var timeline: TimelineSampler?
 
+    /// A sink keeping `metrics`, and the event log, task records and timeline given.
     public init(
         metrics: RunMetrics, events: EventLog? = nil, onTask: ((TaskRecord) -> Void)? = nil,
         timeline: TimelineSampler? = nil
@@ -75,8 +86,10 @@ public struct StandardSink: MetricsSink {
         self.timeline = timeline
     }
 
+    /// Whether the run must report each task's steps (only the event log and timeline need them).
     public var observesTaskSteps: Bool { events != nil || timeline != nil }
 
+    /// Counts the task in the metrics and hands its record to `onTask`.
     public mutating func taskEnded(_ r: TaskRecord) {
         metrics.taskEnded(r)
         events?.taskEnded(r)
@@ -90,16 +103,19 @@ public struct StandardSink: MetricsSink {
         timeline?.observe(c, at: t)
         timeline?.state.charge = c
     }
+    /// Counts the shutdown.
     public mutating func phoneShutDown(at t: SimInstant) {
         metrics.phoneShutDown(at: t)
         events?.phoneShutDown(at: t)
         timeline?.state.isOn = false
     }
+    /// Counts the boot and the time the phone was off.
     public mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
         metrics.phoneBooted(at: t, offFor: offFor)
         events?.phoneBooted(at: t, offFor: offFor)
         timeline?.state.isOn = true
     }
+    /// Updates the metrics, the event log and the timeline with a change in the world.
     public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
         metrics.worldEvent(e, at: t)
         events?.worldEvent(e, at: t)
@@ -120,6 +136,7 @@ public struct StandardSink: MetricsSink {
         case .purge, .lowPowerPrompt: break
         }
     }
+    /// Logs the app's change of state and updates the timeline.
     public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
         metrics.lifecycle(l, at: t)
         events?.lifecycle(l, at: t)
@@ -136,6 +153,7 @@ public struct StandardSink: MetricsSink {
         default: break
         }
     }
+    /// Closes the metrics with the run's energy totals.
     public mutating func runEnded(_ totals: RunTotals) {
         metrics.runEnded(totals)
         events?.runEnded(totals)

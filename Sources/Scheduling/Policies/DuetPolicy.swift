@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Foundation
 import PhoneWorld
 import SimEngine
@@ -42,33 +40,48 @@ public struct DuetPolicy: SchedulingPolicy {
         public var floor: Double
         /// k: the curve's exponent.
         public var exponent: Double
+        /// The curve with floor `floor` and exponent `exponent`.
         public init(floor: Double, exponent: Double) {
             self.floor = floor
             self.exponent = exponent
         }
+        /// Maintenance work (processing): B 20, k 0.5.
         public static let maintenance = BatteryCurve(floor: 20, exponent: 0.5)
+        /// Utility work (refresh): B 10, k 0.4.
         public static let utility = BatteryCurve(floor: 10, exponent: 0.4)
+        /// User-initiated work: B 5, k 0.25.
         public static let userInitiated = BatteryCurve(floor: 5, exponent: 0.25)
     }
 
+    /// Every number of the model; each is a scenario key of the `ios` policy.
     public struct Parameters: Equatable, Sendable {
         // Battery policy (docs/sources.md §4).
+        /// The battery curve of refresh requests (utility work).
         public var refreshBattery = BatteryCurve.utility
+        /// The battery curve of processing requests (maintenance work).
         public var processingBattery = BatteryCurve.maintenance
+        /// Factor on the battery score while plugged in.
         public var pluggedInBonus = 1.2
         /// Level changes smaller than this (percentage points) do not rescore.
         public var rescoreStep = 5.0
+        /// Whether processing must not proceed on battery.
         public var processingNeedsPower = true
+        /// Weight of the battery score in the weighted mean.
         public var batteryWeight = 1.0
         // Low Power Mode policy.
+        /// With Low Power Mode on, below this level (percent) work must not proceed.
         public var lowPowerLevel = 30.0
         // Application policy.
+        /// How far ahead the application rule looks for predicted launches.
         public var launchLookahead: SimDuration = .seconds(450)
+        /// A bin's launch probability before any history.
         public var defaultLaunchProbability = 0.0025
         /// A predicted probability above this counts as 1.
         public var certainLaunchProbability = 0.25
+        /// Weight of the application score in the weighted mean.
         public var applicationWeight = 50.0
         // Network quality policy.
+        /// Weight of the network quality score in the weighted mean.
         public var networkWeight = 8.4
         /// Assumption: a Wi-Fi quality of 50 was seen as a requirement in a log (docs/sources.md §4);
         /// applied here to any connection.
@@ -85,6 +98,7 @@ public struct DuetPolicy: SchedulingPolicy {
         public var maxWait: SimDuration?
         /// The weighted mean a request's scores must reach. dasd's value is unknown.
         public var threshold = 0.25
+        /// dasd's values where known (docs/sources.md §4), the assumptions of docs/sources.md §12 elsewhere.
         public init() {}
     }
 
@@ -97,6 +111,7 @@ public struct DuetPolicy: SchedulingPolicy {
         case score(Double, weight: Double)
     }
 
+    /// The model's numbers.
     public var parameters: Parameters
     var predictor: LaunchPredictor
     /// The battery level last scored, and whether plugged in then.
@@ -124,6 +139,7 @@ public struct DuetPolicy: SchedulingPolicy {
         var launchesLearned, appsLearned: Int
     }
 
+    /// The model with `parameters`, no history and full budgets.
     public init(_ parameters: Parameters = Parameters()) {
         self.parameters = parameters
         self.predictor = LaunchPredictor(prior: parameters.defaultLaunchProbability)
@@ -131,8 +147,11 @@ public struct DuetPolicy: SchedulingPolicy {
         dataLeft = parameters.dataBudgetPerDay
     }
 
+    /// `ios`.
     public var name: String { "ios" }
 
+    /// Scores every eligible request by every rule and starts those that pass; asks again at the
+    /// next prediction bin, when an app's launch spacing ends, or when the energy budget refills.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         predictor.learn(state.usage)
         refill(to: state.now)
@@ -189,6 +208,7 @@ public struct DuetPolicy: SchedulingPolicy {
         return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "score")
     }
 
+    /// Charges a task started on battery or cellular to the energy or data budget.
     public mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
         refill(to: max(budgetsAt, record.ended))

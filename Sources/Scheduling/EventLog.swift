@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
@@ -9,6 +7,7 @@ import SimEngine
 /// written (`write(event:)`, `write(detail:)`): made as strings while the run went on, they
 /// were a fifth of a run with `--events`, and all of them waited in memory until it ended.
 public struct LoggedEvent: Sendable, Equatable {
+    /// What an event is about.
     public enum Subject: String, Sendable {
         /// The person, the charger, the network, a setting.
         case world
@@ -18,9 +17,13 @@ public struct LoggedEvent: Sendable, Equatable {
         case task
     }
 
+    /// When it happened.
     public var time: SimInstant
+    /// What it is about.
     public var subject: Subject
+    /// The app concerned, if any.
     public var app: Int?
+    /// The task concerned, if any.
     public var task: TaskID?
     var what: What
 
@@ -165,8 +168,10 @@ public struct LoggedEvent: Sendable, Equatable {
 /// A sink that records every transition of a run, for `events.csv` and for looking at why a
 /// policy did what it did. Opt-in: it keeps one entry per event, so memory grows with the run.
 public struct EventLog: MetricsSink, Sendable {
+    /// Every event so far, in time order.
     public private(set) var events: [LoggedEvent] = []
 
+    /// An empty log.
     public init() {}
 
     mutating func add(
@@ -176,12 +181,15 @@ public struct EventLog: MetricsSink, Sendable {
         events.append(LoggedEvent(time: time, subject: subject, app: app, task: task, what: what))
     }
 
+    /// Logs a shutdown.
     public mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, .shutdown) }
 
+    /// Logs a boot after `offFor` off.
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
         add(time, .phone, .boot(offFor: offFor))
     }
 
+    /// Logs a change in the world.
     public mutating func worldEvent(_ e: WorldEvent, at time: SimInstant) {
         switch e {
         case .launch(let app), .leave(let app, _), .purge(let app): add(time, .world, app: app, .world(e))
@@ -189,10 +197,12 @@ public struct EventLog: MetricsSink, Sendable {
         }
     }
 
+    /// Logs an app's change of state.
     public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
         add(time, .app, app: t.app, .lifecycle(from: t.from, to: t.to, cause: t.cause))
     }
 
+    /// Logs a task's step.
     public mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
         switch e {
         case .submitted(let r, let replaced):
@@ -218,24 +228,36 @@ public struct EventLog: MetricsSink, Sendable {
 
 /// Sends everything to two sinks, such as the summary and the event log.
 public struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
+    /// The first sink.
     public var first: First
+    /// The second sink.
     public var second: Second
 
+    /// A sink sending to `first`, then `second`.
     public init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second
     }
 
+    /// Sends to both.
     public mutating func taskEnded(_ r: TaskRecord) { first.taskEnded(r); second.taskEnded(r) }
+    /// Sends to both.
     public mutating func chargeObserved(_ c: Double, at t: SimInstant) { first.chargeObserved(c, at: t); second.chargeObserved(c, at: t) }
+    /// Sends to both.
     public mutating func phoneShutDown(at t: SimInstant) { first.phoneShutDown(at: t); second.phoneShutDown(at: t) }
+    /// Sends to both.
     public mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
         first.phoneBooted(at: t, offFor: offFor)
         second.phoneBooted(at: t, offFor: offFor)
     }
+    /// Sends to both.
     public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) { first.worldEvent(e, at: t); second.worldEvent(e, at: t) }
+    /// Sends to both.
     public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { first.lifecycle(l, at: t); second.lifecycle(l, at: t) }
+    /// Sends to both.
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) { first.taskEvent(e, at: t); second.taskEvent(e, at: t) }
+    /// Sends to both.
     public mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
+    /// Whether either sink needs each task's steps.
     public var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
 }

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
@@ -23,13 +21,18 @@ import SimEngine
 /// Quotas are checked when a job would start; a job that runs past its quota is not stopped
 /// (the QuotaController would stop it): jobs here last seconds.
 public struct AndroidPolicy: SchedulingPolicy {
+    /// App Standby buckets, by how recently the app was used.
     public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare }
 
+    /// A bucket's job quota.
     public struct Quota: Equatable, Sendable {
         /// Job run time allowed per window; `nil`: unlimited.
         public var time: SimDuration?
+        /// The window `time` and `maxJobs` count over.
         public var window: SimDuration
+        /// Most jobs started per window.
         public var maxJobs: Int
+        /// A quota of `time` and `maxJobs` per `window`.
         public init(time: SimDuration?, window: SimDuration, maxJobs: Int) {
             self.time = time
             self.window = window
@@ -37,17 +40,27 @@ public struct AndroidPolicy: SchedulingPolicy {
         }
     }
 
+    /// Every number of the model; each is a scenario key of the `android` policy.
     public struct Parameters: Equatable, Sendable {
         // Doze (docs/sources.md §9).
+        /// Whether Doze is modelled.
         public var doze = true
+        /// Time after the last use or unplug before Doze begins.
         public var inactiveAfter: SimDuration = .minutes(30)
+        /// The first idle period.
         public var firstIdle: SimDuration = .minutes(60)
+        /// The longest idle period (they double up to it).
         public var maxIdle: SimDuration = .hours(6)
+        /// The first maintenance window.
         public var firstWindow: SimDuration = .minutes(5)
+        /// The longest maintenance window (they double up to it).
         public var maxWindow: SimDuration = .minutes(10)
         // Buckets: recency thresholds are assumptions after AOSP AppStandbyController.
+        /// An app used within this is active.
         public var activeWithin: SimDuration = .hours(1)
+        /// An app used within this (but not `activeWithin`) is in the working set.
         public var workingSetWithin: SimDuration = .hours(12)
+        /// An app used within this (but not `workingSetWithin`) is frequent; otherwise rare.
         public var frequentWithin: SimDuration = .hours(24)
         /// Per bucket, in `Bucket` order (docs/sources.md §9).
         public var quotas = [
@@ -56,15 +69,22 @@ public struct AndroidPolicy: SchedulingPolicy {
             Quota(time: .minutes(10), window: .hours(8), maxJobs: 200),
             Quota(time: .minutes(10), window: .hours(24), maxJobs: 48),
         ]
+        /// Most job time per app per day, over every bucket.
         public var dailyCap: SimDuration = .hours(4)
         // Constraints.
+        /// Whether jobs wait while the battery is low.
         public var batteryNotLow = true
+        /// The level at or below which the battery is low.
         public var lowLevel = 0.15
+        /// How far above `lowLevel` the battery must climb to stop being low.
         public var lowHysteresis = 0.05
+        /// Whether jobs need an unmetered (Wi-Fi) connection.
         public var requireUnmetered = false
+        /// AOSP's values where docs/sources.md §9 gives them, the assumptions of §12 elsewhere.
         public init() {}
     }
 
+    /// The model's numbers.
     public var parameters: Parameters
     /// Per app, its jobs' (start, end) over the last 24 h, in start order. Jobs that ended
     /// before the last 24 h count for nothing; they are dropped from the front as they age
@@ -75,9 +95,12 @@ public struct AndroidPolicy: SchedulingPolicy {
     var running: [(id: Int, start: SimInstant)] = []
     var batteryLow = false
 
+    /// The model with `parameters` and no jobs run yet.
     public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    /// `android`.
     public var name: String { "android" }
 
+    /// Starts the eligible requests that Doze, the constraints and their apps' quotas allow; asks again when Doze's next window opens or a quota frees up.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         let p = parameters
         if p.batteryNotLow {
@@ -108,6 +131,7 @@ public struct AndroidPolicy: SchedulingPolicy {
         return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "quota")
     }
 
+    /// Books the job's end for its app's quota.
     public mutating func taskEnded(_ record: TaskRecord) {
         guard let k = running.firstIndex(where: { $0.id == record.request.id.rawValue }) else { return }
         let start = running[k].start
@@ -119,6 +143,7 @@ public struct AndroidPolicy: SchedulingPolicy {
         }
     }
 
+    /// Whether Doze holds jobs now.
     public enum DozeState: Equatable, Sendable {
         case awake
         /// In an idle period, until `next` maintenance window.

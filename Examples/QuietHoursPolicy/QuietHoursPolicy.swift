@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import Scheduling
 import SimEngine
 
@@ -12,24 +10,31 @@ import SimEngine
 /// to start and when to ask it again. It can keep state (here it counts its decisions) and
 /// learns how each task ended through `taskEnded`.
 public struct QuietHoursPolicy: SchedulingPolicy {
-    /// Quiet from `start` to `end`, as times of day; the span may cross midnight.
+    /// When quiet hours start, as a time of day; the span may cross midnight.
     public var start: SimDuration
+    /// When quiet hours end, as a time of day.
     public var end: SimDuration
+    /// Decisions made so far (the tests read it).
     public private(set) var decisions = 0
+    /// Tasks that have ended so far.
     public private(set) var ended = 0
 
+    /// Quiet from `start` to `end` (22:00 to 07:00 by default).
     public init(from start: SimDuration = .hours(22), to end: SimDuration = .hours(7)) {
         self.start = start
         self.end = end
     }
 
+    /// `quiet-hours`, the name in every output.
     public var name: String { "quiet-hours" }
 
+    /// Whether `time` falls in the quiet hours.
     public func isQuiet(_ time: SimInstant) -> Bool {
         let t = time.timeOfDay
         return start <= end ? (t >= start && t < end) : (t >= start || t < end)
     }
 
+    /// Starts everything while charging or outside quiet hours; otherwise waits until they end.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         decisions += 1
         if state.isCharging || !isQuiet(state.now) { return .startAll }
@@ -40,5 +45,6 @@ public struct QuietHoursPolicy: SchedulingPolicy {
         return PolicyDecision(start: .none, reconsiderAt: wake, reason: "quiet_hours")
     }
 
+    /// Counts the task.
     public mutating func taskEnded(_ record: TaskRecord) { ended += 1 }
 }

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import SimEngine
 import SimRandom
 
@@ -9,6 +7,7 @@ import SimRandom
 /// The rules themselves (pending limits, gates, budgets, expiration) are the system's, in
 /// the Scheduling layer; this is only what the app's code would do (docs/sources.md §1-3).
 public struct AppParameters: Equatable, Sendable {
+    /// The app's name, unique in a scenario.
     public var name: String
     /// The BGTaskScheduler tasks the app registers at launch, in registration order.
     public var tasks: [AppTask] = []
@@ -61,6 +60,7 @@ public struct AppParameters: Equatable, Sendable {
     /// Whether it archives what its background work produced (state preservation).
     public var statePreservation = StatePreservation()
 
+    /// An app named `name` with no background work and default habits.
     public init(name: String) { self.name = name }
 
     /// Whether legacy background fetch is in use: declared, and no BGTaskScheduler identifier
@@ -73,6 +73,7 @@ public struct AppParameters: Equatable, Sendable {
 
 /// One `BGTaskRequest` identifier the app registers, and what its handler does.
 public struct AppTask: Equatable, Sendable {
+    /// Which BGTask class the identifier is registered as.
     public enum Kind: String, Sendable, CaseIterable {
         /// `BGAppRefreshTask`: short, keeps content fresh (docs/sources.md §2).
         case refresh
@@ -93,8 +94,11 @@ public struct AppTask: Equatable, Sendable {
         case handler
     }
 
+    /// The BGTaskScheduler identifier (listed in `BGTaskSchedulerPermittedIdentifiers`).
     public var identifier: String
+    /// Refresh or processing.
     public var kind: Kind
+    /// When the app submits the request.
     public var submitOn: Set<Trigger>
     /// `earliestBeginDate` after a submission on entering the background.
     public var earliestBegin: SimDuration = .minutes(15)
@@ -106,15 +110,17 @@ public struct AppTask: Equatable, Sendable {
     public var requiresNetworkConnectivity = false
     /// Wall time of the handler's computation after its transfers, in seconds.
     public var cpu: Distribution = .exponential(mean: 5)
-    /// Bytes the handler sends, then receives, before computing. Defaults: a small request
+    /// Bytes the handler sends before receiving and computing. Defaults: a small request
     /// and the 10 KB fetch of docs/sources.md §6's example (assumption for any particular app).
     public var upBytes: Distribution = .fixed(1_000)
+    /// Bytes the handler receives after sending.
     public var downBytes: Distribution = .fixed(10_000)
     /// Share of a core the work keeps busy, for the CPU monitor (docs/sources.md §2).
     public var cpuShare = 0.5
     /// Chance that the work succeeds (`setTaskCompleted(success: true)`).
     public var successProbability = 1.0
 
+    /// A task with the usual triggers of its kind: a refresh at the start, on leaving and from its handler; processing at the start and from its handler.
     public init(identifier: String, kind: Kind, submitOn: Set<Trigger>? = nil) {
         self.identifier = identifier
         self.kind = kind
@@ -127,10 +133,14 @@ public struct AppTask: Equatable, Sendable {
 public struct BackgroundWork: Equatable, Sendable {
     /// Chance that a given entry into the background begins this work.
     public var probability = 1.0
+    /// CPU time of the work, in seconds.
     public var cpu: Distribution = .fixed(2)
+    /// Bytes it sends.
     public var upBytes: Distribution = .fixed(0)
+    /// Bytes it receives.
     public var downBytes: Distribution = .fixed(0)
 
+    /// Work that always begins and takes 2 s of CPU, with no transfers.
     public init() {}
 }
 
@@ -165,18 +175,23 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
 /// on after they leave it, keeping the app running in the background (never suspended) and
 /// drawing the mode's power, and, with `traffic`, keeping a radio busy.
 public struct ContinuousMode: Equatable, Sendable {
+    /// Which mode.
     public var kind: BackgroundModeKind
     /// Chance that the person leaves the app with a session going.
     public var probability = 0.5
     /// How long the session goes on after they leave, in seconds.
     public var duration: Distribution = .exponential(mean: 1800)
+    /// Power of the mode's hardware while a session goes on, in watts (default `kind.defaultPowerW`).
     public var powerW: Double
     /// Network use while it goes on: `chunkDownBytes` fetched every `chunkInterval` (a
     /// streamed track, map tiles and traffic, voice packets), the first at once; `nil`: none.
     public var chunkInterval: SimDuration?
+    /// Bytes sent with each chunk.
     public var chunkUpBytes: Double = 0
+    /// Bytes received with each chunk.
     public var chunkDownBytes: Double = 0
 
+    /// A mode of `kind` at its default power, without network use.
     public init(kind: BackgroundModeKind) {
         self.kind = kind
         self.powerW = kind.defaultPowerW
@@ -187,21 +202,32 @@ public struct ContinuousMode: Equatable, Sendable {
 /// §2): the system decides when to fetch, like a refresh, no sooner than `minimumInterval`
 /// after the last fetch; the handler has 30 s.
 public struct BackgroundFetch: Equatable, Sendable {
+    /// The app's `setMinimumBackgroundFetchInterval`.
     public var minimumInterval: SimDuration = .hours(1)
+    /// CPU time of a fetch, in seconds.
     public var cpu: Distribution = .exponential(mean: 3)
+    /// Bytes a fetch sends.
     public var upBytes: Distribution = .fixed(1_000)
+    /// Bytes a fetch receives.
     public var downBytes: Distribution = .fixed(10_000)
+    /// Chance the fetch reports new data.
     public var successProbability = 1.0
+    /// Hourly fetches of a 10 KB response.
     public init() {}
 }
 
 /// Silent pushes (`content-available`) from the app's server: a Poisson process; each one
 /// the system delivers wakes the app in the background for up to 30 s.
 public struct SilentPushes: Equatable, Sendable {
+    /// Mean pushes per hour.
     public var perHour = 1.0
+    /// CPU time of a push's handler, in seconds.
     public var cpu: Distribution = .exponential(mean: 2)
+    /// Bytes the handler sends.
     public var upBytes: Distribution = .fixed(1_000)
+    /// Bytes the handler receives.
     public var downBytes: Distribution = .fixed(20_000)
+    /// One push an hour, handled in 2 s on average with a 20 KB fetch.
     public init() {}
 }
 
@@ -211,22 +237,30 @@ public struct SilentPushes: Equatable, Sendable {
 public struct BackgroundTransfers: Equatable, Sendable {
     /// Chance that a given leave hands over a transfer.
     public var probability = 0.5
+    /// Bytes to upload.
     public var upBytes: Distribution = .fixed(0)
+    /// Bytes to download.
     public var downBytes: Distribution = .fixed(1_000_000)
     /// `isDiscretionary`: the system waits for Wi-Fi and power.
     public var discretionary = false
     /// The app's completion handling after the transfer, in seconds of CPU.
     public var cpu: Distribution = .fixed(1)
+    /// A non-discretionary 1 MB download on half the leaves.
     public init() {}
 }
 
 /// Region monitoring: the system wakes the app in the background when the person enters or
 /// leaves one of `places` (places of the network model).
 public struct RegionMonitoring: Equatable, Sendable {
+    /// The network model's places watched (`home`, `work`).
     public var places: [String] = []
+    /// CPU time of the handler of an entry or exit, in seconds.
     public var cpu: Distribution = .fixed(2)
+    /// Bytes the handler sends.
     public var upBytes: Distribution = .fixed(1_000)
+    /// Bytes the handler receives.
     public var downBytes: Distribution = .fixed(5_000)
+    /// No places watched.
     public init() {}
 }
 
@@ -237,6 +271,8 @@ public struct RegionMonitoring: Equatable, Sendable {
 public struct StatePreservation: Equatable, Sendable {
     /// Defaults: every result archived at no cost, as if the app saved as it went.
     public var archiveProbability = 1.0
+    /// CPU time of archiving a result.
     public var archiveCPU: SimDuration = .zero
+    /// Every result archived, at no cost.
     public init() {}
 }

@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 
@@ -34,14 +32,23 @@ public protocol MetricsSink {
 }
 
 extension MetricsSink {
+    /// Ignores ended tasks.
     public mutating func taskEnded(_ record: TaskRecord) {}
+    /// Ignores the charge level.
     public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {}
+    /// Ignores shutdowns.
     public mutating func phoneShutDown(at time: SimInstant) {}
+    /// Ignores boots.
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {}
+    /// Ignores changes in the world.
     public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {}
+    /// Ignores life-cycle transitions.
     public mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant) {}
+    /// Ignores task steps.
     public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
+    /// Ignores the run's totals.
     public mutating func runEnded(_ totals: RunTotals) {}
+    /// True: a sink that does not say otherwise is told every task step.
     public var observesTaskSteps: Bool { true }
 }
 
@@ -98,9 +105,13 @@ public enum WorldEvent: Equatable, Sendable {
 public struct ComponentEnergy: Equatable, Sendable {
     /// Standby baseline: everything suspended, radios idle.
     public var baselineJ = 0.0
+    /// The screen while an app is in the foreground.
     public var screenJ = 0.0
+    /// CPU while the person uses an app.
     public var cpuForegroundJ = 0.0
+    /// CPU of background work.
     public var cpuBackgroundJ = 0.0
+    /// Calls.
     public var callJ = 0.0
     /// Radio promotions and transfers.
     public var radioActiveJ = 0.0
@@ -108,26 +119,35 @@ public struct ComponentEnergy: Equatable, Sendable {
     public var radioTailJ = 0.0
     /// The hardware of continuous background modes: audio DSP, GPS, Bluetooth.
     public var modeJ = 0.0
+    /// No energy yet.
     public init() {}
+    /// The sum of the parts: the phone's consumption.
     public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ }
 }
 
 /// What a run adds up to, apart from the tasks.
 public struct RunTotals: Sendable {
+    /// When the run ended (the horizon, or later if tasks ran on).
     public var end: SimInstant
+    /// Energy consumed, and drawn from the battery and the charger.
     public var energy: EnergyFlow
+    /// Consumption by component.
     public var components: ComponentEnergy
     /// When the phone shut down, if it is off at the end.
     public var offSince: SimInstant?
     /// Time with an app in the foreground (the screen on).
     public var screenOn: SimDuration
+    /// Time with Low Power Mode on.
     public var lowPower: SimDuration
     /// Time on each network kind, indexed like `NetworkKind.allCases`.
     public var onNetwork: [SimDuration]
+    /// Sessions (pick-ups of the phone).
     public var sessions: Int
+    /// App launches.
     public var launches: Int
-    /// Radio promotions from idle, all and those a background task's transfer caused.
+    /// Radio promotions from idle.
     public var promotions = 0
+    /// Radio promotions a background task's transfer caused.
     public var taskPromotions = 0
     /// The part of background work's energy (CPU and radio charged to tasks) the battery
     /// supplied: in each interval, the task's share of the load times the battery's share of
@@ -136,10 +156,10 @@ public struct RunTotals: Sendable {
     /// The part of it spent by scheduled work (refresh and processing tasks): what a policy
     /// controls, unlike finite-length work begun when the person leaves an app.
     public var scheduledFromBatteryJ = 0.0
-    /// Energy of background work (CPU and the radio charged to tasks, tails included) and
-    /// of the person's use (screen, CPU, calls, radio charged to the foreground), each booked
-    /// as it was spent: with the baseline they make up the phone's energy.
+    /// Energy of background work (CPU and the radio charged to tasks, tails included), booked
+    /// as it was spent: with the person's use and the baseline it makes up the phone's energy.
     public var backgroundJ = 0.0
+    /// Energy of the person's use, booked as it was spent.
     public var foregroundJ = 0.0
 }
 
@@ -154,31 +174,47 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var completionLatenciesS: [Double] = []
     /// Energy of background work, in joules: the sum of the tasks' energies.
     public private(set) var backgroundEnergyJ = 0.0
-    /// The same, as the simulation booked it while it was spent (for reconciliation), and
-    /// the person's use (screen, CPU, calls, the radio for what apps fetch when opened).
+    /// The same, as the simulation booked it while it was spent (for reconciliation).
     public private(set) var bookedBackgroundJ = 0.0
+    /// Energy of the person's use (screen, CPU, calls, the radio for what apps fetch when
+    /// opened), booked as it was spent.
     public private(set) var foregroundEnergyJ = 0.0
     /// Energy of work that expired or was killed, and of completed work whose result was lost.
     public private(set) var wastedEnergyJ = 0.0
     /// `backgroundEnergyJ` by task kind, indexed like `TaskKind.allCases`: what each way of
     /// running in the background accounts for.
     public private(set) var energyByKind = [Double](repeating: 0, count: TaskKind.allCases.count)
-    /// Completed results lost with their process before the app archived them, and their energy.
+    /// Completed results lost with their process before the app archived them.
     public private(set) var lostWork = 0
+    /// The energy spent on lost results.
     public private(set) var lostWorkEnergyJ = 0.0
+    /// Energy consumed, and drawn from the battery and the charger.
     public private(set) var energy = EnergyFlow()
+    /// Lowest state of charge seen, 0...1.
     public private(set) var minCharge = 1.0
+    /// State of charge at the end.
     public private(set) var finalCharge = 0.0
+    /// Times the phone shut down for lack of energy.
     public private(set) var shutdowns = 0
+    /// Time the phone was off.
     public private(set) var timeOff = SimDuration.zero
+    /// When the run ended.
     public private(set) var endTime = SimInstant.start
+    /// Consumption by component.
     public private(set) var components = ComponentEnergy()
+    /// Time with an app in the foreground.
     public private(set) var screenOn = SimDuration.zero
+    /// Time with Low Power Mode on.
     public private(set) var lowPower = SimDuration.zero
+    /// Time on each network kind, indexed like `NetworkKind.allCases`.
     public private(set) var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
+    /// Sessions (pick-ups of the phone).
     public private(set) var sessions = 0
+    /// App launches.
     public private(set) var launches = 0
+    /// Low Power Mode prompts shown.
     public private(set) var lowPowerPrompts = 0
+    /// Memory-pressure purges of a suspended app.
     public private(set) var purges = 0
     /// Completed tasks whose app reported `success: false`.
     public private(set) var unsuccessful = 0
@@ -190,9 +226,13 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var backgroundLaunches = 0
     /// Times the system terminated an app for breaking a rule (docs/sources.md §2-3).
     public private(set) var terminations = 0
+    /// Radio promotions from idle.
     public private(set) var promotions = 0
+    /// Radio promotions a background task's transfer caused.
     public private(set) var taskPromotions = 0
+    /// The part of background work's energy the battery supplied (see `RunTotals`).
     public private(set) var backgroundFromBatteryJ = 0.0
+    /// The part of it spent by scheduled work (refresh, processing, legacy fetch).
     public private(set) var scheduledFromBatteryJ = 0.0
     /// At each launch, while the phone is on, of an app with a refresh task: seconds since its
     /// content was last fresh, which is the end of its last successful refresh task or, for
@@ -201,11 +241,13 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var stalenessS: [Double] = []
     /// Launches among those whose staleness was at most `freshWithin`.
     public private(set) var freshLaunches = 0
+    /// The staleness up to which a launch counts as served fresh.
     public let freshWithin: SimDuration
-    /// Successful refresh tasks, and those whose content the person saw (a launch of the app
-    /// while the phone was on) before newer content replaced it (the next successful refresh,
-    /// or the app fetching when opened) or the run ended.
+    /// Successful refresh tasks.
     public private(set) var refreshesSucceeded = 0
+    /// Successful refreshes whose content the person saw (a launch of the app while the phone
+    /// was on) before newer content replaced it (the next successful refresh, or the app
+    /// fetching when opened) or the run ended.
     public private(set) var refreshesSeen = 0
     /// Per app: whether its staleness is measured, whether its foreground use refreshes it,
     /// when its content was last fresh, and whether its last refresh is still unseen.
@@ -225,21 +267,24 @@ public struct RunMetrics: MetricsSink, Sendable {
         self.freshWithin = freshWithin
     }
 
-    /// Frees the per-event samples (latencies, staleness) once the summary values are known.
-    /// Only `lost` and `ended` count here.
+    /// False: only `lost` and `ended` count here, and the simulation reports those anyway.
     public var observesTaskSteps: Bool { false }
 
+    /// Frees the per-event samples (latencies, staleness) once the summary values are known.
     public mutating func dropSamples() {
         latenciesS = []
         completionLatenciesS = []
         stalenessS = []
     }
 
+    /// Requests that ended in `outcome`.
     public func count(_ outcome: TaskOutcome) -> Int {
         outcomeCounts[outcome.index]
     }
+    /// Requests in all, every outcome counted.
     public var submitted: Int { outcomeCounts.reduce(0, +) }
 
+    /// Counts the task's outcome, latencies and energy.
     public mutating func taskEnded(_ record: TaskRecord) {
         outcomeCounts[record.outcome.index] += 1
         // Latencies are those of work a policy decides on and of finite-length work, as before
@@ -276,26 +321,31 @@ public struct RunMetrics: MetricsSink, Sendable {
         unseenRefresh[app] = true
     }
 
+    /// Counts background launches and terminations.
     public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
         if t.from == .notRunning && t.to == .background { backgroundLaunches += 1 }
         if t.cause == .terminated { terminations += 1 }
     }
 
+    /// Keeps the lowest and the last charge level.
     public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {
         minCharge = min(minCharge, charge)
         finalCharge = charge
     }
 
+    /// Counts a shutdown.
     public mutating func phoneShutDown(at time: SimInstant) {
         shutdowns += 1
         phoneOn = false
     }
 
+    /// Counts the time off.
     public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
         timeOff += offFor
         phoneOn = true
     }
 
+    /// Counts prompts and purges, and measures staleness at each launch of an app with a refresh task.
     public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {
         switch event {
         case .lowPowerPrompt: lowPowerPrompts += 1
@@ -314,6 +364,7 @@ public struct RunMetrics: MetricsSink, Sendable {
         }
     }
 
+    /// Takes the run's energy and time totals.
     public mutating func runEnded(_ t: RunTotals) {
         energy = t.energy
         endTime = t.end

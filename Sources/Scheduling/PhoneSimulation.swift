@@ -1,5 +1,3 @@
-// swift-format-ignore-file: AllPublicDeclarationsHaveDocumentation
-
 import PhoneWorld
 import SimEngine
 import SimRandom
@@ -8,28 +6,37 @@ import SimRandom
 public struct PhoneSetup: Equatable, Sendable {
     /// Simulated time span, from midnight of day 0 (a Monday).
     public var duration: SimDuration = .days(7)
+    /// The battery and its model.
     public var battery = BatteryParameters()
+    /// Power of the components other than the radios.
     public var power = PowerParameters()
     /// When the person charges (and, under Optimized Battery Charging, the unplug time the
     /// phone predicts), unless `chargingTrace` replays the sessions.
     public var charging = ChargingHabit()
+    /// Charging sessions replayed from a trace, instead of drawn from `charging`.
     public var chargingTrace: [ChargingSession]?
     /// How fast a connected charger fills the battery.
     public var charger = ChargingCurve()
     /// Where the phone is connected and with which radios, unless `networkTrace` replays the
     /// connection (the radios still come from `network`).
     public var network = NetworkEnvironment()
+    /// Connection changes replayed from a trace, instead of drawn from `network`.
     public var networkTrace: [NetworkChange]?
     /// How the person uses the phone, unless `peopleTrace` replays launches, calls and purges
     /// (the Low Power Mode answer still comes from `people`).
     public var people = PeopleParameters.absent
+    /// Launches, calls and purges replayed from a trace, instead of drawn from `people`.
     public var peopleTrace: PeopleTimeline?
     /// Silent pushes the apps' servers send, unless drawn from each app's `silentPushes`.
     public var pushTrace: [PushArrival]?
+    /// Background App Refresh and Low Power Mode.
     public var settings = Settings()
+    /// The apps, in the order their indices name them.
     public var apps: [AppParameters] = []
+    /// The limits iOS sets on background work.
     public var system = SystemRules()
 
+    /// A week with nobody using the phone, no apps and the default phone.
     public init() {}
 }
 
@@ -62,14 +69,18 @@ public struct SystemRules: Equatable, Sendable {
     /// Programming Guide, [secondary]).
     public var regionBudget: SimDuration = .seconds(10)
 
+    /// iOS's limits as docs/sources.md §2-3 give them, the assumptions of §12 elsewhere.
     public init() {}
 }
 
 /// On battery, the system kills a processing task that keeps more than `threshold` of a core
 /// busy for `window` (docs/sources.md §2, [secondary]). Tasks that require external power are exempt.
 public struct CPUMonitor: Equatable, Sendable {
+    /// Share of a core above which processing work is killed.
     public var threshold = 0.8
+    /// How long the work may stay above it.
     public var window: SimDuration = .seconds(60)
+    /// 80% of a core for 60 s.
     public init() {}
 }
 
@@ -81,24 +92,35 @@ public struct CPUMonitor: Equatable, Sendable {
 /// finite-length work it begins each time the person leaves it), so adding an app or
 /// changing one source's parameters does not change the numbers any other source draws.
 public struct WorldStreams {
+    /// Stream `charger`: charging sessions.
     public var charger: RandomStream
+    /// Stream `network`: connection changes and dead spots.
     public var network: RandomStream
+    /// Stream `people`: sleep, sessions, launches and calls.
     public var people: RandomStream
+    /// Stream `purges`: memory-pressure purges.
     public var purges: RandomStream
     /// One draw per Low Power Mode prompt, in prompt order.
     public var lowPower: RandomStream
+    /// Per app, stream `app.<name>`: its tasks' work, in submission order.
     public var apps: [RandomStream]
+    /// Per app, stream `app.<name>.leave`: the finite-length work it begins on leaving.
     public var appLeave: [RandomStream]
     /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
     /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
     /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
-    /// preservation).
+    /// preservation). This one: `app.<name>.mode`.
     public var appMode: [RandomStream?]
+    /// Per app, `app.<name>.push`.
     public var appPush: [RandomStream?]
+    /// Per app, `app.<name>.transfer`.
     public var appTransfer: [RandomStream?]
+    /// Per app, `app.<name>.region`.
     public var appRegion: [RandomStream?]
+    /// Per app, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
 
+    /// The streams of `replication` of `point` under `masterSeed`, for the apps of `setup`.
     public init(
         setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
         generator: GeneratorKind = .mt19937
@@ -142,12 +164,16 @@ public struct WorldStreams {
 /// The exogenous world of one replication, drawn before the run (or taken from traces): the
 /// same for every policy.
 public struct WorldTimeline: Sendable {
+    /// Charging sessions, in time order.
     public var charging: [ChargingSession]
+    /// Connection changes, in time order.
     public var network: [NetworkChange]
+    /// Sleep, launches, calls and purges.
     public var people: PeopleTimeline
     /// Silent pushes from the apps' servers, in time order.
     public var pushes: [PushArrival]
 
+    /// The world `setup` describes, drawn from `streams` (or taken from its traces).
     public init(setup: PhoneSetup, streams: WorldStreams) {
         let horizon = SimInstant.after(setup.duration)
         charging = setup.chargingTrace ?? setup.charging.sessions(until: horizon, stream: streams.charger)
@@ -344,6 +370,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
 
     let setup: PhoneSetup
     var policy: Policy
+    /// What the run records; read it after `run()`.
     public internal(set) var sink: Sink
     var streams: WorldStreams
     let world: WorldTimeline
@@ -469,6 +496,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// resident memory the same for 2 and 20 replications as before the store changed).
     deinit {}
 
+    /// A simulation of `setup` under `policy`, recording to `sink`, with the world drawn from `streams`.
     public init(setup: PhoneSetup, policy: Policy, sink: Sink, streams: WorldStreams) {
         precondition(streams.apps.count == setup.apps.count, "one random stream per app")
         self.setup = setup

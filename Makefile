@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format install deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -37,7 +37,7 @@ datasets: deps
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
 ## report test (chromium renders the reports) and the event-costs test (the timing build still
 ## compiles and simulates exactly what the normal build does).
-test: deps deps-slurm deps-chromium lint
+test: deps deps-slurm deps-chromium lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
@@ -61,6 +61,14 @@ lint:
 
 format:
 	$(SWIFT) format --in-place --recursive --parallel $(FORMATTED)
+
+## The DocC documentation of the library targets, in .build/docs/<Target>.doccarchive (open one
+## with `docc preview`, or serve it); warnings, such as a link to a symbol that does not exist
+## or an undocumented parameter, are errors. `make test` runs it.
+LIBRARIES := SimEngine SimRandom PhoneWorld Scheduling ScenarioFiles ResultFiles Experiments Reports
+docs:
+	$(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
+	  $(foreach t,$(LIBRARIES),--target $(t)) --output-path .build/docs
 
 ## The release binary to $(PREFIX)/bin and the bundled profiles to $(PREFIX)/share/bgsim/models,
 ## where an installed bgsim finds them for scenarios outside models/.

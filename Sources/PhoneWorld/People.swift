@@ -146,7 +146,11 @@ extension PeopleParameters {
     /// `sessionsPerDay`. A session that arrives while the previous one lasts starts when it
     /// ends (the person keeps using the phone).
     ///
-    /// - Parameter appWeights: each scenario app's usage weight.
+    /// - Parameters:
+    ///   - horizon: the end of the span.
+    ///   - appWeights: each scenario app's usage weight.
+    ///   - people: the stream of sleep, sessions, apps and calls.
+    ///   - purgeStream: the stream of purge times.
     public func timeline(
         until horizon: SimInstant, appWeights: [Double], people: RandomStream,
         purges purgeStream: RandomStream

@@ -145,6 +145,20 @@ struct DocumentationTests {
         }
     }
 
+    /// Every library product has a DocC catalog with a landing page, and `make docs` builds it.
+    @Test func everyLibraryHasADocCCatalogThatMakeDocsBuilds() throws {
+        let package = try #require(Self.text("Package.swift"))
+        let makefile = try #require(Self.text("Makefile"))
+        let libraries = package.components(separatedBy: ".library(name: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        #expect(libraries.count >= 8, "Package.swift's library products: \(libraries)")
+        let listed = makefile.split(separator: "\n").first { $0.hasPrefix("LIBRARIES :=") }?.split(separator: " ").dropFirst(2).map(String.init) ?? []
+        #expect(Set(listed) == Set(libraries), "the Makefile's LIBRARIES \(listed) are not the library products \(libraries)")
+        for target in libraries {
+            let landing = try #require(Self.text("Sources/\(target)/\(target).docc/\(target).md"), "\(target) has no DocC catalog")
+            #expect(landing.hasPrefix("# ``\(target)``"), "\(target)'s landing page is not titled with its module")
+        }
+    }
+
     /// Relative links in the Markdown documents lead to files that exist.
     @Test func relativeLinksResolve() throws {
         for file in try Self.shippedFiles() where file.hasSuffix(".md") {

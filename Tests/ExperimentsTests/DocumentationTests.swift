@@ -159,6 +159,23 @@ struct DocumentationTests {
         }
     }
 
+    /// Paths of the repository that the documents write in backticks (`Sources/...`,
+    /// `models/...`) exist: a renamed file or folder cannot leave a document pointing nowhere.
+    @Test func pathsNamedInTheDocumentsExist() throws {
+        let roots = ["Sources/", "Tests/", "Benchmarks/", "models/", "Examples/", "docs/", "notebooks-data/"]
+        var checked = 0
+        for file in try Self.shippedFiles() where file.hasSuffix(".md") {
+            let text = try #require(Self.text(file))
+            for (i, piece) in text.split(separator: "`", omittingEmptySubsequences: false).enumerated() where i % 2 == 1 {
+                let path = String(piece)
+                guard roots.contains(where: path.hasPrefix), !path.contains("*"), !path.contains("<"), !path.contains(" ") else { continue }
+                checked += 1
+                #expect(FileManager.default.fileExists(atPath: repoRoot.appendingPathComponent(path).path), "\(file) names \(path), which does not exist")
+            }
+        }
+        #expect(checked > 20, "paths were found (\(checked))")
+    }
+
     /// Relative links in the Markdown documents lead to files that exist.
     @Test func relativeLinksResolve() throws {
         for file in try Self.shippedFiles() where file.hasSuffix(".md") {

@@ -59,7 +59,8 @@ public struct UnitStore: Sendable {
         for name in Self.rowFiles { unlink(path(u, name)) }
         let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
         let result = try Experiment.run(
-            plan.points[u.point].scenario, policy: plan.policies[u.policy], replication: u.replication,
+            // The point's own spec: a sweep axis may set a policy's parameters (same label).
+            plan.points[u.point].scenario, policy: plan.points[u.point].scenario.policies[u.policy], replication: u.replication,
             record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
         let values = zip(RunMetrics.columns, result.values).map { CSVWriter.number($1, count: $0.isCount) }
         try UnitRecord.write(fingerprint: plan.fingerprint(of: u, record: record), values: values, of: u, in: self)

@@ -142,7 +142,9 @@ public struct StudyPlan: Sendable {
             for (k, result) in read.enumerated() {
                 let (json, p) = try result!.get()
                 if let first {
-                    if p.scenario.policies != first.policies || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
+                    // Policies are the same by label and rule; their parameters may vary by point.
+                    let labels = { (s: Scenario) in s.policies.map { [$0.label, $0.rule.name] } }
+                    if labels(p.scenario) != labels(first) || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
                         throw ScenarioError(
                             .invalid, file: sweep.file, keyPath: "axes",
                             message: "point \(start + k) changes the policies, replications or seed; every point must share them")

@@ -60,14 +60,13 @@ public enum Experiment {
         _ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
         rows: RowDestination? = nil
     ) throws -> RunResult {
-        switch policy.rule {
-        case .eager: try run(scenario, custom: EagerPolicy(), label: policy, replication: replication, record: record, rows: rows)
-        case .chargeOnly: try run(scenario, custom: ChargeOnlyPolicy(), label: policy, replication: replication, record: record, rows: rows)
-        case .coalesce(let p): try run(scenario, custom: CoalescePolicy(p), label: policy, replication: replication, record: record, rows: rows)
-        case .ios(let p): try run(scenario, custom: DuetPolicy(p), label: policy, replication: replication, record: record, rows: rows)
-        case .android(let p): try run(scenario, custom: AndroidPolicy(p), label: policy, replication: replication, record: record, rows: rows)
-        case .oracle(let p): try run(scenario, custom: OraclePolicy(p), label: policy, replication: replication, record: record, rows: rows)
+        struct Run: PolicyVisitor {
+            let scenario: Scenario, label: PolicySpec, replication: Int, record: RecordOptions, rows: RowDestination?
+            func visit<P: SchedulingPolicy>(_ policy: P) throws -> RunResult {
+                try Experiment.run(scenario, custom: policy, label: label, replication: replication, record: record, rows: rows)
+            }
         }
+        return try policy.accept(Run(scenario: scenario, label: policy, replication: replication, record: record, rows: rows))
     }
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the

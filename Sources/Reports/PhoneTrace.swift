@@ -83,14 +83,13 @@ extension Experiment {
         window: Range<SimInstant>
     ) throws -> PhoneTrace {
         let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
-        switch policy.rule {
-        case .eager: return try trace(scenario, EagerPolicy(), sink, replication)
-        case .chargeOnly: return try trace(scenario, ChargeOnlyPolicy(), sink, replication)
-        case .coalesce(let p): return try trace(scenario, CoalescePolicy(p), sink, replication)
-        case .ios(let p): return try trace(scenario, DuetPolicy(p), sink, replication)
-        case .android(let p): return try trace(scenario, AndroidPolicy(p), sink, replication)
-        case .oracle(let p): return try trace(scenario, OraclePolicy(p), sink, replication)
+        struct Trace: PolicyVisitor {
+            let scenario: Scenario, sink: PhoneTrace, replication: Int
+            func visit<P: SchedulingPolicy>(_ policy: P) throws -> PhoneTrace {
+                try Experiment.trace(scenario, policy, sink, replication)
+            }
         }
+        return try policy.accept(Trace(scenario: scenario, sink: sink, replication: replication))
     }
 
     static func trace<P: SchedulingPolicy>(_ scenario: Scenario, _ policy: P, _ sink: PhoneTrace, _ replication: Int) throws -> PhoneTrace {

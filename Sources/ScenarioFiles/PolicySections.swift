@@ -1,3 +1,4 @@
+import ResultFiles
 import Scheduling
 import SimEngine
 
@@ -71,6 +72,11 @@ extension Scenario {
             try fields.duration("finish_margin", &o.finishMargin, zero: true)
             try fields.bool("ride_foreground", &o.rideForeground)
             rule = .oracle(o)
+        case .registered(var registered):
+            for parameter in registered.type.parameterInfo {
+                if let value = try fields.declared(parameter) { registered.values[parameter.name] = value }
+            }
+            rule = .registered(registered)
         }
         try fields.m.finish()
         return PolicySpec(rule, label: label)
@@ -109,6 +115,30 @@ extension Scenario {
         mutating func bool(_ key: String, _ value: inout Bool) throws(ScenarioError) {
             let r = self.r
             value = try m.optional(key, default: value) { n, p throws(ScenarioError) in try r.bool(n, p) }
+        }
+
+        /// A registered policy's parameter, read and checked as its declaration says; `nil`
+        /// when the entry leaves it out.
+        mutating func declared(_ parameter: PolicyParameterInfo) throws(ScenarioError) -> PolicyParameterValue? {
+            let r = self.r
+            return try m.optional(parameter.name, default: PolicyParameterValue?.none) { n, p throws(ScenarioError) in
+                switch parameter.kind {
+                case .duration(let range):
+                    let d = try r.duration(n, p, allowZero: true)
+                    guard range.contains(d) else {
+                        throw r.error(n, p, "expected a duration from \(range.lowerBound) to \(range.upperBound), got \(d)")
+                    }
+                    return .duration(d)
+                case .number(let range, let unit):
+                    func show(_ x: Double) -> String { x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : CSVWriter.number(x) }
+                    let what = "\(unit) from \(show(range.lowerBound)) to \(show(range.upperBound))"
+                    return .number(try r.number(n, p, what) { range.contains($0) })
+                case .integer(let range):
+                    return .integer(try r.integer(n, p, "a whole number from \(range.lowerBound) to \(range.upperBound)", in: range))
+                case .flag:
+                    return .flag(try r.bool(n, p))
+                }
+            }
         }
 
         /// `{time: 10m, window: 2h, max_jobs: 120}`; `time: none` for no time quota.

@@ -15,8 +15,11 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
         case ios(DuetPolicy.Parameters)
         case android(AndroidPolicy.Parameters)
         case oracle(OraclePolicy.Parameters)
+        /// A policy registered with `PolicyRegistry` (a user's own), with the parameter
+        /// values the scenario set.
+        case registered(RegisteredRule)
 
-        /// Names scenario files use, in documentation order.
+        /// Names scenario files use for the built-in rules, in documentation order.
         public static let names = ["eager", "charge-only", "coalesce", "ios", "android", "oracle"]
 
         /// The rule's name as scenario files write it.
@@ -28,6 +31,7 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
             case .ios: "ios"
             case .android: "android"
             case .oracle: "oracle"
+            case .registered(let r): r.type.policyName
             }
         }
     }
@@ -48,7 +52,17 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
     /// The label.
     public var description: String { label }
     /// Whether the policy sees the future: a bound, not a deployable policy.
-    public var isBound: Bool { if case .oracle = rule { true } else { false } }
+    public var isBound: Bool {
+        switch rule {
+        case .eager: EagerPolicy.isClairvoyant
+        case .chargeOnly: ChargeOnlyPolicy.isClairvoyant
+        case .coalesce: CoalescePolicy.isClairvoyant
+        case .ios: DuetPolicy.isClairvoyant
+        case .android: AndroidPolicy.isClairvoyant
+        case .oracle: OraclePolicy.isClairvoyant
+        case .registered(let r): r.type.isClairvoyant
+        }
+    }
 }
 
 /// How a scenario's results are measured and compared.
@@ -137,6 +151,9 @@ public struct Scenario: Equatable, Sendable {
         func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
+            // `policies=[eager, ios]` names policies again: written as mappings, so that a later
+            // `policies[1].threshold` (or a sweep axis) reaches their parameters.
+            if o.path.components.first == .key("policies") { expandPolicyNames(&tree) }
         }
         let choosesProfile = { (o: Override) in
             o.path == ConfigKeyPath([.key("models")]) || Profiles.isReference(o.path) || Profiles.mayHoldReferences(o.path)
@@ -325,7 +342,9 @@ public struct Scenario: Equatable, Sendable {
         case "android": return .android(.init())
         case "oracle": return .oracle(.init())
         default:
-            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(PolicySpec.Rule.names.joined(separator: ", "))")
+            if let type = PolicyRegistry.type(named: name) { return .registered(RegisteredRule(type: type)) }
+            let known = PolicySpec.Rule.names + PolicyRegistry.names
+            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(known.joined(separator: ", "))")
         }
     }
 }
@@ -333,4 +352,56 @@ public struct Scenario: Equatable, Sendable {
 extension Scenario {
     /// A duration written as scenario files write them (`30s`, `15m`, `1h30m`, `7d`).
     public static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
+}
+
+/// Something to do with a policy of whatever type a ``PolicySpec`` names: the one place
+/// that turns a rule into a policy value, so that running and tracing do not each switch over
+/// the rules.
+public protocol PolicyVisitor {
+    /// What the visit returns.
+    associatedtype Result
+    /// Does the work with `policy`.
+    func visit<P: SchedulingPolicy>(_ policy: P) throws -> Result
+}
+
+extension PolicySpec {
+    /// Makes the policy this spec names, with its parameters, and hands it to `visitor`.
+    /// Inlinable, so that each caller specialises the visit for every policy type: through a
+    /// generic witness the whole run loop ran unspecialised (8 times the instructions).
+    @inlinable
+    public func accept<V: PolicyVisitor>(_ visitor: V) throws -> V.Result {
+        switch rule {
+        case .eager: try visitor.visit(EagerPolicy())
+        case .chargeOnly: try visitor.visit(ChargeOnlyPolicy())
+        case .coalesce(let p): try visitor.visit(CoalescePolicy(p))
+        case .ios(let p): try visitor.visit(DuetPolicy(p))
+        case .android(let p): try visitor.visit(AndroidPolicy(p))
+        case .oracle(let p): try visitor.visit(OraclePolicy(p))
+        case .registered(let r): try visitor.visit(r.makePolicy())
+        }
+    }
+}
+
+/// A registered policy type and the parameter values a scenario set for it.
+public struct RegisteredRule: Equatable, Sendable {
+    /// The policy type.
+    public let type: any RegisteredPolicy.Type
+    /// The values set, by parameter name; the others keep their defaults.
+    public var values: [String: PolicyParameterValue] = [:]
+
+    /// The rule of `type` with every parameter at its default.
+    public init(type: any RegisteredPolicy.Type, values: [String: PolicyParameterValue] = [:]) {
+        self.type = type
+        self.values = values
+    }
+
+    /// The policy these values make, in the box the simulation is specialised for.
+    public func makePolicy() -> DynamicPolicy {
+        type.makeDynamic(values)
+    }
+
+    /// Same type, same values.
+    public static func == (a: RegisteredRule, b: RegisteredRule) -> Bool {
+        ObjectIdentifier(a.type) == ObjectIdentifier(b.type) && a.values == b.values
+    }
 }

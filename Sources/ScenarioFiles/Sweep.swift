@@ -269,10 +269,15 @@ public struct Sweep: Sendable {
             }
             if axes.contains(where: { $0.path == keyPath }) { throw r.error(item, p.appending("path"), "another axis already sweeps '\(keyPath)'") }
             let fixed = ["policies", "replications", "seed", "name"]
-            if case .key(let first) = keyPath.components[0], fixed.contains(first) {
+            // A policy's parameter may vary (`policies[1].threshold`); the list, and each
+            // policy's rule and label, which name it in every file, may not.
+            let policyParameter =
+                keyPath.components.count == 3 && keyPath.components[0] == .key("policies")
+                && !(keyPath.components[2] == .key("name") || keyPath.components[2] == .key("label"))
+            if case .key(let first) = keyPath.components[0], fixed.contains(first), !policyParameter {
                 throw r.error(
                     item, p.appending("path"),
-                    "'\(first)' cannot be swept: every point runs the same policies and replications from the same seed (common random numbers); set it at the top of the sweep file"
+                    "'\(first)' cannot be swept: every point runs the same policies and replications from the same seed (common random numbers); set it at the top of the sweep file (a policy's parameter can be swept: policies[1].threshold)"
                 )
             }
             var axis = SweepDesign.Axis(path: keyPath)

@@ -532,9 +532,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     @_specialize(exported:true,where Policy == DuetPolicy, Sink == StandardSink)
     @_specialize(exported:true,where Policy == AndroidPolicy, Sink == StandardSink)
     @_specialize(exported:true,where Policy == OraclePolicy, Sink == StandardSink)
+    @_specialize(exported:true,where Policy == DynamicPolicy, Sink == StandardSink)
     public mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)
-        if Policy.isClairvoyant {
+        if policy.seesTheFuture {
             policy.foresee(FutureWorld(timeline: world, horizon: horizon, launchDownBytes: setup.apps.map(\.launchDownBytes)))
         }
         for session in world.charging {

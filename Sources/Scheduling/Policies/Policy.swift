@@ -202,6 +202,9 @@ public protocol SchedulingPolicy {
     var name: String { get }
     /// Whether the policy is shown the replication's future before the run. Default: false.
     static var isClairvoyant: Bool { get }
+    /// Whether this policy is shown the future: `isClairvoyant`, unless the value holds a
+    /// policy of another type (``DynamicPolicy``).
+    var seesTheFuture: Bool { get }
     /// Called once before the run, only if `isClairvoyant`.
     mutating func foresee(_ future: FutureWorld)
     /// Which of `eligible` to start now, and when to be asked again.
@@ -213,6 +216,8 @@ public protocol SchedulingPolicy {
 extension SchedulingPolicy {
     /// Not clairvoyant: a deployable policy.
     public static var isClairvoyant: Bool { false }
+    /// `isClairvoyant`.
+    public var seesTheFuture: Bool { Self.isClairvoyant }
     /// Ignores the future (only a clairvoyant policy is shown it).
     public mutating func foresee(_ future: FutureWorld) {}
     /// Learns nothing from ended tasks.

@@ -35,13 +35,15 @@ datasets: deps
 
 ## Install what is missing and run the test suite, then the Slurm test (a one-node cluster on
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
-## report test (chromium renders the reports) and the event-costs test (the timing build still
-## compiles and simulates exactly what the normal build does).
+## report test (chromium renders the reports), the event-costs test (the timing build still
+## compiles and simulates exactly what the normal build does) and the policy package test (the
+## template of a user's own policies, built outside the repository and run).
 test: deps deps-slurm deps-chromium lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
+	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
 ## world model, the scheduling rules and policies, scenario files and the documents; not the
@@ -65,7 +67,7 @@ format:
 ## The DocC documentation of the library targets, in .build/docs/<Target>.doccarchive (open one
 ## with `docc preview`, or serve it); warnings, such as a link to a symbol that does not exist
 ## or an undocumented parameter, are errors. `make test` runs it.
-LIBRARIES := SimEngine SimRandom PhoneWorld Scheduling ScenarioFiles ResultFiles Experiments Reports
+LIBRARIES := SimEngine SimRandom PhoneWorld Scheduling ScenarioFiles ResultFiles Experiments Reports BGSimCommandLine
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
 	  $(foreach t,$(LIBRARIES),--target $(t)) --output-path .build/docs

@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "bgsim", targets: ["bgsim"]),
+        .library(name: "BGSimCommandLine", targets: ["BGSimCommandLine"]),
         .library(name: "SimEngine", targets: ["SimEngine"]),
         .library(name: "SimRandom", targets: ["SimRandom"]),
         .library(name: "PhoneWorld", targets: ["PhoneWorld"]),
@@ -82,19 +83,27 @@ let package = Package(
 
         // MARK: - Command line
 
-        .executableTarget(
-            name: "bgsim",
+        /// The command line as a library: `BGSimCommandLine.main(policies:)` is bgsim with a
+        /// user's registered policies besides the built-in ones.
+        .target(
+            name: "BGSimCommandLine",
             dependencies: [
                 "Experiments", "Reports", "ScenarioFiles", "ResultFiles", "Scheduling", "SimEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        /// `bgsim` itself: the command line with the built-in policies.
+        .executableTarget(name: "bgsim", dependencies: ["BGSimCommandLine"]),
 
         // MARK: - Examples
 
-        /// A policy written outside bgsim's own targets, as a user would (README, "Writing your
-        /// own policy"); built and run by ExamplePolicyTests.
-        .target(name: "QuietHoursPolicy", dependencies: ["Scheduling", "SimEngine"], path: "Examples/QuietHoursPolicy"),
+        /// The template package's policy (Examples/PolicyPackage, a package of its own), built
+        /// here too so that ExamplePolicyTests runs it through the library API;
+        /// Tests/PolicyPackage builds the template itself, as a user would.
+        .target(
+            name: "QuietHoursPolicy", dependencies: ["Scheduling", "SimEngine"],
+            path: "Examples/PolicyPackage/Sources/QuietHoursPolicy"
+        ),
 
         // MARK: - Tests
 
@@ -108,7 +117,7 @@ let package = Package(
                 "Experiments", "ScenarioFiles", "ResultFiles", "Reports", "Scheduling", "PhoneWorld", "SimEngine", "SimRandom",
             ]
         ),
-        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim"]),
+        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim", "BGSimCommandLine"]),
         .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),
     ]
 )

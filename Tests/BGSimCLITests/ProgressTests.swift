@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import bgsim
+@testable import BGSimCommandLine
 
 /// The progress lines, on a clock the test moves: what a log (not a terminal) shows.
 @Suite("Progress on stderr")

@@ -1,15 +1,16 @@
 import Scheduling
 import SimEngine
 
-/// An example of a policy written outside bgsim, in its own target (see the README, "Writing
-/// your own policy"): background work waits through the person's quiet hours unless the phone
-/// is charging, and otherwise starts as soon as the gates allow.
+/// An example of a policy written outside bgsim, in a package of its own (see
+/// docs/policies.md, "Writing your own policy"): background work waits through the person's
+/// quiet hours unless the phone is charging, and otherwise starts as soon as the gates allow.
 ///
 /// A policy is a value type that conforms to `SchedulingPolicy`. It is asked at decision
 /// points with the observable state and the requests the system allows now; it answers which
 /// to start and when to ask it again. It can keep state (here it counts its decisions) and
-/// learns how each task ended through `taskEnded`.
-public struct QuietHoursPolicy: SchedulingPolicy {
+/// learns how each task ended through `taskEnded`. As a `RegisteredPolicy` it has a name
+/// that scenario files use and parameters they may set, declared once below.
+public struct QuietHoursPolicy: RegisteredPolicy {
     /// When quiet hours start, as a time of day; the span may cross midnight.
     public var start: SimDuration
     /// When quiet hours end, as a time of day.
@@ -25,8 +26,20 @@ public struct QuietHoursPolicy: SchedulingPolicy {
         self.end = end
     }
 
-    /// `quiet-hours`, the name in every output.
-    public var name: String { "quiet-hours" }
+    /// Quiet from 22:00 to 07:00.
+    public init() { self.init(from: .hours(22), to: .hours(7)) }
+
+    /// `quiet-hours`: the name in scenario files and in every output.
+    public static let policyName = "quiet-hours"
+
+    /// What the policy does, for help and documentation.
+    public static let summary = "holds background work through quiet hours unless the phone charges"
+
+    /// `{name: quiet-hours, start: 23h, end: 6h30m}`: both times of day, from 0 to 24 h.
+    public static let parameters: [PolicyParameter<Self>] = [
+        .duration("start", \.start, in: .zero ... .hours(24), help: "when quiet hours start, as a time of day (22h)"),
+        .duration("end", \.end, in: .zero ... .hours(24), help: "when quiet hours end, as a time of day (7h)"),
+    ]
 
     /// Whether `time` falls in the quiet hours.
     public func isQuiet(_ time: SimInstant) -> Bool {

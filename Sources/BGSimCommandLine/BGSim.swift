@@ -590,15 +590,30 @@ struct Validate: AsyncParsableCommand {
     }
 }
 
-@main
-enum Main {
-    static func main() async {
-        let code = await run(Array(CommandLine.arguments.dropFirst()))
+/// The `bgsim` command line, as a library: a package of a user's own policies gets an
+/// executable that is bgsim plus those policies with a `main.swift` of one line,
+///
+/// ```swift
+/// import BGSimCommandLine
+/// await BGSimCommandLine.main(policies: [QuietHoursPolicy.self])
+/// ```
+///
+/// and every command (`run`, `sweep`, `--shard`, `--emit-slurm`, `merge`, `validate`,
+/// `report`) then takes those policies by name, as it takes the built-in ones.
+public enum BGSimCommandLine {
+    /// Registers `policies`, runs the command line of this process, and exits with its code
+    /// (0 success, 1 runtime failure, 2 bad input or usage, 3 incomplete shards).
+    public static func main(policies: [any RegisteredPolicy.Type] = []) async -> Never {
+        PolicyRegistry.register(policies, reserved: PolicySpec.Rule.names)
+        let code = await Main.run(Array(CommandLine.arguments.dropFirst()))
         #if BGSIM_EVENT_COSTS
         FileHandle.standardError.write(Data(EventCosts.report().utf8))
         #endif
         exit(code)
     }
+}
+
+enum Main {
 
     /// Parses and runs one command line; returns the exit code.
     static func run(_ arguments: [String]) async -> Int32 {

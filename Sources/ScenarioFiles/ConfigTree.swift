@@ -48,10 +48,16 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
                 return nil
             }
             while rest.first == "[" {
-                guard let close = rest.firstIndex(of: "]"), let index = Int(rest[rest.index(after: rest.startIndex)..<close]),
-                    index >= 0
-                else { return nil }
-                components.append(.index(index))
+                guard let close = rest.firstIndex(of: "]") else { return nil }
+                let inside = rest[rest.index(after: rest.startIndex)..<close]
+                if let index = Int(inside), index >= 0 {
+                    components.append(.index(index))
+                } else if !inside.isEmpty, !inside.contains("["), Int(inside) == nil {
+                    // `policies[ios]`: the item labelled or named `ios`, as `policies.ios` is.
+                    components.append(.key(String(inside)))
+                } else {
+                    return nil
+                }
                 rest = rest[rest.index(after: close)...]
             }
             guard rest.isEmpty else { return nil }
@@ -318,6 +324,17 @@ package struct ConfigNode: Sendable {
             }
             try items[i].set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(index: i))
             value = .sequence(items)
+        case (.key(let key), .sequence(var items)):
+            // A list item by its label or name: `policies.ios` (`policies[ios]`), `apps.news`.
+            guard let i = Self.item(named: key, in: items) else {
+                let names = items.compactMap { Self.itemName($0) }
+                throw ScenarioError(
+                    .override, file: file, keyPath: walked.description, origin: origin,
+                    message: "no item of the list is labelled or named '\(key)'"
+                        + (names.isEmpty ? "" : "; items: \(names.joined(separator: ", "))"))
+            }
+            try items[i].set(rest, to: replacement, file: file, origin: origin, walked: walked.appending(index: i))
+            value = .sequence(items)
         case (.key, _):
             throw ScenarioError(
                 .override, file: file, keyPath: walked.description, origin: origin,
@@ -327,6 +344,28 @@ package struct ConfigNode: Sendable {
                 .override, file: file, keyPath: walked.description, origin: origin,
                 message: "cannot index into \(kindName)")
         }
+    }
+}
+
+extension ConfigNode {
+    /// What names a list item: its `label`, else its `name` or `profile`, else the item itself
+    /// when it is a single value (`- eager`, `- news`).
+    static func itemName(_ item: ConfigNode) -> String? {
+        switch item.value {
+        case .scalar(let text, _): return text
+        case .mapping(let pairs):
+            for key in ["label", "name", "profile"] {
+                if let node = pairs.first(where: { $0.key == key })?.value, case .scalar(let text, _) = node.value { return text }
+            }
+            return nil
+        case .sequence: return nil
+        }
+    }
+
+    /// The index of the only item that `name` names; nil when none or several do.
+    static func item(named name: String, in items: [ConfigNode]) -> Int? {
+        let matches = items.indices.filter { itemName(items[$0]) == name }
+        return matches.count == 1 ? matches[0] : nil
     }
 }
 

@@ -116,6 +116,23 @@ struct RegisteredPolicyTests {
         }
     }
 
+    /// A list item is reached by its label or name as well as by its index:
+    /// `policies[quick].batch`, `policies.quick.batch` and `policies[1].batch` are one value.
+    @Test func policiesAndAppsAreReachedByLabelOrName() throws {
+        let entries = "[eager, {name: test-threshold, label: quick, hold: false}]"
+        for path in ["policies[quick].batch", "policies.quick.batch", "policies[1].batch"] {
+            let s = try scenario(entries, ["\(path)=4"])
+            guard case .registered(let r) = s.policies[1].rule else { Issue.record("not registered"); continue }
+            #expect(r.values["batch"] == .integer(4), "\(path)")
+        }
+        #expect(ConfigKeyPath(parsing: "policies[quick].batch")?.description == "policies.quick.batch")
+        let apps = try Scenario.parse(yaml: minimal, file: "s.yaml", overrides: [Override(parsing: "apps[news].cpu_w=0.3")!])
+        #expect(apps.setup.apps[0].cpuPowerW == 0.3)
+        #expect(
+            parseError(minimalWith("policies: [eager]", "policies: \(entries)"), overrides: ["policies[slow].batch=4"])?.description
+                == "s.yaml: --set policies[slow].batch=4: policies: no item of the list is labelled or named 'slow'; items: eager, quick")
+    }
+
     /// Through the box, a registered policy with eager's rule gives eager's results exactly.
     @Test func aRegisteredPolicyRunsLikeTheBuiltInOneWithTheSameRule() throws {
         let s = try scenario("[eager, {name: test-threshold, hold: false}]")

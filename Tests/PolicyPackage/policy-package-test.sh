@@ -51,14 +51,14 @@ done
 python3 - <<'EOF' || fail "the swept parameters"
 import csv
 rows = list(csv.DictReader(open("out/quiet-start/runs.csv")))
-assert {r["policies[1].start"] for r in rows} == {"20h", "22h", "23h30m"}, "quiet-start's axis"
+assert {r["policies.quiet-hours.start"] for r in rows} == {"20h", "22h", "23h30m"}, "quiet-start's axis"
 means = {}
 for r in rows:
     if r["policy"] == "quiet-hours":
-        means.setdefault(r["policies[1].start"], []).append(float(r["latency_mean_s"]))
+        means.setdefault(r["policies.quiet-hours.start"], []).append(float(r["latency_mean_s"]))
 assert len({round(sum(v) / len(v), 6) for v in means.values()}) == 3, f"the start time changes nothing: {means}"
 rows = list(csv.DictReader(open("out/ios-threshold/runs.csv")))
-assert len({r["policies[1].threshold"] for r in rows}) == 4, "ios-threshold's 4 points"
+assert len({r["policies.ios.threshold"] for r in rows}) == 4, "ios-threshold's 4 points"
 EOF
 
 # A bad value: one line naming the file, key path and range; exit code 2; nothing written.

@@ -44,7 +44,7 @@ struct BGSim: AsyncParsableCommand {
             inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
-        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, Validate.self]
+        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, Validate.self, Policies.self]
     )
 }
 
@@ -544,6 +544,49 @@ struct ReportCommand: AsyncParsableCommand {
 struct UsageError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Lists the policies scenario files may name: the built-in rules, and the registered ones
+/// with their parameters as they declare them.
+struct Policies: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policies",
+        abstract: "List the policies scenarios may name, with each registered policy's parameters.",
+        discussion: """
+            The built-in policies' parameters are in docs/policies.md. A registered policy (one \
+            of yours, given to BGSimCommandLine.main(policies:)) is listed with each parameter's \
+            kind, range, default and meaning, from its own declaration.
+            """
+    )
+
+    func run() throws {
+        print("built-in: \(PolicySpec.Rule.names.joined(separator: ", ")) (parameters: docs/policies.md)")
+        for name in PolicyRegistry.names {
+            guard let type = PolicyRegistry.type(named: name) else { continue }
+            print("\n\(name): \(type.summary)\(type.isClairvoyant ? " (a bound: sees the future)" : "")")
+            for p in type.parameterInfo {
+                print("  \(p.name): \(Self.describe(p.kind)), default \(Self.describe(p.defaultValue)); \(p.help)")
+            }
+        }
+    }
+
+    static func describe(_ kind: PolicyParameterKind) -> String {
+        switch kind {
+        case .duration(let r): "a duration from \(r.lowerBound) to \(r.upperBound)"
+        case .number(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
+        case .integer(let r): "a whole number from \(r.lowerBound) to \(r.upperBound)"
+        case .flag: "true or false"
+        }
+    }
+
+    static func describe(_ value: PolicyParameterValue) -> String {
+        switch value {
+        case .duration(let d): "\(d)"
+        case .number(let x): CSVWriter.number(x)
+        case .integer(let n): "\(n)"
+        case .flag(let b): "\(b)"
+        }
+    }
 }
 
 struct Validate: AsyncParsableCommand {

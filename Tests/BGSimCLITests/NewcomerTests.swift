@@ -16,6 +16,14 @@ struct NewcomerTests {
         #expect(runs.split(separator: "\n").count == 1 + 6 * 2, "six policies, two replications")
     }
 
+    /// `bgsim policies` names the built-in rules (a user's executable adds its own, with their
+    /// parameters: Tests/PolicyPackage checks that listing).
+    @Test func policiesListsTheBuiltInRules() throws {
+        let r = try bgsim(["policies"])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        #expect(r.stdout == "built-in: eager, charge-only, coalesce, ios, android, oracle (parameters: docs/policies.md)\n")
+    }
+
     /// `bgsim run models/scenarios/default.yaml --set people=heavy` in the repository leaves
     /// `git status` as it was: the variant goes to results/, which git ignores, not into the
     /// tracked notebooks-data/default.

@@ -19,6 +19,13 @@ export BGSIM_PATH="$repo"
 "$swift" build > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; fail "the template did not build"; }
 b=.build/debug/my-bgsim
 
+# The executable lists the template's policy with its declared parameters.
+listing=$("$b" policies)
+grep -qx '  start: a duration from 0s to 1d, default 22h; when quiet hours start, as a time of day (22h)' <<<"$listing" ||
+    fail "my-bgsim policies does not list quiet-hours' start: $listing"
+grep -qx '  end: a duration from 0s to 1d, default 7h; when quiet hours end, as a time of day (7h)' <<<"$listing" ||
+    fail "my-bgsim policies does not list quiet-hours' end: $listing"
+
 # The comparison, short: eager, ios, quiet-hours and its labelled variant, paired.
 "$b" run scenarios/compare.yaml --replications 3 --set duration=2d --out out/compare --quiet ||
     fail "the comparison did not run"

@@ -115,34 +115,52 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
     public static func duration(
         _ name: String, _ property: WritableKeyPath<P, SimDuration> & Sendable, in range: ClosedRange<SimDuration>, help: String
     ) -> Self {
-        Self(
-            name: name, kind: .duration(range), help: help, get: { .duration($0[keyPath: property]) },
-            set: { if case .duration(let v) = $1 { $0[keyPath: property] = v } })
+        stored(name, property, .duration(range), help) {
+            .duration($0)
+        } from: {
+            if case .duration(let v) = $0 { v } else { nil }
+        }
     }
 
     /// A real-number parameter stored at `property`, within `range`, in `unit`.
     public static func number(
         _ name: String, _ property: WritableKeyPath<P, Double> & Sendable, in range: ClosedRange<Double>, unit: String, help: String
     ) -> Self {
-        Self(
-            name: name, kind: .number(range, unit: unit), help: help, get: { .number($0[keyPath: property]) },
-            set: { if case .number(let v) = $1 { $0[keyPath: property] = v } })
+        stored(name, property, .number(range, unit: unit), help) {
+            .number($0)
+        } from: {
+            if case .number(let v) = $0 { v } else { nil }
+        }
     }
 
     /// A whole-number parameter stored at `property`, within `range`.
     public static func integer(
         _ name: String, _ property: WritableKeyPath<P, Int> & Sendable, in range: ClosedRange<Int>, help: String
     ) -> Self {
-        Self(
-            name: name, kind: .integer(range), help: help, get: { .integer($0[keyPath: property]) },
-            set: { if case .integer(let v) = $1 { $0[keyPath: property] = v } })
+        stored(name, property, .integer(range), help) {
+            .integer($0)
+        } from: {
+            if case .integer(let v) = $0 { v } else { nil }
+        }
     }
 
     /// A true-or-false parameter stored at `property`.
     public static func flag(_ name: String, _ property: WritableKeyPath<P, Bool> & Sendable, help: String) -> Self {
+        stored(name, property, .flag, help) {
+            .flag($0)
+        } from: {
+            if case .flag(let v) = $0 { v } else { nil }
+        }
+    }
+
+    /// A parameter stored at `property`, whose values `to` and `from` convert.
+    private static func stored<V>(
+        _ name: String, _ property: WritableKeyPath<P, V> & Sendable, _ kind: PolicyParameterKind, _ help: String,
+        to: @escaping @Sendable (V) -> PolicyParameterValue, from: @escaping @Sendable (PolicyParameterValue) -> V?
+    ) -> Self {
         Self(
-            name: name, kind: .flag, help: help, get: { .flag($0[keyPath: property]) },
-            set: { if case .flag(let v) = $1 { $0[keyPath: property] = v } })
+            name: name, kind: kind, help: help, get: { to($0[keyPath: property]) },
+            set: { if let v = from($1) { $0[keyPath: property] = v } })
     }
 }
 

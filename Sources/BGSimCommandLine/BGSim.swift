@@ -638,7 +638,7 @@ struct Validate: AsyncParsableCommand {
 ///
 /// ```swift
 /// import BGSimCommandLine
-/// await BGSimCommandLine.main(policies: [QuietHoursPolicy.self])
+/// BGSimCommandLine.main(policies: [QuietHoursPolicy.self])
 /// ```
 ///
 /// and every command (`run`, `sweep`, `--shard`, `--emit-slurm`, `merge`, `validate`,
@@ -646,13 +646,29 @@ struct Validate: AsyncParsableCommand {
 public enum BGSimCommandLine {
     /// Registers `policies`, runs the command line of this process, and exits with its code
     /// (0 success, 1 runtime failure, 2 bad input or usage, 3 incomplete shards).
-    public static func main(policies: [any RegisteredPolicy.Type] = []) async -> Never {
+    ///
+    /// Synchronous: the main thread waits for the command on a semaphore. An `async` main parks
+    /// the main thread in `dispatch_main`, whose `sigsuspend` on a read-only mask crashes
+    /// valgrind 3.19 (Debian 12's), and with it `make instructions`.
+    public static func main(policies: [any RegisteredPolicy.Type] = []) -> Never {
         PolicyRegistry.register(policies, reserved: PolicySpec.Rule.names)
-        let code = await Main.run(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let finished = ExitCode()
+        Task.detached {
+            finished.code = await Main.run(arguments)
+            finished.done.signal()
+        }
+        finished.done.wait()
         #if BGSIM_EVENT_COSTS
         FileHandle.standardError.write(Data(EventCosts.report().utf8))
         #endif
-        exit(code)
+        exit(finished.code)
+    }
+
+    /// The command's exit code, written before `done` is signalled and read after it.
+    private final class ExitCode: @unchecked Sendable {
+        var code: Int32 = 0
+        let done = DispatchSemaphore(value: 0)
     }
 }
 

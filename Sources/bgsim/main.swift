@@ -1,4 +1,4 @@
 import BGSimCommandLine
 
 // bgsim with the built-in policies; a user's package passes its own (docs/policies.md).
-await BGSimCommandLine.main()
+BGSimCommandLine.main()

@@ -2,4 +2,4 @@ import BGSimCommandLine
 import QuietHoursPolicy
 
 // bgsim, with every command taking the policies listed here by name.
-await BGSimCommandLine.main(policies: [QuietHoursPolicy.self])
+BGSimCommandLine.main(policies: [QuietHoursPolicy.self])

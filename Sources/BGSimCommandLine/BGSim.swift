@@ -652,6 +652,15 @@ public enum BGSimCommandLine {
     /// valgrind 3.19 (Debian 12's), and with it `make instructions`.
     public static func main(policies: [any RegisteredPolicy.Type] = []) -> Never {
         PolicyRegistry.register(policies, reserved: PolicySpec.Rule.names)
+        // A process started from a thread that blocks signals (a Swift concurrency thread's
+        // Process) inherits that mask; dispatch_main's sigsuspend used to lift it. The main
+        // thread takes SIGINT and SIGTERM (Interruption) while the work runs on threads that
+        // block them.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         let arguments = Array(CommandLine.arguments.dropFirst())
         let finished = ExitCode()
         Task.detached {

@@ -546,45 +546,40 @@ struct UsageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Lists the policies scenario files may name: the built-in rules, and the registered ones
-/// with their parameters as they declare them.
+/// Lists the policies scenario files may name, built-in and registered, with their parameters
+/// as they declare them.
 struct Policies: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "policies",
-        abstract: "List the policies scenarios may name, with each registered policy's parameters.",
+        abstract: "List the policies scenarios may name, with every parameter.",
         discussion: """
-            The built-in policies' parameters are in docs/policies.md. A registered policy (one \
-            of yours, given to BGSimCommandLine.main(policies:)) is listed with each parameter's \
-            kind, range, default and meaning, from its own declaration.
+            Built-in policies come first, then those registered by a package of your own \
+            (BGSimCommandLine.main(policies:)). Each parameter is listed with what it accepts, \
+            its default and its meaning, from the policy's own declaration: the keys of a policy \
+            entry in a scenario, {name: coalesce, max_delay: 30m}, and of --set \
+            'policies[coalesce].max_delay=30m'. A name with a dot is a key of a nested mapping: \
+            quota_rare.max_jobs is written quota_rare: {max_jobs: 5}.
             """
     )
 
     func run() throws {
-        print("built-in: \(PolicySpec.Rule.names.joined(separator: ", ")) (parameters: docs/policies.md)")
-        for name in PolicyRegistry.names {
+        for (i, name) in PolicyRegistry.names.enumerated() {
             guard let type = PolicyRegistry.type(named: name) else { continue }
-            print("\n\(name): \(type.summary)\(type.isClairvoyant ? " (a bound: sees the future)" : "")")
+            let origin = PolicyRegistry.builtIn.contains { $0 == type } ? "" : " (registered)"
+            print("\(i == 0 ? "" : "\n")\(name)\(origin): \(type.summary)\(type.isClairvoyant ? " (a bound: sees the future)" : "")")
             for p in type.parameterInfo {
-                print("  \(p.name): \(Self.describe(p.kind)), default \(Self.describe(p.defaultValue)); \(p.help)")
+                print("  \(p.name): \(p.kind.expected), default \(Self.describe(p.defaultValue)); \(p.help)")
             }
-        }
-    }
-
-    static func describe(_ kind: PolicyParameterKind) -> String {
-        switch kind {
-        case .duration(let r): "a duration from \(r.lowerBound) to \(r.upperBound)"
-        case .number(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
-        case .integer(let r): "a whole number from \(r.lowerBound) to \(r.upperBound)"
-        case .flag: "true or false"
         }
     }
 
     static func describe(_ value: PolicyParameterValue) -> String {
         switch value {
         case .duration(let d): "\(d)"
-        case .number(let x): CSVWriter.number(x)
+        case .number(let x): x == x.rounded() && abs(x) < 1e15 ? "\(Int64(x))" : CSVWriter.number(x)
         case .integer(let n): "\(n)"
         case .flag(let b): "\(b)"
+        case .off: "none"
         }
     }
 }
@@ -651,7 +646,7 @@ public enum BGSimCommandLine {
     /// the main thread in `dispatch_main`, whose `sigsuspend` on a read-only mask crashes
     /// valgrind 3.19 (Debian 12's), and with it `make instructions`.
     public static func main(policies: [any RegisteredPolicy.Type] = []) -> Never {
-        PolicyRegistry.register(policies, reserved: PolicySpec.Rule.names)
+        PolicyRegistry.register(policies)
         // A process started from a thread that blocks signals (a Swift concurrency thread's
         // Process) inherits that mask; dispatch_main's sigsuspend used to lift it. The main
         // thread takes SIGINT and SIGTERM (Interruption) while the work runs on threads that

@@ -60,13 +60,7 @@ public enum Experiment {
         _ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
         rows: RowDestination? = nil
     ) throws -> RunResult {
-        struct Run: PolicyVisitor {
-            let scenario: Scenario, label: PolicySpec, replication: Int, record: RecordOptions, rows: RowDestination?
-            func visit<P: SchedulingPolicy>(_ policy: P) throws -> RunResult {
-                try Experiment.run(scenario, custom: policy, label: label, replication: replication, record: record, rows: rows)
-            }
-        }
-        return try policy.accept(Run(scenario: scenario, label: policy, replication: replication, record: record, rows: rows))
+        try run(scenario, custom: policy.rule.makePolicy(), label: policy, replication: replication, record: record, rows: rows)
     }
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
@@ -76,13 +70,13 @@ public enum Experiment {
         events: Bool = false
     ) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
         let r = try run(
-            scenario, custom: policy, label: PolicySpec(.eager, label: policy.name), replication: replication,
-            record: RecordOptions(events: events), rows: nil)
+            scenario, custom: policy as? DynamicPolicy ?? DynamicPolicy(policy), label: PolicySpec(EagerPolicy.self, label: policy.name),
+            replication: replication, record: RecordOptions(events: events), rows: nil)
         return (r.metrics, r.events)
     }
 
-    static func run<P: SchedulingPolicy>(
-        _ scenario: Scenario, custom policy: P, label: PolicySpec, replication: Int,
+    static func run(
+        _ scenario: Scenario, custom policy: DynamicPolicy, label: PolicySpec, replication: Int,
         record: RecordOptions, rows: RowDestination?
     ) throws -> RunResult {
         let streams = try WorldStreams(

@@ -83,20 +83,10 @@ extension Experiment {
         window: Range<SimInstant>
     ) throws -> PhoneTrace {
         let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
-        struct Trace: PolicyVisitor {
-            let scenario: Scenario, sink: PhoneTrace, replication: Int
-            func visit<P: SchedulingPolicy>(_ policy: P) throws -> PhoneTrace {
-                try Experiment.trace(scenario, policy, sink, replication)
-            }
-        }
-        return try policy.accept(Trace(scenario: scenario, sink: sink, replication: replication))
-    }
-
-    static func trace<P: SchedulingPolicy>(_ scenario: Scenario, _ policy: P, _ sink: PhoneTrace, _ replication: Int) throws -> PhoneTrace {
         let streams = try WorldStreams(
             setup: scenario.setup, masterSeed: scenario.seed,
             replication: UInt64(replication), generator: scenario.generator)
-        var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
+        var sim = PhoneSimulation(setup: scenario.setup, policy: policy.rule.makePolicy(), sink: sink, streams: streams)
         return sim.run()
     }
 }

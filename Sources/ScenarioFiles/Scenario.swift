@@ -7,32 +7,32 @@ import SimRandom
 /// A policy in a scenario: its rule with parameters, and the label that names it in the outputs
 /// (the rule's name unless the scenario gives one; distinct within a scenario).
 public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
-    /// The built-in rules, with their parameters.
-    public enum Rule: Equatable, Sendable {
-        case eager
-        case chargeOnly
-        case coalesce(CoalescePolicy.Parameters)
-        case ios(DuetPolicy.Parameters)
-        case android(AndroidPolicy.Parameters)
-        case oracle(OraclePolicy.Parameters)
-        /// A policy registered with `PolicyRegistry` (a user's own), with the parameter
-        /// values the scenario set.
-        case registered(RegisteredRule)
+    /// A policy type, built-in or registered, and the parameter values a scenario set for it.
+    public struct Rule: Equatable, Sendable {
+        /// The policy type.
+        public let type: any RegisteredPolicy.Type
+        /// The values set, by parameter name; the others keep their defaults.
+        public var values: [String: PolicyParameterValue]
 
-        /// Names scenario files use for the built-in rules, in documentation order.
-        public static let names = ["eager", "charge-only", "coalesce", "ios", "android", "oracle"]
+        /// The rule of `type` with `values` set (none: every parameter at its default).
+        public init(_ type: any RegisteredPolicy.Type, values: [String: PolicyParameterValue] = [:]) {
+            self.type = type
+            self.values = values
+        }
 
         /// The rule's name as scenario files write it.
-        public var name: String {
-            switch self {
-            case .eager: "eager"
-            case .chargeOnly: "charge-only"
-            case .coalesce: "coalesce"
-            case .ios: "ios"
-            case .android: "android"
-            case .oracle: "oracle"
-            case .registered(let r): r.type.policyName
-            }
+        public var name: String { type.policyName }
+
+        /// The policy these values make, in the box the simulation is specialised for.
+        public func makePolicy() -> DynamicPolicy { type.makeDynamic(values) }
+
+        /// Same type, and every parameter the same, whether set or left at its default.
+        public static func == (a: Rule, b: Rule) -> Bool {
+            guard ObjectIdentifier(a.type) == ObjectIdentifier(b.type) else { return false }
+            // Compared often (results are grouped by policy); the defaults are made only when
+            // the values set differ.
+            return a.values == b.values
+                || a.type.parameterInfo.allSatisfy { (a.values[$0.name] ?? $0.defaultValue) == (b.values[$0.name] ?? $0.defaultValue) }
         }
     }
 
@@ -47,22 +47,17 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
         self.label = label ?? rule.name
     }
 
+    /// The policy `type` with its default parameters, under `label` (by default its name).
+    public init(_ type: any RegisteredPolicy.Type, label: String? = nil) {
+        self.init(Rule(type), label: label)
+    }
+
     /// The name in output files: the label.
     public var name: String { label }
     /// The label.
     public var description: String { label }
-    /// Whether the policy sees the future: a bound, not a deployable policy.
-    public var isBound: Bool {
-        switch rule {
-        case .eager: EagerPolicy.isClairvoyant
-        case .chargeOnly: ChargeOnlyPolicy.isClairvoyant
-        case .coalesce: CoalescePolicy.isClairvoyant
-        case .ios: DuetPolicy.isClairvoyant
-        case .android: AndroidPolicy.isClairvoyant
-        case .oracle: OraclePolicy.isClairvoyant
-        case .registered(let r): r.type.isClairvoyant
-        }
-    }
+    /// Whether the policy sees the future (`isClairvoyant`): a bound, not a deployable policy.
+    public var isBound: Bool { rule.type.isClairvoyant }
 }
 
 /// How a scenario's results are measured and compared.
@@ -310,7 +305,7 @@ public struct Scenario: Equatable, Sendable {
     }
 
     static func readPolicies(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [PolicySpec] {
-        let known = PolicySpec.Rule.names.joined(separator: ", ")
+        let known = PolicyRegistry.names.joined(separator: ", ")
         var out: [PolicySpec] = []
         let items = try r.list(node, at: path)
         guard !items.isEmpty else { throw r.error(node, path, "expected at least one policy (\(known))") }
@@ -334,74 +329,14 @@ public struct Scenario: Equatable, Sendable {
     }
 
     static func rule(named name: String, _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec.Rule {
-        switch name {
-        case "eager": return .eager
-        case "charge-only": return .chargeOnly
-        case "coalesce": return .coalesce(.init())
-        case "ios": return .ios(.init())
-        case "android": return .android(.init())
-        case "oracle": return .oracle(.init())
-        default:
-            if let type = PolicyRegistry.type(named: name) { return .registered(RegisteredRule(type: type)) }
-            let known = PolicySpec.Rule.names + PolicyRegistry.names
-            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(known.joined(separator: ", "))")
+        guard let type = PolicyRegistry.type(named: name) else {
+            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(PolicyRegistry.names.joined(separator: ", "))")
         }
+        return PolicySpec.Rule(type)
     }
 }
 
 extension Scenario {
     /// A duration written as scenario files write them (`30s`, `15m`, `1h30m`, `7d`).
     public static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
-}
-
-/// Something to do with a policy of whatever type a ``PolicySpec`` names: the one place
-/// that turns a rule into a policy value, so that running and tracing do not each switch over
-/// the rules.
-public protocol PolicyVisitor {
-    /// What the visit returns.
-    associatedtype Result
-    /// Does the work with `policy`.
-    func visit<P: SchedulingPolicy>(_ policy: P) throws -> Result
-}
-
-extension PolicySpec {
-    /// Makes the policy this spec names, with its parameters, and hands it to `visitor`.
-    /// Inlinable, so that each caller specialises the visit for every policy type: through a
-    /// generic witness the whole run loop ran unspecialised (8 times the instructions).
-    @inlinable
-    public func accept<V: PolicyVisitor>(_ visitor: V) throws -> V.Result {
-        switch rule {
-        case .eager: try visitor.visit(EagerPolicy())
-        case .chargeOnly: try visitor.visit(ChargeOnlyPolicy())
-        case .coalesce(let p): try visitor.visit(CoalescePolicy(p))
-        case .ios(let p): try visitor.visit(DuetPolicy(p))
-        case .android(let p): try visitor.visit(AndroidPolicy(p))
-        case .oracle(let p): try visitor.visit(OraclePolicy(p))
-        case .registered(let r): try visitor.visit(r.makePolicy())
-        }
-    }
-}
-
-/// A registered policy type and the parameter values a scenario set for it.
-public struct RegisteredRule: Equatable, Sendable {
-    /// The policy type.
-    public let type: any RegisteredPolicy.Type
-    /// The values set, by parameter name; the others keep their defaults.
-    public var values: [String: PolicyParameterValue] = [:]
-
-    /// The rule of `type` with every parameter at its default.
-    public init(type: any RegisteredPolicy.Type, values: [String: PolicyParameterValue] = [:]) {
-        self.type = type
-        self.values = values
-    }
-
-    /// The policy these values make, in the box the simulation is specialised for.
-    public func makePolicy() -> DynamicPolicy {
-        type.makeDynamic(values)
-    }
-
-    /// Same type, same values.
-    public static func == (a: RegisteredRule, b: RegisteredRule) -> Bool {
-        ObjectIdentifier(a.type) == ObjectIdentifier(b.type) && a.values == b.values
-    }
 }

@@ -523,15 +523,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
 
     /// Runs to the horizon, lets tasks still running finish, and returns the sink.
     ///
-    /// Specialised here for the built-in policies with `StandardSink`: callers in other modules
-    /// would otherwise run the unspecialised generic code, which looks up the metadata of the
-    /// nested generic types at run time (about 40% of a run's time in a profile).
-    @_specialize(exported:true,where Policy == EagerPolicy, Sink == StandardSink)
-    @_specialize(exported:true,where Policy == ChargeOnlyPolicy, Sink == StandardSink)
-    @_specialize(exported:true,where Policy == CoalescePolicy, Sink == StandardSink)
-    @_specialize(exported:true,where Policy == DuetPolicy, Sink == StandardSink)
-    @_specialize(exported:true,where Policy == AndroidPolicy, Sink == StandardSink)
-    @_specialize(exported:true,where Policy == OraclePolicy, Sink == StandardSink)
+    /// Specialised here for the box every scenario's policy runs in, with `StandardSink`:
+    /// callers in other modules would otherwise run the unspecialised generic code, which looks
+    /// up the metadata of the nested generic types at run time (about 40% of a run's time in a
+    /// profile).
     @_specialize(exported:true,where Policy == DynamicPolicy, Sink == StandardSink)
     public mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)

@@ -32,7 +32,7 @@ struct QuietHoursPolicyTests {
             }
         }
         #expect(quietStartsOnBattery == 0)
-        let eager = try Experiment.run(s, policy: PolicySpec(.eager), replication: 0)
+        let eager = try Experiment.run(s, policy: PolicySpec(EagerPolicy.self), replication: 0)
         #expect(run.metrics.latenciesS.reduce(0, +) > eager.latenciesS.reduce(0, +), "waiting costs latency")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Scheduling
 import Testing
 
 @testable import Experiments
@@ -130,7 +131,7 @@ struct DocumentationTests {
             guard line.hasPrefix("| `") else { return nil }
             return String(line.dropFirst(3).prefix { $0 != "`" })
         }
-        #expect(names == PolicySpec.Rule.names)
+        #expect(names == PolicyRegistry.builtIn.map { $0.policyName })
     }
 
     @Test func theReadmeStaysAFrontDoor() throws {

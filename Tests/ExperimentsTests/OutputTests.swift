@@ -70,8 +70,8 @@ struct OutputTests {
     @Test func aReplicationIsTheSameAloneOrAmongOthers() async throws {
         // Seeds depend on the replication number, not on how many run or in what order.
         let many = try await Experiment.runAll(try scenario(replications: 5), jobs: 2)
-        let alone = try Experiment.run(try scenario(replications: 5), policy: PolicySpec(.eager), replication: 3)
-        #expect(many.first { $0.policy == PolicySpec(.eager) && $0.replication == 3 }!.values == alone.columnValues)
+        let alone = try Experiment.run(try scenario(replications: 5), policy: PolicySpec(EagerPolicy.self), replication: 3)
+        #expect(many.first { $0.policy == PolicySpec(EagerPolicy.self) && $0.replication == 3 }!.values == alone.columnValues)
     }
 
     @Test func runsCSVHasOneRowPerPolicyAndReplicationInAStableOrder() async throws {
@@ -91,7 +91,7 @@ struct OutputTests {
         let runs = try await Experiment.runAll(s, jobs: 2)
         let summaries = PolicySummary.summarise(runs, policies: s.policies)
         let c = RunMetrics.columns.firstIndex { $0.name == "battery_energy_j" }!
-        let values = runs.filter { $0.policy == PolicySpec(.eager) }.map { $0.values[c] }
+        let values = runs.filter { $0.policy == PolicySpec(EagerPolicy.self) }.map { $0.values[c] }
         let mean = values.reduce(0, +) / 6
         let sd = (values.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / 5).squareRoot()
         let half = 2.5706 * sd / 6.0.squareRoot()  // t(0.975, 5) = 2.5706

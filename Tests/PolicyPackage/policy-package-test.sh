@@ -74,7 +74,7 @@ err=$("$b" run scenarios/compare.yaml --set 'policies[2].start=30h' --out out/ba
 status=$?
 set -e
 [ "$status" = 2 ] || fail "a bad parameter exited $status, not 2"
-[ "$err" = "error: scenarios/compare.yaml: --set policies[2].start=30h: policies[2].start: expected a duration from 0s to 1d, got 1d6h" ] ||
+[ "$err" = "error: scenarios/compare.yaml: --set policies[2].start=30h: policies[2].start: expected a duration from 0s to 1d, got '30h'" ] ||
     fail "a bad parameter said: $err"
 [ ! -e out/bad ] || fail "a bad parameter wrote out/bad"
 

@@ -20,7 +20,7 @@ import SimEngine
 ///
 /// Quotas are checked when a job would start; a job that runs past its quota is not stopped
 /// (the QuotaController would stop it): jobs here last seconds.
-public struct AndroidPolicy: SchedulingPolicy {
+public struct AndroidPolicy: RegisteredPolicy {
     /// App Standby buckets, by how recently the app was used.
     public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare }
 
@@ -96,9 +96,59 @@ public struct AndroidPolicy: SchedulingPolicy {
     var batteryLow = false
 
     /// The model with `parameters` and no jobs run yet.
-    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public init(_ parameters: Parameters) { self.parameters = parameters }
+    /// The model with the default numbers and no jobs run yet.
+    public init() { self.init(Parameters()) }
+
     /// `android`.
-    public var name: String { "android" }
+    public static let policyName = "android"
+    /// For `bgsim policies`.
+    public static let summary = "JobScheduler under Doze and App Standby buckets, for comparison with iOS"
+    /// Every number of the model, as scenario keys; a bucket's quota is a mapping
+    /// (`quota_rare: {time: none, max_jobs: 5}`).
+    public static let parameters: [PolicyParameter<Self>] = [
+        .flag("doze", \.parameters.doze, help: "model Doze"),
+        .duration("inactive_after", \.parameters.inactiveAfter, help: "time after the last use or unplug before Doze begins"),
+        .duration("first_idle", \.parameters.firstIdle, in: .positive, help: "the first idle period"),
+        .duration("max_idle", \.parameters.maxIdle, in: .positive, help: "the longest idle period (they double up to it)"),
+        .duration("first_window", \.parameters.firstWindow, in: .positive, help: "the first maintenance window"),
+        .duration("max_window", \.parameters.maxWindow, in: .positive, help: "the longest maintenance window (they double up to it)"),
+        .duration("active_within", \.parameters.activeWithin, in: .positive, help: "an app used within this is active"),
+        .duration("working_set_within", \.parameters.workingSetWithin, in: .positive, help: "an app used within this is in the working set"),
+        .duration("frequent_within", \.parameters.frequentWithin, in: .positive, help: "an app used within this is frequent; otherwise rare"),
+        .optionalDuration("quota_active.time", \.parameters.quotas[0].time, in: .positive, help: "active bucket: job run time per window (none: unlimited)"),
+        .duration("quota_active.window", \.parameters.quotas[0].window, in: .positive, help: "active bucket: the window its quota counts over"),
+        .integer(
+            "quota_active.max_jobs", \.parameters.quotas[0].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
+            help: "active bucket: most jobs started per window"),
+        .optionalDuration(
+            "quota_working_set.time", \.parameters.quotas[1].time, in: .positive, help: "working set bucket: job run time per window (none: unlimited)"),
+        .duration("quota_working_set.window", \.parameters.quotas[1].window, in: .positive, help: "working set bucket: the window its quota counts over"),
+        .integer(
+            "quota_working_set.max_jobs", \.parameters.quotas[1].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
+            help: "working set bucket: most jobs started per window"),
+        .optionalDuration(
+            "quota_frequent.time", \.parameters.quotas[2].time, in: .positive, help: "frequent bucket: job run time per window (none: unlimited)"),
+        .duration("quota_frequent.window", \.parameters.quotas[2].window, in: .positive, help: "frequent bucket: the window its quota counts over"),
+        .integer(
+            "quota_frequent.max_jobs", \.parameters.quotas[2].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
+            help: "frequent bucket: most jobs started per window"),
+        .optionalDuration("quota_rare.time", \.parameters.quotas[3].time, in: .positive, help: "rare bucket: job run time per window (none: unlimited)"),
+        .duration("quota_rare.window", \.parameters.quotas[3].window, in: .positive, help: "rare bucket: the window its quota counts over"),
+        .integer(
+            "quota_rare.max_jobs", \.parameters.quotas[3].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
+            help: "rare bucket: most jobs started per window"),
+        .duration("daily_cap", \.parameters.dailyCap, in: .positive, help: "most job time per app per day, over every bucket"),
+        .flag("battery_not_low", \.parameters.batteryNotLow, help: "jobs wait while the battery is low"),
+        .number(
+            "low_level_pct", in: NumberRange(0...100), unit: "a level in percent", help: "the level at or below which the battery is low",
+            get: { 100 * $0.parameters.lowLevel }, set: { $0.parameters.lowLevel = $1 / 100 }),
+        .number(
+            "low_hysteresis_pct", in: NumberRange(0...100), unit: "percentage points",
+            help: "how far above the low level the battery must climb to stop being low",
+            get: { 100 * $0.parameters.lowHysteresis }, set: { $0.parameters.lowHysteresis = $1 / 100 }),
+        .flag("require_unmetered", \.parameters.requireUnmetered, help: "jobs need an unmetered (Wi-Fi) connection"),
+    ]
 
     /// Starts the eligible requests that Doze, the constraints and their apps' quotas allow; asks again when Doze's next window opens or a quota frees up.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {

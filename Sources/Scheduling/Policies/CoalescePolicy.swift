@@ -17,7 +17,7 @@ import SimEngine
 /// Everything eligible starts together, so a batch shares one promotion and one tail. The
 /// policy does not know a request's bytes (iOS requests do not declare them): it treats all
 /// work as network work.
-public struct CoalescePolicy: SchedulingPolicy {
+public struct CoalescePolicy: RegisteredPolicy {
     /// The batching rule's thresholds; each is a scenario key of the policy (`max_delay`, ...).
     public struct Parameters: Equatable, Sendable {
         /// The longest a request waits for a batch, from when it became eligible.
@@ -35,9 +35,21 @@ public struct CoalescePolicy: SchedulingPolicy {
     /// The thresholds in use.
     public var parameters: Parameters
     /// The policy with `parameters`.
-    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public init(_ parameters: Parameters) { self.parameters = parameters }
+    /// The policy with the default thresholds.
+    public init() { self.init(Parameters()) }
+
     /// `coalesce`.
-    public var name: String { "coalesce" }
+    public static let policyName = "coalesce"
+    /// For `bgsim policies`.
+    public static let summary = "tail-aware batching: holds work until a batch, an awake radio or max_delay (TailEnder)"
+    /// The thresholds, as scenario keys.
+    public static let parameters: [PolicyParameter<Self>] = [
+        .duration("max_delay", \.parameters.maxDelay, help: "the longest a request waits for a batch, from when it became eligible"),
+        .integer("min_batch", \.parameters.minBatch, in: 1...10_000, help: "requests that make a batch worth a promotion"),
+        .flag("ride_awake_radio", \.parameters.rideAwakeRadio, help: "start whenever the radio is already awake"),
+        .flag("hold_on_wifi", \.parameters.holdOnWiFi, help: "hold work on Wi-Fi too, where a tail costs little"),
+    ]
 
     /// Starts everything when a rule above holds; otherwise waits, and asks to be reconsidered when the oldest request's `maxDelay` runs out.
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {

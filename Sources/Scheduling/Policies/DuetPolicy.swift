@@ -33,7 +33,7 @@ import SimEngine
 /// Every number is a parameter; defaults come from docs/sources.md §4 where it has one and are
 /// marked as assumptions where it does not (threshold, budgets, rate limit: dasd's values are
 /// unknown).
-public struct DuetPolicy: SchedulingPolicy {
+public struct DuetPolicy: RegisteredPolicy {
     /// A dasd priority class's battery curve.
     public struct BatteryCurve: Equatable, Sendable {
         /// B, in percent: the score is zero here, and at or below B - 1 the class is constrained.
@@ -111,8 +111,9 @@ public struct DuetPolicy: SchedulingPolicy {
         case score(Double, weight: Double)
     }
 
-    /// The model's numbers.
-    public var parameters: Parameters
+    /// The model's numbers. Setting them starts the model afresh (a scenario's values are set
+    /// on a policy made with `init()`).
+    public var parameters: Parameters { didSet { self = DuetPolicy(parameters) } }
     var predictor: LaunchPredictor
     /// The battery level last scored, and whether plugged in then.
     var scoredLevel: Double?
@@ -140,15 +141,66 @@ public struct DuetPolicy: SchedulingPolicy {
     }
 
     /// The model with `parameters`, no history and full budgets.
-    public init(_ parameters: Parameters = Parameters()) {
+    public init(_ parameters: Parameters) {
         self.parameters = parameters
         self.predictor = LaunchPredictor(prior: parameters.defaultLaunchProbability)
         energyLeftJ = parameters.energyBudgetPerDay
         dataLeft = parameters.dataBudgetPerDay
     }
 
+    /// The model with the default numbers.
+    public init() { self.init(Parameters()) }
+
     /// `ios`.
-    public var name: String { "ios" }
+    public static let policyName = "ios"
+    /// For `bgsim policies`.
+    public static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
+    /// Every number of the model, as scenario keys.
+    public static let parameters: [PolicyParameter<Self>] = [
+        .number("threshold", \.parameters.threshold, in: 0...2, unit: "a score threshold", help: "the weighted mean a request's scores must reach"),
+        .number(
+            "refresh_battery_floor_pct", \.parameters.refreshBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
+            help: "B of refresh (utility) work: its battery score is 0 here, and at or below B - 1 it must not run"),
+        .number(
+            "refresh_battery_exponent", \.parameters.refreshBattery.exponent, in: .above(0), unit: "an exponent",
+            help: "k of refresh work's battery curve"),
+        .number(
+            "processing_battery_floor_pct", \.parameters.processingBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
+            help: "B of processing (maintenance) work"),
+        .number(
+            "processing_battery_exponent", \.parameters.processingBattery.exponent, in: .above(0), unit: "an exponent",
+            help: "k of processing work's battery curve"),
+        .number("plugged_in_bonus", \.parameters.pluggedInBonus, in: NumberRange(1...), unit: "a factor", help: "factor on the battery score while plugged in"),
+        .number(
+            "rescore_step_pct", \.parameters.rescoreStep, in: 0...100, unit: "percentage points",
+            help: "level changes smaller than this do not rescore the battery"),
+        .flag("processing_needs_power", \.parameters.processingNeedsPower, help: "processing must not run on battery"),
+        .number(
+            "low_power_level_pct", \.parameters.lowPowerLevel, in: 0...100, unit: "a level in percent",
+            help: "with Low Power Mode on, below this level work must not run"),
+        .duration("launch_lookahead", \.parameters.launchLookahead, in: .positive, help: "how far ahead the application rule looks for predicted launches"),
+        .number(
+            "default_launch_probability", \.parameters.defaultLaunchProbability, in: 0...1, unit: "a probability",
+            help: "a bin's launch probability before any history"),
+        .number(
+            "certain_launch_probability", \.parameters.certainLaunchProbability, in: 0...1, unit: "a probability",
+            help: "a predicted probability above this counts as 1"),
+        .number("battery_weight", \.parameters.batteryWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the battery score"),
+        .number("application_weight", \.parameters.applicationWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the application score"),
+        .number("network_weight", \.parameters.networkWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the network quality score"),
+        .number(
+            "min_network_quality", \.parameters.minNetworkQuality, in: 0...100, unit: "a quality",
+            help: "below this connection quality (0-100) work must not run"),
+        .number(
+            "energy_budget_j_per_day", \.parameters.energyBudgetPerDay, in: NumberRange(0...), unit: "joules per day",
+            help: "battery energy background work may take per day"),
+        .number(
+            "data_budget_mb_per_day", in: NumberRange(0...), unit: "megabytes per day", help: "cellular data background work may use per day",
+            get: { $0.parameters.dataBudgetPerDay / 1e6 }, set: { $0.parameters.dataBudgetPerDay = $1 * 1e6 }),
+        .duration("min_launch_spacing", \.parameters.minLaunchSpacing, help: "shortest time between two background launches of one app"),
+        .optionalDuration(
+            "max_wait", \.parameters.maxWait, in: .positive, help: "a request waiting this long must run (none: never)"),
+    ]
 
     /// Scores every eligible request by every rule and starts those that pass; asks again at the
     /// next prediction bin, when an app's launch spacing ends, or when the energy budget refills.

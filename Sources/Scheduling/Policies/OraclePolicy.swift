@@ -22,7 +22,7 @@ import SimEngine
 /// rather than proving an optimum; it cannot see the gates' future either (Low Power Mode, a
 /// Wi-Fi-only setting), and a request that meets a closed gate at its planned instant starts
 /// when the gate opens.
-public struct OraclePolicy: SchedulingPolicy {
+public struct OraclePolicy: RegisteredPolicy {
     /// The bound's parameters (`finish_margin`, `ride_foreground`).
     public struct Parameters: Equatable, Sendable {
         /// How long before the app's next use a request must start (the refresh budget).
@@ -48,9 +48,19 @@ public struct OraclePolicy: SchedulingPolicy {
     var plans: [Int: Plan] = [:]
 
     /// The bound with `parameters`.
-    public init(_ parameters: Parameters = Parameters()) { self.parameters = parameters }
+    public init(_ parameters: Parameters) { self.parameters = parameters }
+    /// The bound with the default parameters.
+    public init() { self.init(Parameters()) }
+
     /// `oracle`.
-    public var name: String { "oracle" }
+    public static let policyName = "oracle"
+    /// For `bgsim policies`.
+    public static let summary = "plans each request at its cheapest instant before the app's next use, knowing the future"
+    /// The bound's parameters, as scenario keys.
+    public static let parameters: [PolicyParameter<Self>] = [
+        .duration("finish_margin", \.parameters.finishMargin, help: "how long before the app's next use a request must start"),
+        .flag("ride_foreground", \.parameters.rideForeground, help: "plan cellular work at the moments a foreground fetch wakes the radio"),
+    ]
     /// True: the oracle is shown the replication's future, and results mark it as a bound.
     public static var isClairvoyant: Bool { true }
 

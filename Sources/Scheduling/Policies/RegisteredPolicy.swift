@@ -6,7 +6,7 @@ import Synchronization
 /// A registered policy declares its name and its parameters once, with their types, ranges
 /// and documentation; scenario files, sweeps, `--set` and the documentation all read that
 /// declaration. Register the types with the command line's entry point (`BGSimCommandLine`)
-/// or with ``PolicyRegistry/register(_:reserved:)``.
+/// or with ``PolicyRegistry/register(_:)``.
 ///
 /// ```swift
 /// public struct QuietHoursPolicy: RegisteredPolicy {
@@ -54,7 +54,16 @@ extension RegisteredPolicy {
     }
 
     /// The parameters' descriptions, without the policy type.
-    public static var parameterInfo: [PolicyParameterInfo] { parameters.map(\.info) }
+    public static var parameterInfo: [PolicyParameterInfo] {
+        let defaults = Self()
+        return parameters.map { PolicyParameterInfo(name: $0.name, kind: $0.kind, defaultValue: $0.get(defaults), help: $0.help) }
+    }
+
+    /// The parameters' names, in declaration order.
+    public static var parameterNames: [String] { parameters.map(\.name) }
+
+    /// The parameters' names and kinds, what a reader checks, without making their defaults.
+    public static var parameterKinds: [(name: String, kind: PolicyParameterKind)] { parameters.map { ($0.name, $0.kind) } }
 }
 
 /// A value of a policy parameter, as read from a scenario.
@@ -67,24 +76,97 @@ public enum PolicyParameterValue: Sendable, Equatable {
     case integer(Int)
     /// `true` or `false`.
     case flag(Bool)
+    /// `none`: an optional duration left unset (no limit).
+    case off
+}
+
+extension ClosedRange<SimDuration> {
+    /// The longest a duration parameter may be: a century, beyond any horizon and far from
+    /// overflowing the instants it is added to.
+    public static var longestParameter: SimDuration { .days(36_500) }
+    /// From zero to ``longestParameter``: the default range of a duration parameter.
+    public static var nonNegative: Self { .zero...longestParameter }
+    /// From one microsecond to ``longestParameter``.
+    public static var positive: Self { .microseconds(1)...longestParameter }
+}
+
+/// The numbers a real-valued parameter accepts: each bound open, closed or absent.
+public struct NumberRange: Sendable, Equatable {
+    /// The lowest value, or `-infinity` for none.
+    public var lower: Double
+    /// Whether `lower` itself is accepted.
+    public var lowerIncluded: Bool
+    /// The highest value, or `infinity` for none.
+    public var upper: Double
+    /// Whether `upper` itself is accepted.
+    public var upperIncluded: Bool
+
+    /// Values from `lower` to `upper`, each included as the flags say.
+    public init(lower: Double, lowerIncluded: Bool = true, upper: Double, upperIncluded: Bool = true) {
+        self.lower = lower
+        self.lowerIncluded = lowerIncluded
+        self.upper = upper
+        self.upperIncluded = upperIncluded
+    }
+    /// `range`, both ends included.
+    public init(_ range: ClosedRange<Double>) { self.init(lower: range.lowerBound, upper: range.upperBound) }
+    /// `range`, its upper end excluded.
+    public init(_ range: Range<Double>) { self.init(lower: range.lowerBound, upper: range.upperBound, upperIncluded: false) }
+    /// `range`: its lower end and above.
+    public init(_ range: PartialRangeFrom<Double>) { self.init(lower: range.lowerBound, upper: .infinity) }
+    /// Every value above `lower`, `lower` excluded.
+    public static func above(_ lower: Double) -> NumberRange {
+        NumberRange(lower: lower, lowerIncluded: false, upper: .infinity)
+    }
+
+    /// Whether `x` is in the range.
+    public func contains(_ x: Double) -> Bool {
+        (lowerIncluded ? x >= lower : x > lower) && (upperIncluded ? x <= upper : x < upper)
+    }
+
+    /// The range in words: `from 0 to 2`, `>= 0`, `> 0`, `from 0 to less than 100`.
+    public var description: String {
+        func show(_ x: Double) -> String {
+            x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
+        }
+        switch (lower.isFinite, upper.isFinite) {
+        case (true, true):
+            return "from \(lowerIncluded ? "" : "more than ")\(show(lower)) to \(upperIncluded ? "" : "less than ")\(show(upper))"
+        case (true, false): return "\(lowerIncluded ? ">=" : ">") \(show(lower))"
+        case (false, true): return "\(upperIncluded ? "<=" : "<") \(show(upper))"
+        case (false, false): return "any number"
+        }
+    }
 }
 
 /// What a parameter accepts: its kind and range.
 public enum PolicyParameterKind: Sendable, Equatable {
-    /// A duration within the range (`15m`, `2h`).
-    case duration(ClosedRange<SimDuration>)
+    /// A duration within the range (`15m`, `2h`); also `none` when `noneAllowed`.
+    case duration(ClosedRange<SimDuration>, noneAllowed: Bool)
     /// A number within the range, in `unit` (for messages and docs: `a probability`).
-    case number(ClosedRange<Double>, unit: String)
-    /// A whole number within the range.
-    case integer(ClosedRange<Int>)
+    case number(NumberRange, unit: String)
+    /// A whole number within the range, of `unit` (`a whole number of jobs`).
+    case integer(ClosedRange<Int>, unit: String)
     /// `true` or `false`.
     case flag
+
+    /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
+    public var expected: String {
+        switch self {
+        case .duration(let r, let none):
+            "a duration from \(r.lowerBound) to \(r.upperBound)\(none ? ", or none" : "")"
+        case .number(let r, let unit): "\(unit) \(r.description)"
+        case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
+        case .flag: "true or false"
+        }
+    }
 }
 
 /// A parameter's name, kind, default and documentation: what a scenario reader and the
 /// documentation need, without the policy type.
 public struct PolicyParameterInfo: Sendable, Equatable {
-    /// The key in a scenario's policy entry (`max_delay`).
+    /// The key in a scenario's policy entry (`max_delay`); `group.key` for a key of a nested
+    /// mapping (`quota_rare.max_jobs`, written `quota_rare: {max_jobs: 5}`).
     public let name: String
     /// What it accepts.
     public let kind: PolicyParameterKind
@@ -113,18 +195,43 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
 
     /// A duration parameter stored at `property`, within `range`.
     public static func duration(
-        _ name: String, _ property: WritableKeyPath<P, SimDuration> & Sendable, in range: ClosedRange<SimDuration>, help: String
+        _ name: String, _ property: WritableKeyPath<P, SimDuration> & Sendable,
+        in range: ClosedRange<SimDuration> = .nonNegative, help: String
     ) -> Self {
-        stored(name, property, .duration(range), help) {
+        stored(name, property, .duration(range, noneAllowed: false), help) {
             .duration($0)
         } from: {
             if case .duration(let v) = $0 { v } else { nil }
         }
     }
 
+    /// A duration parameter that may be `none` (no limit), stored at `property`.
+    public static func optionalDuration(
+        _ name: String, _ property: WritableKeyPath<P, SimDuration?> & Sendable,
+        in range: ClosedRange<SimDuration> = .nonNegative, help: String
+    ) -> Self {
+        stored(name, property, .duration(range, noneAllowed: true), help) {
+            $0.map { .duration($0) } ?? .off
+        } from: {
+            switch $0 {
+            case .duration(let v): .some(v)
+            case .off: .some(nil)
+            default: nil
+            }
+        }
+    }
+
     /// A real-number parameter stored at `property`, within `range`, in `unit`.
     public static func number(
         _ name: String, _ property: WritableKeyPath<P, Double> & Sendable, in range: ClosedRange<Double>, unit: String, help: String
+    ) -> Self {
+        number(name, property, in: NumberRange(range), unit: unit, help: help)
+    }
+
+    /// A real-number parameter stored at `property`, within `range` (`NumberRange(0..<100)`,
+    /// `NumberRange(1...)`, `.above(0)`), in `unit`.
+    public static func number(
+        _ name: String, _ property: WritableKeyPath<P, Double> & Sendable, in range: NumberRange, unit: String, help: String
     ) -> Self {
         stored(name, property, .number(range, unit: unit), help) {
             .number($0)
@@ -133,11 +240,23 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
         }
     }
 
-    /// A whole-number parameter stored at `property`, within `range`.
-    public static func integer(
-        _ name: String, _ property: WritableKeyPath<P, Int> & Sendable, in range: ClosedRange<Int>, help: String
+    /// A real-number parameter that the policy stores in another unit: `get` gives the value
+    /// as scenarios write it, `set` stores one (a percentage kept as a fraction).
+    public static func number(
+        _ name: String, in range: NumberRange, unit: String, help: String,
+        get: @escaping @Sendable (P) -> Double, set: @escaping @Sendable (inout P, Double) -> Void
     ) -> Self {
-        stored(name, property, .integer(range), help) {
+        Self(
+            name: name, kind: .number(range, unit: unit), help: help, get: { .number(get($0)) },
+            set: { if case .number(let v) = $1 { set(&$0, v) } })
+    }
+
+    /// A whole-number parameter stored at `property`, within `range`, counting `unit`.
+    public static func integer(
+        _ name: String, _ property: WritableKeyPath<P, Int> & Sendable, in range: ClosedRange<Int>,
+        unit: String = "a whole number", help: String
+    ) -> Self {
+        stored(name, property, .integer(range, unit: unit), help) {
             .integer($0)
         } from: {
             if case .integer(let v) = $0 { v } else { nil }
@@ -164,30 +283,52 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
     }
 }
 
-/// The registered policy types, by name: what scenario files may name besides the built-in
-/// rules. The command line's entry point registers a user's types before it reads anything.
+/// The policies scenario files may name: the built-in ones (``builtIn``) and those a user's
+/// executable registers before it reads anything.
 public enum PolicyRegistry {
-    private static let types = Mutex<[String: any RegisteredPolicy.Type]>([:])
+    /// The built-in policies go in unchecked: their declarations are made only when a scenario
+    /// names them (about 3 M instructions for the six), and `BuiltInPolicyTests` checks them.
+    private static let types = Mutex<[String: any RegisteredPolicy.Type]>(
+        Dictionary(uniqueKeysWithValues: builtIn.map { ($0.policyName, $0) }))
 
-    /// Registers policy types; a name registered twice, or one a built-in rule uses, is a
-    /// programming error that traps with both names.
-    /// - Parameters:
-    ///   - new: the types to register.
-    ///   - reserved: names that registered policies may not take (the built-in rules').
-    public static func register(_ new: [any RegisteredPolicy.Type], reserved: [String] = []) {
+    /// Registers policy types. A name registered twice (a built-in one included), or a policy
+    /// or parameter name that scenario files cannot write, is a programming error that traps
+    /// with the names.
+    public static func register(_ new: [any RegisteredPolicy.Type]) {
         types.withLock { table in
             for type in new {
-                let name = type.policyName
-                precondition(
-                    !name.isEmpty && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") },
-                    "policy name '\(name)' of \(type): use letters, digits, '-' and '_'")
-                precondition(!reserved.contains(name), "policy name '\(name)' of \(type) is a built-in policy's")
+                let name = checked(type)
                 if let other = table[name] {
-                    precondition(other == type, "policy name '\(name)' is registered by both \(other) and \(type)")
+                    precondition(other == type, "policy name '\(name)' is taken by both \(other) and \(type)")
                 }
                 table[name] = type
             }
         }
+    }
+
+    /// `type`'s name, after checking it and its parameters' names (on bytes: a scenario file
+    /// writes them in ASCII, and per `Character` the built-ins' check cost 2 M instructions
+    /// at every start).
+    static func checked(_ type: any RegisteredPolicy.Type) -> String {
+        func isWord(_ s: Substring, _ extra: UInt8) -> Bool {
+            !s.isEmpty
+                && s.utf8.allSatisfy {
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") || $0 == extra
+                }
+        }
+        let name = type.policyName
+        precondition(isWord(name[...], UInt8(ascii: "-")), "policy name '\(name)' of \(type): use letters, digits, '-' and '_'")
+        var seen = Set<String>()
+        for parameter in type.parameterNames {
+            let parts = parameter.split(separator: ".", omittingEmptySubsequences: false)
+            precondition(
+                (1...2).contains(parts.count) && parts.allSatisfy { isWord($0, UInt8(ascii: "_")) },
+                "parameter '\(parameter)' of \(type): use letters, digits and '_', and at most one '.'")
+            precondition(!["name", "label"].contains(parameter), "parameter '\(parameter)' of \(type) is a policy entry's own key")
+            precondition(seen.insert(parameter).inserted, "parameter '\(parameter)' of \(type) is declared twice")
+        }
+        return name
     }
 
     /// The type registered as `name`.
@@ -195,14 +336,20 @@ public enum PolicyRegistry {
         types.withLock { $0[name] }
     }
 
-    /// Every registered name, sorted.
-    public static var names: [String] { types.withLock { $0.keys.sorted() } }
+    /// Every name scenario files may use: the built-in policies' in documentation order, then
+    /// the registered ones', sorted.
+    public static var names: [String] {
+        let builtInNames = builtIn.map { $0.policyName }
+        return builtInNames + types.withLock { $0.keys.filter { !builtInNames.contains($0) }.sorted() }
+    }
 }
 
-/// The simulation's one type for registered policies: it holds any of them, so the run loop
-/// is compiled once, specialised for this box, instead of running unspecialised generic code
-/// for a type defined in another module (which spent about 40% of a run looking up generic
-/// metadata). A decision costs one dynamic call more than a built-in policy's.
+/// The simulation's one type for the policies scenarios name: it holds any of them, so the run
+/// loop is compiled once, specialised for this box, instead of once per policy type (a list
+/// that every new policy had to join) or as unspecialised generic code for a type defined in
+/// another module (which spent about 40% of a run looking up generic metadata). A decision
+/// costs one dynamic call: 0.2% to 1.7% of a 30-day reference run's instructions
+/// (docs/performance.md).
 public struct DynamicPolicy: SchedulingPolicy {
     /// The policy inside.
     public private(set) var base: any SchedulingPolicy

@@ -125,6 +125,7 @@ extension RunMetrics {
             Metric("no_network_pct", .neither) { networkShare($0.m, .none) },
             count("sessions", .neither) { $0.sessions },
             count("app_launches", .neither) { $0.launches },
+            Metric("launch_predictability", .neither) { $0.m.launchPredictability },
             count("low_power_prompts", .neither) { $0.lowPowerPrompts },
             count("purges", .neither) { $0.purges },
             count("radio_promotions", .lower) { $0.promotions },

@@ -38,6 +38,8 @@ public struct AppParameters: Equatable, Sendable {
     public var launchDownBytes: Double = 100_000
     /// How often the person opens this app, relative to the other apps (people model).
     public var usageWeight: Double = 1
+    /// When in the day the person tends to open it; `nil`: whenever they pick up the phone.
+    public var habit: AppHabit?
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true

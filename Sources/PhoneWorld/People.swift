@@ -149,14 +149,16 @@ extension PeopleParameters {
     /// - Parameters:
     ///   - horizon: the end of the span.
     ///   - appWeights: each scenario app's usage weight.
+    ///   - habits: each scenario app's habit, if it has one (none: every app whenever).
     ///   - people: the stream of sleep, sessions, apps and calls.
     ///   - purgeStream: the stream of purge times.
     public func timeline(
-        until horizon: SimInstant, appWeights: [Double], people: RandomStream,
+        until horizon: SimInstant, appWeights: [Double], habits: [AppHabit?] = [], people: RandomStream,
         purges purgeStream: RandomStream
     ) -> PeopleTimeline {
         var out = PeopleTimeline()
         let choice = try? WeightedChoice(weights: appWeights + [otherAppsWeight])
+        let habitual = HabitualChoice(self, appWeights: appWeights, habits: habits)
         var busyUntil = SimInstant.start
         for day in 0...max(0, (horizon - .microseconds(1)).day) {
             let midnight = SimInstant.after(.days(day))
@@ -198,7 +200,7 @@ extension PeopleParameters {
                 out.sessionStarts.append(out.launches.count)
                 for k in 0..<apps {
                     let e = k == apps - 1 ? end : s + SimDuration(microseconds: length.microseconds / Int64(apps))
-                    let pick = choice?.sample(using: people) ?? appWeights.count
+                    let pick = habitual?.sample(at: s, using: people) ?? choice?.sample(using: people) ?? appWeights.count
                     let swiped = people.bernoulli(swipeAwayShare)
                     if e > s {
                         out.launches.append(AppLaunch(app: pick < appWeights.count ? pick : nil, start: s, end: e, swipedAway: swiped))
@@ -233,6 +235,18 @@ extension PeopleParameters {
         return out
     }
 
+    /// The person's session rate per five-minute bin of a weekday or weekend day: the hourly
+    /// weights between the mean wake-up time and the mean bedtime.
+    func sessionRate(weekend: Bool) -> [Double] {
+        let wake = (weekend ? wakeWeekend : wakeWeekday).hours
+        let bed = bedtime < .hours(12) ? bedtime.hours + 24 : bedtime.hours
+        return (0..<AppHabit.binsPerDay).map { b in
+            let t = (Double(b) + 0.5) * AppHabit.bin.hours
+            let awake = (t >= wake && t < bed) || t + 24 < bed
+            return awake ? hourlyWeights[b / 12] : 0
+        }
+    }
+
     func drawSessionLength(_ stream: RandomStream) -> SimDuration {
         // Both draws always happen, so the body/tail choice does not shift later numbers.
         let tail = stream.bernoulli(sessionTailShare)
@@ -248,5 +262,45 @@ extension PeopleParameters {
         var n = 0
         while !stream.bernoulli(p) { n += 1 }
         return n
+    }
+}
+
+/// The choice of a launch's app when some apps have habits: their weights depend on the time
+/// of day and the day type. One uniform draw per choice, by the cumulative weights.
+struct HabitualChoice {
+    /// Per day type (weekday, weekend), per bin, the cumulative weights of the scenario's apps
+    /// and then of the other apps.
+    let cumulative: [[[Double]]]
+
+    /// `nil` when no app has a habit, so that the draws stay those of the plain choice.
+    init?(_ person: PeopleParameters, appWeights: [Double], habits: [AppHabit?]) {
+        guard habits.contains(where: { $0 != nil }) else { return nil }
+        cumulative = [false, true].map { weekend in
+            let rate = person.sessionRate(weekend: weekend)
+            let profiles = appWeights.indices.map { a in
+                a < habits.count ? habits[a].map { ($0.strength, $0.profile(weekend: weekend, rate: rate)) } : nil
+            }
+            return (0..<AppHabit.binsPerDay).map { b in
+                var sum = 0.0
+                var out: [Double] = []
+                out.reserveCapacity(appWeights.count + 1)
+                for (a, w) in appWeights.enumerated() {
+                    if let (strength, profile) = profiles[a] { sum += w * ((1 - strength) + strength * profile[b]) } else { sum += w }
+                    out.append(sum)
+                }
+                out.append(sum + person.otherAppsWeight)
+                return out
+            }
+        }
+    }
+
+    /// The app a launch at `time` opens: an index into the scenario's apps, or their count for
+    /// another app.
+    func sample(at time: SimInstant, using stream: RandomStream) -> Int {
+        let weekend = NetworkEnvironment.isWeekend(day: time.day)
+        let bin = Int(time.timeOfDay.microseconds / AppHabit.bin.microseconds)
+        let c = cumulative[weekend ? 1 : 0][bin]
+        let u = stream.uniform() * c[c.count - 1]
+        return c.firstIndex { u < $0 } ?? c.count - 1
     }
 }

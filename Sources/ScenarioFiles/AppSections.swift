@@ -20,6 +20,7 @@ extension Scenario {
             a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
                 try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
             }
+            a.habit = try m.optional("habit", default: nil) { n, p throws(ScenarioError) in try readHabit(n, p, r) }
             a.launchDownBytes =
                 try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
                     try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
@@ -283,5 +284,55 @@ extension Scenario {
         }
         try m.finish()
         return s
+    }
+
+    /// `habit: {strength: 0.7, anchors: [{at: "07:30", spread: 20m, days: weekdays}], hourly: [...]}`.
+    static func readHabit(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> AppHabit {
+        var m = try r.mapping(node, at: path)
+        var h = AppHabit()
+        h.strength = try m.optional("strength", default: h.strength) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a share from 0 to 1") { (0...1).contains($0) }
+        }
+        h.anchors = try m.optional("anchors", default: []) { n, p throws(ScenarioError) in
+            var out: [AppHabit.Anchor] = []
+            for (i, item) in try r.list(n, at: p).enumerated() {
+                let q = p.appending(index: i)
+                var a = try r.mapping(item, at: q)
+                let at = try a.required("at", "a time of day such as 07:30", r.timeOfDay)
+                let spread = try a.optional("spread", default: SimDuration.minutes(30)) { n, p throws(ScenarioError) in
+                    let d = try r.duration(n, p)
+                    guard d <= .hours(12) else { throw r.error(n, p, "expected a spread from 1us to 12h, got \(d)") }
+                    return d
+                }
+                let days = try a.optional("days", default: AppHabit.Days.all) { n, p throws(ScenarioError) in
+                    let t = try r.string(n, p)
+                    guard let d = AppHabit.Days(rawValue: t) else {
+                        throw r.error(n, p, "expected one of \(AppHabit.Days.allCases.map(\.rawValue).joined(separator: ", ")), got '\(t)'")
+                    }
+                    return d
+                }
+                let weight = try a.optional("weight", default: 1.0) { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a relative weight > 0 and at most 1000") { $0 > 0 && $0 <= 1000 }
+                }
+                try a.finish()
+                out.append(AppHabit.Anchor(at: at, spread: spread, days: days, weight: weight))
+            }
+            return out
+        }
+        func hours(_ key: String) throws(ScenarioError) -> [Double]? {
+            try m.optional(key, default: [Double]?.none) { n, p throws(ScenarioError) in
+                let items = try r.list(n, at: p)
+                guard items.count == 24 else { throw r.error(n, p, "expected 24 weights, one per hour from 00:00, got \(items.count)") }
+                var w: [Double] = []
+                for (i, item) in items.enumerated() {
+                    w.append(try r.number(item, p.appending(index: i), "a relative weight from 0 to 1000") { (0...1000).contains($0) })
+                }
+                return w
+            }
+        }
+        h.hourly = try hours("hourly")
+        h.weekendHourly = try hours("weekend_hourly")
+        try m.finish()
+        return h
     }
 }

@@ -145,6 +145,10 @@ public struct RunTotals: Sendable {
     public var sessions: Int
     /// App launches.
     public var launches: Int
+    /// How predictable the person's launches of the scenario's apps were, from 0 (each app's
+    /// launches spread evenly over the 24 hours) to 1 (each app's launches in one hour):
+    /// `PeopleTimeline.launchPredictability`.
+    public var launchPredictability = Double.nan
     /// Radio promotions from idle.
     public var promotions = 0
     /// Radio promotions a background task's transfer caused.
@@ -212,6 +216,8 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var sessions = 0
     /// App launches.
     public private(set) var launches = 0
+    /// How predictable the person's launches were (`RunTotals.launchPredictability`).
+    public private(set) var launchPredictability = Double.nan
     /// Low Power Mode prompts shown.
     public private(set) var lowPowerPrompts = 0
     /// Memory-pressure purges of a suspended app.
@@ -375,6 +381,7 @@ public struct RunMetrics: MetricsSink, Sendable {
         onNetwork = t.onNetwork
         sessions = t.sessions
         launches = t.launches
+        launchPredictability = t.launchPredictability
         promotions = t.promotions
         taskPromotions = t.taskPromotions
         backgroundFromBatteryJ = t.backgroundFromBatteryJ

@@ -181,7 +181,8 @@ public struct WorldTimeline: Sendable {
         people =
             setup.peopleTrace
             ?? setup.people.timeline(
-                until: horizon, appWeights: setup.apps.map(\.usageWeight), people: streams.people, purges: streams.purges)
+                until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit), people: streams.people,
+                purges: streams.purges)
         pushes = setup.pushTrace ?? PushArrival.draw(apps: setup.apps, streams: streams.appPush, until: horizon)
     }
 }
@@ -576,6 +577,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             end: end, energy: energy, components: components, offSince: isOn ? nil : offSince,
             screenOn: screenOnTime, lowPower: lowPowerTime, onNetwork: onNetwork.indices.map { onNetwork[$0] },
             sessions: world.people.sessionStarts.prefix { $0 < launchesBefore }.count, launches: launchesBefore)
+        totals.launchPredictability = PeopleTimeline.launchPredictability(
+            world.people.launches.prefix(launchesBefore), apps: setup.apps.count)
         totals.promotions = promotions + links[0].promotions + links[1].promotions
         totals.taskPromotions = taskPromotions + links[0].taskPromotions + links[1].taskPromotions
         totals.backgroundFromBatteryJ = backgroundFromBatteryJ

@@ -176,7 +176,7 @@ struct SweepTests {
                   - {path: network.weekday, values: [[{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10, place: work}], [{at: "00:00", network: wifi, down_mbps: 50, up_mbps: 10}]]}
 
                 """)
-        #expect(elsewhere.contains("reminders.yaml:8:18: "), "\(elsewhere)")
+        #expect(elsewhere.contains("reminders.yaml:15:18: "), "\(elsewhere)")
         #expect(elsewhere.contains(".yaml: point 1 (people.sessions_per_day=10, network.weekday=[{"), "\(elsewhere)")
         #expect(elsewhere.hasSuffix("apps[9].regions.places[1]: expected a place of the network model (home), got 'work'"), "\(elsewhere)")
     }

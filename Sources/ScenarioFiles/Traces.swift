@@ -159,12 +159,14 @@ struct TraceReader {
         let t = try TraceReader(file: file, relativeTo: base, columns: ["time", "event", "app", "duration", "exit"])
         var out = PeopleTimeline()
         var previous = SimInstant.start
+        // A launch of an app the scenario does not model (a converted log names hundreds) is a
+        // launch of another app; a purge must name a scenario app, whose memory it frees.
         func app(_ row: (line: Int, fields: [String: String]), allowOther: Bool) throws(ScenarioError) -> Int? {
             let name = row.fields["app"]!
             if let i = apps.firstIndex(of: name) { return i }
-            if allowOther, name == "other" { return nil }
+            if allowOther, !name.isEmpty { return nil }
             throw t.error(
-                row.line, "app", "expected one of the scenario's apps (\((apps + (allowOther ? ["other"] : [])).joined(separator: ", "))), got '\(name)'")
+                row.line, "app", "expected one of the scenario's apps (\(apps.joined(separator: ", "))), got '\(name)'")
         }
         for row in t.rows {
             let time = try t.time(row, "time")
@@ -197,5 +199,35 @@ struct TraceReader {
             }
         }
         return out
+    }
+}
+
+extension PeopleTimeline {
+    /// The timeline as a people trace (`time,event,app,duration,exit`), which
+    /// `people: {trace: ...}` replays: launches and calls exactly, to the microsecond; a
+    /// purge as of the app it names, or of the first suspended app (a drawn purge's choice
+    /// among suspended apps is not written). `appNames` names the scenario's apps; a launch of
+    /// another app is written as `other`.
+    public func peopleTrace(appNames: [String]) -> String {
+        func time(_ t: SimInstant) -> String { seconds(t.microseconds) }
+        func seconds(_ us: Int64) -> String {
+            let whole = us / 1_000_000, frac = us % 1_000_000
+            guard frac != 0 else { return String(whole) }
+            var f = String(frac)
+            f = String(repeating: "0", count: 6 - f.count) + f
+            while f.hasSuffix("0") { f.removeLast() }
+            return "\(whole).\(f)"
+        }
+        var rows: [(SimInstant, Int, String)] = []
+        for (i, l) in launches.enumerated() {
+            let name = l.app.map { appNames[$0] } ?? "other"
+            rows.append((l.start, i, "\(time(l.start)),launch,\(name),\(seconds((l.end - l.start).microseconds)),\(l.swipedAway ? "swipe" : "home")"))
+        }
+        for c in calls { rows.append((c.start, launches.count, "\(time(c.start)),call,,\(seconds((c.end - c.start).microseconds)),")) }
+        for p in purges { rows.append((p.time, launches.count + 1, "\(time(p.time)),purge,\(p.app.map { appNames[$0] } ?? ""),,")) }
+        // Stable by time, launches in their order (a launch that starts as the previous ends
+        // continues its session), then calls, then purges.
+        let ordered = rows.enumerated().sorted { ($0.element.0, $0.element.1, $0.offset) < ($1.element.0, $1.element.1, $1.offset) }
+        return "time,event,app,duration,exit\n" + ordered.map { $0.element.2 + "\n" }.joined()
     }
 }

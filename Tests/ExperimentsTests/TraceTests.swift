@@ -125,8 +125,8 @@ struct TraceTests {
             "t.csv:3: column 'plug_in': sessions must be in time order and not overlap (the previous one ends at t=3h)"
         ),
         (
-            "people", "time,event,app,duration,exit\n1h,launch,maps,1m,home\n",
-            "t.csv:2: column 'app': expected one of the scenario's apps (news, other), got 'maps'"
+            "people", "time,event,app,duration,exit\n1h,purge,maps,,\n",
+            "t.csv:2: column 'app': expected one of the scenario's apps (news), got 'maps'"
         ),
         (
             "people", "time,event,app,duration,exit\n1h,launch,news,1m,home\n1h30s,launch,news,1m,home\n",
@@ -163,5 +163,37 @@ struct TraceTests {
     @Test func aMissingTraceIsNamed() {
         let yaml = minimalWith("people: median", "people: {profile: median, trace: nowhere.csv}")
         #expect(parseError(yaml, file: "/tmp/s.yaml", overrides: [])?.description == "/tmp/nowhere.csv: no such trace file")
+    }
+
+    /// A launch of an app the scenario does not model is a launch of another app: a converted
+    /// log names many.
+    @Test func aLaunchOfAnUnknownAppIsAnotherApp() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-trace-other-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "time,event,app,duration,exit\n1h,launch,maps,1m,home\n2h,launch,news,1m,swipe\n".write(
+            to: dir.appendingPathComponent("t.csv"), atomically: true, encoding: .utf8)
+        let timeline = try TraceReader.people(file: "t.csv", relativeTo: dir.appendingPathComponent("s.yaml").path, apps: ["news"])
+        #expect(timeline.launches.map(\.app) == [nil, 0] && timeline.sessionStarts == [0, 1])
+    }
+
+    /// Launches and calls the people model draws, written as a trace and replayed, are the
+    /// same launches and calls, to the microsecond.
+    @Test(arguments: [1, 2, 3])
+    func aDrawnPersonWrittenAsATraceReplaysTheSame(replication: Int) throws {
+        let s = try Scenario.parse(
+            yaml: minimalWith("duration: 2d", "duration: 14d").replacingOccurrences(of: "apps:\n  - news", with: "apps: [news, mail, weather]"),
+            file: "s.yaml")
+        let streams = try WorldStreams(setup: s.setup, masterSeed: 42, replication: UInt64(replication))
+        let drawn = WorldTimeline(setup: s.setup, streams: streams).people
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-roundtrip-\(getpid())-\(replication)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try drawn.peopleTrace(appNames: s.setup.apps.map(\.name)).write(to: dir.appendingPathComponent("p.csv"), atomically: true, encoding: .utf8)
+        let replayed = try TraceReader.people(file: "p.csv", relativeTo: dir.appendingPathComponent("s.yaml").path, apps: s.setup.apps.map(\.name))
+        #expect(drawn.launches.count > 300)
+        #expect(replayed.launches == drawn.launches)
+        #expect(replayed.calls == drawn.calls)
+        #expect(replayed.purges.map(\.time) == drawn.purges.map(\.time))
     }
 }

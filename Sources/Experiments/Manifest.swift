@@ -51,6 +51,10 @@ public struct Manifest: Sendable {
         if plan.isSweep {
             pairs.insert(contentsOf: [("sweep_file", JSON.string(plan.file)), ("design", JSON.string(plan.design ?? ""))], at: 5)
         }
+        if !scenario.fleet.isEmpty {
+            let at = pairs.firstIndex { $0.0 == "parameters" }! + 1
+            pairs.insert(("fleet", JSON.array(scenario.fleet.map { JSON.string($0.path.description) })), at: at)
+        }
         return pairs
     }
 

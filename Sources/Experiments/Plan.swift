@@ -144,10 +144,12 @@ public struct StudyPlan: Sendable {
                 if let first {
                     // Policies are the same by label and rule; their parameters may vary by point.
                     let labels = { (s: Scenario) in s.policies.map { [$0.label, $0.rule.name] } }
-                    if labels(p.scenario) != labels(first) || p.scenario.replications != first.replications || p.scenario.seed != first.seed {
+                    if labels(p.scenario) != labels(first) || p.scenario.replications != first.replications || p.scenario.seed != first.seed
+                        || p.scenario.fleet.map(\.path) != first.fleet.map(\.path)
+                    {
                         throw ScenarioError(
                             .invalid, file: sweep.file, keyPath: "axes",
-                            message: "point \(start + k) changes the policies, replications or seed; every point must share them")
+                            message: "point \(start + k) changes the policies, replications, seed or fleet parameters; every point must share them")
                     }
                 } else {
                     first = p.scenario

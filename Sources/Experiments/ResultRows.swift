@@ -115,13 +115,17 @@ extension Experiment {
     public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
 
     static func runsRows<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> ResultRows {
-        ResultRows(plan, header: ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name)) { point, csv in
+        let fleet = plan.points[0].scenario.fleet.map(\.path.description)
+        return ResultRows(plan, header: ["policy", "replication", "seed"] + fleet + RunMetrics.columns.map(\.name)) { point, csv in
             let head = rowHead(plan, point)
+            let scenario = plan.points[point].scenario
             for run in runs[point] {
                 csv.fields(head)
                 csv.field(run.policy.name)
                 csv.integer(run.replication)
-                csv.field(String(plan.points[point].scenario.seed))
+                csv.field(String(scenario.seed))
+                // The person's drawn values: a pure function of the seed and the replication.
+                for value in scenario.fleetValues(replication: run.replication) { csv.field(value) }
                 for (metric, value) in zip(RunMetrics.columns, run.values) { csv.number(value, count: metric.isCount) }
                 csv.endRecord()
             }

@@ -4,6 +4,7 @@ import ScenarioFiles
 import Scheduling
 import SimEngine
 import SimRandom
+import Synchronization
 
 /// The result of one policy in one replication.
 public struct RunResult: Sendable {
@@ -60,7 +61,9 @@ public enum Experiment {
         _ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
         rows: RowDestination? = nil
     ) throws -> RunResult {
-        try run(scenario, custom: policy.rule.makePolicy(), label: policy, replication: replication, record: record, rows: rows)
+        try run(
+            FleetPeople.person(scenario, replication: replication), custom: policy.rule.makePolicy(), label: policy,
+            replication: replication, record: record, rows: rows)
     }
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
@@ -139,5 +142,27 @@ public enum Experiment {
             }
         }
         return results.map { $0! }
+    }
+}
+
+/// The people of a fleet read so far, by scenario and replication: every policy runs each
+/// person, and reading one takes about a millisecond. Bounded, since a study of many
+/// replications and points would otherwise keep them all.
+package enum FleetPeople {
+    private static let cache = Mutex<[String: Scenario]>([:])
+    private static let capacity = 4096
+
+    /// `scenario`'s person of `replication` (`scenario` itself without a fleet).
+    package static func person(_ scenario: Scenario, replication: Int) throws -> Scenario {
+        guard let source = scenario.source else { return scenario }
+        let key = "\(source.key)#\(replication)"
+        if let person = cache.withLock({ $0[key] }) { return person }
+        var person = try scenario.person(replication: replication)
+        person.resolvedJSON = ""
+        cache.withLock { table in
+            if table.count >= capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = person
+        }
+        return person
     }
 }

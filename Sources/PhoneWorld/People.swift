@@ -48,6 +48,8 @@ public struct PeopleParameters: Equatable, Sendable {
     public var lowPowerAcceptShare: Double = 0.5
     /// Memory-pressure purges of a suspended app, per hour [assumption].
     public var purgesPerHour: Double = 0.5
+    /// How habitual this person is: each app habit's strength is multiplied by it (at most 1).
+    public var habitScale: Double = 1
 
     /// A person with the defaults above.
     public init() {}
@@ -278,7 +280,7 @@ struct HabitualChoice {
         cumulative = [false, true].map { weekend in
             let rate = person.sessionRate(weekend: weekend)
             let profiles = appWeights.indices.map { a in
-                a < habits.count ? habits[a].map { ($0.strength, $0.profile(weekend: weekend, rate: rate)) } : nil
+                a < habits.count ? habits[a].map { (min(1, $0.strength * person.habitScale), $0.profile(weekend: weekend, rate: rate)) } : nil
             }
             return (0..<AppHabit.binsPerDay).map { b in
                 var sum = 0.0

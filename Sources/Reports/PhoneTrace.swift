@@ -82,6 +82,7 @@ extension Experiment {
         _ scenario: Scenario, policy: PolicySpec, replication: Int,
         window: Range<SimInstant>
     ) throws -> PhoneTrace {
+        let scenario = try FleetPeople.person(scenario, replication: replication)
         let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
         let streams = try WorldStreams(
             setup: scenario.setup, masterSeed: scenario.seed,

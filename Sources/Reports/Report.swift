@@ -285,6 +285,7 @@ public struct Report {
             front: front, xFormat: SVG.number, yFormat: SVG.duration, yDurations: true)
         body += "</div></section>"
 
+        if !r.fleet.isEmpty { body += peopleSection(colors: colors) }
         if r.kind == "sweep" { body += sweepSection(colors: colors) }
         body += try timelineSection(colors: colors)
         body += scenarioSection()
@@ -294,6 +295,75 @@ public struct Report {
     var pointCount: Int {
         guard let c = results.runs.column("point") else { return 1 }
         return Set(results.runs.rows.map { $0[c] }).count
+    }
+
+    /// A fleet's spread across people: each policy's per-person values as distributions, and
+    /// who fares worst against the baseline, paired by person.
+    func peopleSection(colors: [String]) -> String {
+        let policies = results.policies
+        var s = "<section><h2>People</h2><p class=\"note\">Each replication is one person drawn from the scenario's fleet ("
+        s += results.fleet.map(SVG.esc).joined(separator: ", ")
+        s += "), the same person under every policy. A sweep's person is first averaged over its points.</p><div class=\"grid\">"
+        let metrics: [(String, String, Bool)] = [
+            ("staleness_mean_s", "Mean staleness at launch, per person", true),
+            ("background_energy_j", "Background energy per person (J)", false),
+        ]
+        for (k, (metric, title, isDuration)) in metrics.enumerated() {
+            let series = policies.indices.map { i in
+                SVG.Series(label: policies[i], color: colors[i], values: perPerson(metric, policy: policies[i]).values.sorted())
+            }
+            s += SVG.cdf(
+                id: "people-\(k)", title: title, xLabel: "\(isDuration ? "staleness" : "joules") (log scale)", series: series,
+                floor: isDuration ? 1 : 10, of: "people", durations: isDuration)
+        }
+        s += "</div>"
+        guard let baseline = results.baseline, policies.contains(baseline) else { return s + "</section>" }
+        let base = perPerson("staleness_mean_s", policy: baseline)
+        let baseEnergy = perPerson("background_energy_j", policy: baseline)
+        s += "<h3>Against \(SVG.esc(baseline)), person by person</h3><table><tr><th>policy</th><th>people staler</th>"
+        s += "<th>staleness change p50 / p90</th><th>energy change p50</th><th>worst off (largest staleness increase)</th></tr>"
+        for policy in policies where policy != baseline {
+            let mine = perPerson("staleness_mean_s", policy: policy), energy = perPerson("background_energy_j", policy: policy)
+            let people = mine.keys.filter { base[$0] != nil }.sorted()
+            guard !people.isEmpty else { continue }
+            let changes = people.map { mine[$0]! - base[$0]! }
+            let sorted = changes.sorted()
+            let energyChanges = people.compactMap { p in energy[p].flatMap { e in baseEnergy[p].map { e - $0 } } }.sorted()
+            let worst = people.indices.max { changes[$0] < changes[$1] }!
+            let staler = 100 * Double(changes.filter { $0 > 0 }.count) / Double(changes.count)
+            s += "<tr><td>\(SVG.esc(policy))\(isBound(policy) ? " (bound)" : "")</td><td>\(String(format: "%.0f%%", staler))</td>"
+            s += "<td>\(signed(Statistics.quantile(sorted: sorted, 0.5))) / \(signed(Statistics.quantile(sorted: sorted, 0.9)))</td>"
+            s +=
+                "<td>\(energyChanges.isEmpty ? "" : String(format: "%+.0f J", Statistics.quantile(sorted: energyChanges, 0.5)).replacingOccurrences(of: "-", with: "−"))</td>"
+            s += "<td>replication \(people[worst]): \(signed(changes[worst])) (\(SVG.esc(personValues(people[worst]))))</td></tr>"
+        }
+        return s + "</table></section>"
+    }
+
+    /// A duration change with its sign.
+    func signed(_ seconds: Double) -> String { (seconds < 0 ? "−" : "+") + SVG.duration(abs(seconds)) }
+
+    /// Per person (replication), the mean of `metric` over `policy`'s rows (over the points of
+    /// a sweep).
+    func perPerson(_ metric: String, policy: String) -> [Int: Double] {
+        guard let m = results.runs.column(metric), let r = results.runs.column("replication"), let p = results.runs.column("policy") else {
+            return [:]
+        }
+        var sums: [Int: (Double, Int)] = [:]
+        for row in results.runs.rows where row[p] == policy {
+            guard let v = Double(row[m]), v.isFinite, let rep = Int(row[r]) else { continue }
+            let (a, n) = sums[rep] ?? (0, 0)
+            sums[rep] = (a + v, n + 1)
+        }
+        return sums.mapValues { $0.0 / Double($0.1) }
+    }
+
+    /// A person's drawn values, as `path=value` pairs.
+    func personValues(_ replication: Int) -> String {
+        guard let r = results.runs.column("replication"),
+            let row = results.runs.rows.first(where: { Int($0[r]) == replication })
+        else { return "" }
+        return results.fleet.compactMap { path in results.runs.column(path).map { "\(path)=\(row[$0])" } }.joined(separator: ", ")
     }
 
     func sweepSection(colors: [String]) -> String {

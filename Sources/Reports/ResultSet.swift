@@ -125,6 +125,8 @@ public struct ResultSet {
     public var baseline: String?
     /// The swept key paths, in order (none for a run).
     public var parameters: [String]
+    /// The key paths drawn per person (replication) of a fleet; empty for one person.
+    public var fleet: [String]
     /// Replications per policy (and point).
     public var replications: Int
     /// The master seed, as the manifest writes it.
@@ -194,6 +196,7 @@ public struct ResultSet {
         return ResultSet(
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
+            fleet: json["fleet"] as? [String] ?? [],
             replications: replications, seed: (json["seed"] as? Int).map(String.init) ?? "\(json["seed"] ?? "")",
             commandLine: json["command_line"] as? [String] ?? [],
             precision: (json["precision"] as? [String: Any]).flatMap { Self.precisionSentence($0, replications: replications, kind: kind) },

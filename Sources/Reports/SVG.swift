@@ -208,14 +208,19 @@ enum SVG {
         var values: [Double]
     }
 
-    static func cdf(id: String, title: String, xLabel: String, series: [Series], floor: Double = 1) -> String {
+    static func cdf(
+        id: String, title: String, xLabel: String, series: [Series], floor: Double = 1, of items: String = "tasks",
+        durations: Bool = true
+    ) -> String {
         let width = 640.0, height = 300.0, left = 56.0, right = 130.0, top = 30.0, bottom = 50.0
         let maxV = series.compactMap { $0.values.last }.max() ?? floor * 10
-        let x = Scale(lo: floor, hi: max(maxV, floor * 10), from: left, to: width - right, log: true, durations: true)
+        let x = Scale(lo: floor, hi: max(maxV, floor * 10), from: left, to: width - right, log: true, durations: durations)
         let y = Scale(lo: 0, hi: 1, from: height - bottom, to: top)
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
-        s += axes(x: x, y: y, xLabel: xLabel, yLabel: "share of tasks", xFormat: duration, yFormat: { String(format: "%.0f%%", $0 * 100) })
+        s += axes(
+            x: x, y: y, xLabel: xLabel, yLabel: "share of \(items)", xFormat: durations ? duration : number,
+            yFormat: { String(format: "%.0f%%", $0 * 100) })
         for (k, serie) in series.enumerated() {
             let v = serie.values
             guard !v.isEmpty else { continue }

@@ -95,6 +95,10 @@ public struct Scenario: Equatable, Sendable {
     /// The scenario as read, profiles in place and overrides applied, as canonical JSON: its
     /// SHA-256 in `manifest.json` identifies what was simulated.
     public var resolvedJSON = ""
+    /// The key paths drawn per replication, one person each (`fleet:`); empty for one person.
+    public var fleet: [FleetParameter] = []
+    /// What reading a person of the fleet takes; `nil` without a fleet.
+    package var source: ScenarioSource?
 
     /// Reads and validates a scenario file, after applying `overrides` in order.
     /// - Throws: `ScenarioError` naming the file, the key path and the line.
@@ -118,10 +122,23 @@ public struct Scenario: Equatable, Sendable {
         try parse(yaml: yaml, file: file, overrides: overrides, documents: DocumentCache())
     }
 
-    package static func parse(yaml: String, file: String, overrides: [Override], documents: DocumentCache) throws(ScenarioError) -> Scenario {
+    package static func parse(
+        yaml: String, file: String, overrides: [Override], documents: DocumentCache, readingPerson: Bool = false
+    ) throws(ScenarioError) -> Scenario {
         let resolved = try tree(yaml: yaml, file: file, overrides: overrides, documents: documents)
         var scenario = try read(resolved, file: file, documents: documents)
         scenario.resolvedJSON = resolved.canonicalJSON
+        if !scenario.fleet.isEmpty && !readingPerson {
+            let source = ScenarioSource(yaml: yaml, file: file, overrides: overrides, documents: documents)
+            // Every value a person may take is read once now, so that no run meets a bad one:
+            // each listed value, and each number's bounds.
+            for parameter in scenario.fleet {
+                for value in parameter.extremes {
+                    _ = try source.read(with: [Override(path: parameter.path, value: value, origin: "fleet: \(parameter.path)=\(value)")], seed: scenario.seed)
+                }
+            }
+            scenario.source = source
+        }
         return scenario
     }
 
@@ -274,10 +291,13 @@ public struct Scenario: Equatable, Sendable {
         let metrics = try top.optional("metrics", default: MetricsSettings(baseline: policies[0].label)) { n, p throws(ScenarioError) in
             try readMetrics(n, p, r, policies: policies)
         }
+        let fleet = try top.optional("fleet", default: []) { n, p throws(ScenarioError) in try readFleet(n, p, r) }
         try top.finish()
-        return Scenario(
+        var scenario = Scenario(
             name: name, seed: seed, replications: replications, generator: generator,
             setup: setup, policies: policies, metrics: metrics, file: file)
+        scenario.fleet = fleet
+        return scenario
     }
 
     static func readMetrics(

@@ -262,6 +262,9 @@ extension Scenario {
         p.callMean = try m.optional("call_mean", default: p.callMean) { n, p throws(ScenarioError) in try r.duration(n, p) }
         p.lowPowerAcceptShare = try m.optional("low_power_accept_pct", default: p.lowPowerAcceptShare, percent(r, "a probability"))
         p.purgesPerHour = try rate("purges_per_hour", p.purgesPerHour, "a rate per hour", max: 3600)
+        p.habitScale = try m.optional("habit_scale", default: p.habitScale) { n, p throws(ScenarioError) in
+            try r.number(n, p, "a factor on the apps' habit strengths from 0 to 10") { (0...10).contains($0) }
+        }
         let trace = try m.optional("trace", default: PeopleTimeline?.none) { n, p throws(ScenarioError) in
             try TraceReader.people(file: try r.string(n, p), relativeTo: n.file ?? r.file, apps: apps)
         }

@@ -82,7 +82,7 @@ struct SchemaDocumentTests {
         }
         let (keys, json) = try Self.manifestKeys(folder)
         let documented = try Self.documented("manifest.json")
-        #expect(keys == documented.filter { $0 != "precision" })
+        #expect(keys == documented.filter { $0 != "precision" && $0 != "fleet" })
         #expect(json["kind"] as? String == "sweep" && json["points"] as? Int == 2)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("units").path) == false, "the unit store is removed")
     }
@@ -106,7 +106,7 @@ struct SchemaDocumentTests {
         #expect(Array(named.prefix(metrics.count)).map(String.init) == metrics)
         // The manifest's keys, in order; a run's has no sweep keys.
         let (keys, json) = try Self.manifestKeys(folder)
-        let sweepOnly: Set = ["sweep_file", "design", "resolved_sweep"]
+        let sweepOnly: Set = ["sweep_file", "design", "resolved_sweep", "fleet"]
         #expect(keys == (try Self.documented("manifest.json")).filter { !sweepOnly.contains($0) })
         #expect(Set(json.keys) == Set(keys))
     }

@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -22,12 +22,14 @@ demo: deps
 	@echo "Report: $(DEMO_OUT)/report.html (and report.md)"
 
 ## The bundled studies' datasets in notebooks-data/ (schema in notebooks-data/README.md), each
-## with its report: the default comparison, the Background App Refresh setting sweep and the
-## charging-habit sweep.
+## with its report: the default comparison, the fleet of 1,000 people, the Background App
+## Refresh setting sweep and the charging-habit sweep.
 datasets: deps
 	$(RELEASE)
 	.build/release/bgsim run models/scenarios/default.yaml --out notebooks-data/default --quiet
 	.build/release/bgsim report notebooks-data/default --format md
+	.build/release/bgsim run models/scenarios/fleet.yaml --out notebooks-data/fleet --no-tasks --quiet
+	.build/release/bgsim report notebooks-data/fleet --format md
 	.build/release/bgsim sweep models/sweeps/refresh-setting.yaml --out notebooks-data/refresh-setting --no-tasks --quiet
 	.build/release/bgsim report notebooks-data/refresh-setting --format md
 	.build/release/bgsim sweep models/sweeps/charging-habit.yaml --out notebooks-data/charging-habit --no-tasks --quiet
@@ -44,6 +46,7 @@ test: deps deps-slurm deps-chromium lint docs
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
+	$(MAKE) notebooks
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
 ## world model, the scheduling rules and policies, scenario files and the documents; not the
@@ -111,6 +114,24 @@ deps-slurm:
 ## A real browser for the report test (Debian's chromium, run headless).
 deps-chromium:
 	$(call apt-install,chromium,chromium)
+
+## The analysis notebook, notebooks-data/study.ipynb, executed headless on the bundled datasets
+## with Debian's Python, pandas and matplotlib: the executed copy and its figures go to
+## results/notebooks/. `make test` runs it; a cell that raises fails it.
+notebooks: deps-notebooks
+	PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off -m nbconvert --to notebook --execute notebooks-data/study.ipynb \
+	  --output-dir results/notebooks --ExecutePreprocessor.timeout=600
+	@echo "Notebook: results/notebooks/study.ipynb; figures: results/notebooks/*.png"
+
+NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel
+deps-notebooks:
+	@if ! /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' 2>/dev/null; then \
+	  echo "Installing Python's pandas, matplotlib, nbconvert and ipykernel with apt-get..."; \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pandas python3-matplotlib \
+	    python3-nbconvert python3-nbclient python3-ipykernel >/dev/null && \
+	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
+	fi
 
 ## Valgrind, for `make instructions` (Debian's package).
 deps-valgrind:

@@ -93,10 +93,11 @@ public struct AppHabit: Equatable, Sendable {
 extension PeopleTimeline {
     /// How predictable by the hour of day `launches` of the scenario's `apps` apps are: 1 − H /
     /// log2 24, where H is the mean over apps, weighted by their launches, of the entropy in
-    /// bits of the hour of day of each app's launches. 0: every app's launches spread evenly
-    /// over the 24 hours; 1: each app's launches all in one hour. An app opened n times has an
-    /// entropy of at most log2 n, so over a short span rarely used apps look predictable:
-    /// compare runs of one length. `nan` without a launch of a scenario app.
+    /// bits of the hour of day of each app's launches, with the Miller-Madow correction for a
+    /// finite sample. 0: every app's launches spread evenly over the 24 hours; 1: each app's
+    /// launches all in one hour. The correction is first-order: with few launches a person
+    /// still looks somewhat more predictable, so compare people of similar use. `nan` without
+    /// a launch of a scenario app.
     public static func launchPredictability(_ launches: some Collection<AppLaunch>, apps: Int) -> Double {
         var counts = [Int](repeating: 0, count: apps * 24)
         var total = 0
@@ -116,6 +117,10 @@ extension PeopleTimeline {
                 let p = Double(c) / Double(n)
                 h -= p * log2(p)
             }
+            // Miller-Madow: the plug-in entropy of n draws falls short by about (k - 1) / 2n
+            // nats, k the occupied hours; without it a light user looked predictable.
+            let occupied = row.filter { $0 > 0 }.count
+            h = min(log2(24), h + Double(occupied - 1) / (2 * Double(n) * log(2)))
             weighted += Double(n) * h
         }
         return 1 - weighted / Double(total) / log2(24)

@@ -317,12 +317,26 @@ public struct Report {
                 floor: isDuration ? 1 : 10, of: "people", durations: isDuration)
         }
         s += "</div>"
-        guard let baseline = results.baseline, policies.contains(baseline) else { return s + "</section>" }
+        guard let baseline = results.baseline else { return s + "</section>" }
+        s += "<h3>Against \(SVG.esc(baseline)), person by person</h3><table><tr>"
+        s += Self.peopleHeadings.map { "<th>\($0)</th>" }.joined() + "</tr>"
+        for row in peopleRows(baseline: baseline) { s += "<tr>" + row.map { "<td>\(SVG.esc($0))</td>" }.joined() + "</tr>" }
+        return s + "</table></section>"
+    }
+
+    static let peopleHeadings = [
+        "policy", "people staler", "staleness change p50 / p90", "energy change p50", "worst off (largest staleness increase)",
+    ]
+
+    /// Per policy other than the baseline, person by person against it: the share of people
+    /// with staler content, the change's median and 90th percentile, the median change of
+    /// background energy, and the person worst off with their drawn values.
+    func peopleRows(baseline: String) -> [[String]] {
+        guard results.policies.contains(baseline) else { return [] }
         let base = perPerson("staleness_mean_s", policy: baseline)
         let baseEnergy = perPerson("background_energy_j", policy: baseline)
-        s += "<h3>Against \(SVG.esc(baseline)), person by person</h3><table><tr><th>policy</th><th>people staler</th>"
-        s += "<th>staleness change p50 / p90</th><th>energy change p50</th><th>worst off (largest staleness increase)</th></tr>"
-        for policy in policies where policy != baseline {
+        var rows: [[String]] = []
+        for policy in results.policies where policy != baseline {
             let mine = perPerson("staleness_mean_s", policy: policy), energy = perPerson("background_energy_j", policy: policy)
             let people = mine.keys.filter { base[$0] != nil }.sorted()
             guard !people.isEmpty else { continue }
@@ -331,13 +345,15 @@ public struct Report {
             let energyChanges = people.compactMap { p in energy[p].flatMap { e in baseEnergy[p].map { e - $0 } } }.sorted()
             let worst = people.indices.max { changes[$0] < changes[$1] }!
             let staler = 100 * Double(changes.filter { $0 > 0 }.count) / Double(changes.count)
-            s += "<tr><td>\(SVG.esc(policy))\(isBound(policy) ? " (bound)" : "")</td><td>\(String(format: "%.0f%%", staler))</td>"
-            s += "<td>\(signed(Statistics.quantile(sorted: sorted, 0.5))) / \(signed(Statistics.quantile(sorted: sorted, 0.9)))</td>"
-            s +=
-                "<td>\(energyChanges.isEmpty ? "" : String(format: "%+.0f J", Statistics.quantile(sorted: energyChanges, 0.5)).replacingOccurrences(of: "-", with: "−"))</td>"
-            s += "<td>replication \(people[worst]): \(signed(changes[worst])) (\(SVG.esc(personValues(people[worst]))))</td></tr>"
+            rows.append([
+                policy + (isBound(policy) ? " (bound)" : ""), String(format: "%.0f%%", staler),
+                "\(signed(Statistics.quantile(sorted: sorted, 0.5))) / \(signed(Statistics.quantile(sorted: sorted, 0.9)))",
+                energyChanges.isEmpty
+                    ? "" : String(format: "%+.0f J", Statistics.quantile(sorted: energyChanges, 0.5)).replacingOccurrences(of: "-", with: "−"),
+                "replication \(people[worst]): \(signed(changes[worst])) (\(personValues(people[worst])))",
+            ])
         }
-        return s + "</table></section>"
+        return rows
     }
 
     /// A duration change with its sign.
@@ -501,6 +517,12 @@ public struct Report {
         let front = SVG.paretoFront(r.policies.indices.map { isBound(r.policies[$0]) ? (.nan, .nan) : (energy[$0], stale[$0]) })
         s += "\nPareto front among deployable policies (background energy against staleness, lower is better on both): "
         s += front.map { "\(r.policies[$0]) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
+        if !r.fleet.isEmpty, let baseline = r.baseline {
+            s += "\n### People, against \(baseline), person by person\n\nEach replication is one person drawn from the fleet ("
+            s += r.fleet.map { "`\($0)`" }.joined(separator: ", ") + ").\n\n"
+            s += "| " + Self.peopleHeadings.joined(separator: " | ") + " |\n|" + String(repeating: " --- |", count: Self.peopleHeadings.count) + "\n"
+            for row in peopleRows(baseline: baseline) { s += "| " + row.joined(separator: " | ") + " |\n" }
+        }
         for name in r.parameters {
             guard let column = r.runs.column(name) else { continue }
             let (labels, _) = parameterValues(name)

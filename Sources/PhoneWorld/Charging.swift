@@ -53,7 +53,8 @@ extension ChargingHabit {
     /// the simulation plugged in), three draws per night whether or not the night charges, so
     /// night n's times do not depend on earlier nights' outcomes. Sessions never overlap and
     /// last at least a minute. Top-ups are drawn after all nights (a Poisson count per day,
-    /// then a start and a length each); one that would overlap another session is dropped.
+    /// then a start and a length each, at least a minute); one that would overlap another
+    /// session starts when that one ends, so every top-up drawn happens before the horizon.
     public func sessions(until horizon: SimInstant, stream: RandomStream) -> [ChargingSession] {
         var out: [ChargingSession] = []
         let lastNight = horizon.day
@@ -76,17 +77,27 @@ extension ChargingHabit {
         }
         guard topUpsPerDay > 0 else { return out }
         let window = max(topUpUntil - topUpFrom, .zero)
+        var topUps: [(start: SimInstant, length: SimDuration)] = []
         for day in 0...lastNight {
             let n = stream.poisson(mean: topUpsPerDay)
             for _ in 0..<n {
                 let start = SimInstant.after(.days(day)) + topUpFrom + SimDuration(seconds: stream.uniform() * window.seconds)
                 let length = SimDuration(seconds: stream.exponential(mean: topUpMean.seconds))
-                let session = ChargingSession(start: start, end: min(start + length, horizon))
-                guard length >= .minutes(1), session.start < session.end,
-                    !out.contains(where: { $0.start < session.end && session.start < $0.end })
-                else { continue }
-                out.append(session)
+                topUps.append((start, max(length, .minutes(1))))
             }
+        }
+        // Every drawn top-up happens: one that comes while the phone is on a charger starts
+        // when that session ends (the person plugs in again), as the key's Poisson count says.
+        topUps.sort { $0.start < $1.start }
+        for topUp in topUps {
+            var start = topUp.start
+            while let busy = out.first(where: { $0.start <= start && start < $0.end })
+                ?? out.first(where: { start < $0.start && $0.start < start + topUp.length })
+            {
+                start = max(start, busy.end)
+            }
+            guard start < horizon else { continue }
+            out.append(ChargingSession(start: start, end: min(start + topUp.length, horizon)))
         }
         out.sort { $0.start < $1.start }
         return out

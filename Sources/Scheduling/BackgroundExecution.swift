@@ -296,7 +296,7 @@ extension PhoneSimulation {
             if tasks[id.rawValue].request.forgetsCompletion {
                 setCPU(id, on: false)
                 tasks[id.rawValue].phase = .idle
-                sink.taskEvent(.workDoneNotCompleted(id), at: sim.now)
+                sink.taskEvent(.workDoneNotCompleted(id, app: tasks[id.rawValue].request.app), at: sim.now)
                 rescheduleEnd(id)
             } else {
                 finish(id, .completed, at: sim.now)
@@ -313,7 +313,7 @@ extension PhoneSimulation {
     /// grace the system gives, in which case the app is terminated at the end of the grace.
     mutating func expire(_ id: TaskID, _ reason: ExpirationReason) {
         let app = tasks[id.rawValue].request.app
-        sink.taskEvent(.expiration(id, reason), at: sim.now)
+        sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
         if tasks[id.rawValue].phase == .transferring { cancelTransfer(of: id) }
         let grace = setup.system.expirationGrace
         let response = tasks[id.rawValue].request.expirationResponse
@@ -589,6 +589,18 @@ extension PhoneSimulation {
     /// work and submit requests; then it is suspended unless it has work running.
     mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
         move(app, to: .inactive, cause: cause)
+        // Swiped away as it is left: the app switcher shows it inactive and the swipe ends
+        // it there, before `didEnterBackground` (docs/sources.md §1), so it begins no work
+        // and submits nothing. Its leave draws are made all the same, so that later leaves
+        // draw what they would have.
+        if swipingAway == app && !draining {
+            if !setup.apps[app].exitsOnSuspend {
+                discardLeaveDraws(app)
+                startModeSession(app: app)
+            }
+            terminate(app, cause: .swipe)
+            return
+        }
         move(app, to: .background, cause: cause)
         // `UIApplicationExitsOnSuspend`: the app terminates instead of suspending, after
         // `applicationWillTerminate`, and does nothing in the background.
@@ -647,6 +659,24 @@ extension PhoneSimulation {
             }
         }
         if apps[app].running == 0 && apps[app].life.state == .background { move(app, to: .suspended, cause: .workDone) }
+    }
+
+    /// The draws a leave makes for finite-length work and background transfers, unused.
+    mutating func discardLeaveDraws(_ app: Int) {
+        let stream = streams.appLeave[app]
+        for work in setup.apps[app].backgroundWork {
+            _ = stream.bernoulli(work.probability)
+            _ = work.cpu.draw(stream)
+            _ = work.upBytes.draw(stream)
+            _ = work.downBytes.draw(stream)
+            _ = stream.bernoulli(setup.apps[app].forgetsEndBackground)
+        }
+        if let transfers = setup.apps[app].backgroundTransfers, let stream = streams.appTransfer[app] {
+            _ = stream.bernoulli(transfers.probability)
+            _ = transfers.upBytes.draw(stream)
+            _ = transfers.downBytes.draw(stream)
+            _ = transfers.cpu.draw(stream)
+        }
     }
 
     /// `UIApplication.backgroundTimeRemaining` for the app now: the rest of the grant while

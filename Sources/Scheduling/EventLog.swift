@@ -212,8 +212,8 @@ public struct EventLog: MetricsSink, Sendable {
         case .started(let r, let remaining):
             add(time, .task, app: r.app, task: r.id, .started(kind: r.kind, identifier: r.identifier, remaining: remaining))
         case .transfer(let id, let app, let network): add(time, .task, app: app, task: id, .transfer(network))
-        case .workDoneNotCompleted(let id): add(time, .task, task: id, .workDoneNotCompleted)
-        case .expiration(let id, let reason): add(time, .task, task: id, .expiration(reason))
+        case .workDoneNotCompleted(let id, let app): add(time, .task, app: app, task: id, .workDoneNotCompleted)
+        case .expiration(let id, let app, let reason): add(time, .task, app: app, task: id, .expiration(reason))
         case .registrationFailed(let app, let identifier): add(time, .app, app: app, .registrationFailed(identifier: identifier))
         case .lost(let id, let app, let energyJ): add(time, .task, app: app, task: id, .lost(energyJ: energyJ))
         case .ended(let r):

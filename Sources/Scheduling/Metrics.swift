@@ -73,9 +73,9 @@ public enum TaskEvent: Sendable {
     /// The task's transfer went onto the radio of `network`.
     case transfer(TaskID, app: Int, NetworkKind)
     /// Its work is done but the app did not say so: it idles until its time runs out.
-    case workDoneNotCompleted(TaskID)
+    case workDoneNotCompleted(TaskID, app: Int)
     /// The system called its expiration handler.
-    case expiration(TaskID, ExpirationReason)
+    case expiration(TaskID, app: Int, ExpirationReason)
     /// An identifier failed to register at the app's launch (not permitted).
     case registrationFailed(app: Int, identifier: String)
     /// The app's process ended before it archived this completed task's result: the work

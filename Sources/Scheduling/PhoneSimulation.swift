@@ -536,7 +536,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         for session in world.charging {
             if session.start == .start { plugIn() } else { sim.schedule(.plugIn, at: session.start, priority: Self.worldPriority) }
-            sim.schedule(.unplug, at: session.end, priority: Self.worldPriority)
+            // A session the horizon cuts goes on while the work still running finishes: the
+            // cut is not an unplug, which would end processing work that requires power.
+            if session.end < horizon { sim.schedule(.unplug, at: session.end, priority: Self.worldPriority) }
         }
         if let first = world.network.first {
             if first.time == .start { changeNetwork(0) } else { scheduleWorld(.network(0), at: first.time) }
@@ -546,6 +548,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
         if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
         submitInitialRequests()
+        // Low Power Mode set on in the scenario is on from the start: said, so that the
+        // timeline and the event log show it.
+        if lowPower { sink.worldEvent(.lowPowerMode(on: true), at: .start) }
         sink.chargeObserved(battery.charge, at: .start)
         rescheduleBatteryEvent()
 
@@ -681,8 +686,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         sink.worldEvent(.network(change.state), at: sim.now)
         let left = place
         place = change.place
-        // After the radios have the new connection, so the woken apps can use it.
-        defer { if left != change.place { crossRegions(left: left, entered: change.place) } }
+        // After the radios have the new connection, so the woken apps can use it. Where the
+        // phone is at the start of the run is where it was, not a crossing.
+        let crosses = left != change.place && !(index == 0 && change.time == .start)
+        defer { if crosses { crossRegions(left: left, entered: change.place) } }
         guard isOn else { return }
         let new = currentRadio
         advanceRadio(.wifi)

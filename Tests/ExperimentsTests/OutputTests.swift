@@ -277,8 +277,8 @@ struct OutputTests {
         log.taskEvent(.started(plain, timeRemaining: SimDuration(microseconds: 29_999_999)), at: t)
         log.taskEvent(.started(plain, timeRemaining: nil), at: t)
         log.taskEvent(.transfer(TaskID(7), app: 1, .cellular), at: t)
-        log.taskEvent(.workDoneNotCompleted(TaskID(7)), at: t)
-        log.taskEvent(.expiration(TaskID(7), .timeUp), at: t)
+        log.taskEvent(.workDoneNotCompleted(TaskID(7), app: 1), at: t)
+        log.taskEvent(.expiration(TaskID(7), app: 1, .timeUp), at: t)
         log.taskEvent(.registrationFailed(app: 1, identifier: "refresh"), at: t)
         log.taskEvent(.lost(TaskID(7), app: 1, energyJ: 12.345678901234567), at: t)
         var completed = TaskRecord(request: plain, started: t, ended: t + .seconds(2), outcome: .completed, energyJ: 1)
@@ -314,7 +314,7 @@ struct OutputTests {
         #expect(log.events.map { [$0.event, $0.detail] } == expected)
         #expect(
             log.events.map(\.app) == [nil, nil, nil, nil, nil, 1, nil, 0, 0, nil, nil, 1, nil, nil, nil, nil, nil]
-                + [1, 1, 1, 1, 1, 1, 1, nil, nil, 1, 1, 1, 1, 1, 1])
+                + [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
 
         let names = ["mail", "news"]
         let rows = CSVBytes()

@@ -190,7 +190,7 @@ struct ExecutionRuleTests {
         #expect(r.started == at(0, 1) && r.ended == at(0, 1, 30))
         #expect(abs(r.energyJ - 30) < 1e-9, "1 W for 30 s: \(r.energyJ)")
         #expect(abs(run.summary.wastedEnergyJ - 30) < 1e-9)
-        #expect(run.taskEvents.contains { if case .expiration(TaskID(0), .timeUp) = $0.1 { true } else { false } })
+        #expect(run.taskEvents.contains { if case .expiration(TaskID(0), _, .timeUp) = $0.1 { true } else { false } })
         #expect(run.transitions(of: 0).last.map { ($0.0, $0.3) } ?? (.start, .open) == (at(0, 1, 30), .workDone), "then suspended")
     }
 
@@ -237,7 +237,7 @@ struct ExecutionRuleTests {
         let r = try #require(run.record(0))
         #expect(r.started == at(23), "pending since the first minute, started at plug-in")
         #expect(r.outcome == .expired && r.ended == at(30))
-        #expect(run.taskEvents.contains { if case .expiration(TaskID(0), .powerLost) = $0.1 { $0.0 == at(30) } else { false } })
+        #expect(run.taskEvents.contains { if case .expiration(TaskID(0), _, .powerLost) = $0.1 { $0.0 == at(30) } else { false } })
     }
 
     @Test func aProcessingTaskEndsWhenThePersonPicksUpThePhoneButARefreshDoesNot() throws {
@@ -251,7 +251,7 @@ struct ExecutionRuleTests {
         let processing = try #require(run.records.first { $0.request.kind == .processing })
         #expect(processing.started == at(0, 1))
         #expect(processing.outcome == .expired && processing.ended == at(0, 9, 50), "ended when the phone was picked up")
-        #expect(run.taskEvents.contains { if case .expiration(_, .deviceInUse) = $0.1 { $0.0 == at(0, 9, 50) } else { false } })
+        #expect(run.taskEvents.contains { if case .expiration(_, _, .deviceInUse) = $0.1 { $0.0 == at(0, 9, 50) } else { false } })
         let refresh = try #require(run.records.first { $0.request.kind == .refresh })
         #expect(
             refresh.started == at(0, 10) && refresh.outcome == .completed && refresh.ended == at(0, 10, 20),

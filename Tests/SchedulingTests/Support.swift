@@ -245,7 +245,7 @@ func auditGates(_ run: RecordingSink, _ s: PhoneSetup) -> [String] {
                 if s.settings.backgroundAppRefresh == .wifi, kind == .cellular, running[id.rawValue]?.kind != .finiteLength {
                     problems.append("\(id) transferred on cellular at \(t) with Wi-Fi only")
                 }
-            case .expiration(let id, _):
+            case .expiration(let id, _, _):
                 expiring.remove(id.rawValue)
                 expired.insert(id.rawValue)
             default: break

@@ -97,6 +97,18 @@ struct DuetTests {
         return s
     }
 
+    /// Legacy background fetch is scored by the application rule, as a refresh is: a rarely
+    /// used app's fetch waits like its refresh (it ran hourly day and night, as under eager).
+    @Test func legacyFetchIsScoredByAppUsageAsARefreshIs() {
+        let p = DuetPolicy()
+        let fetch = EligibleTask(id: TaskID(2), app: 0, kind: .fetch, submitted: .start, earliestBegin: .start)
+        let s = state(80)
+        #expect(p.verdicts(fetch, s, level: 80)[3] == p.verdicts(refresh(), s, level: 80)[3])
+        #expect(p.verdicts(fetch, s, level: 80)[3] == .score((1 - 0.9975 * 0.9975).squareRoot(), weight: 50))
+        var q = p
+        #expect(q.decide(s, eligible: [fetch]).start == .none, "no use of the app predicted: the fetch waits")
+    }
+
     @Test func batteryScoreFollowsTheFormulaWithThePluggedInBonus() {
         let p = DuetPolicy()
         // Refresh is utility work: B = 10, k = 0.4; ((55 - 10) / 90)^0.4 = 0.5^0.4.

@@ -14,7 +14,7 @@ import SimEngine
 /// - **Low Power Mode**: on, and L < 30 or unplugged: must not.
 /// - **Device activity**: processing while the phone is in use (a foreground app or a call):
 ///   must not.
-/// - **Application** (refresh only): `sqrt(1 - prod(1 - p))` over the predicted launch
+/// - **Application** (refresh and legacy fetch): `sqrt(1 - prod(1 - p))` over the predicted launch
 ///   probabilities of the app in the next 7.5 minutes, each p above 0.25 counting as 1, from
 ///   an online predictor learned from the simulated history (`LaunchPredictor`), weight 50.
 /// - **Network quality**: no connection: must not; quality below `minNetworkQuality`: must
@@ -237,7 +237,7 @@ public struct DuetPolicy: RegisteredPolicy {
                 continue
             }
             var appScore = 0.0
-            if task.kind == .refresh {
+            if Self.scoresAppUsage(task.kind) {
                 if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
                 if appScores[task.app] == nil {
                     appScores[task.app] = Self.applicationScore(
@@ -260,6 +260,10 @@ public struct DuetPolicy: RegisteredPolicy {
         return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "score")
     }
 
+    /// Whether the application rule scores a request of `kind`: refresh, and legacy background
+    /// fetch, which iOS decides as it decides a refresh (docs/sources.md §2, §4).
+    static func scoresAppUsage(_ kind: TaskKind) -> Bool { kind == .refresh || kind == .fetch }
+
     /// Charges a task started on battery or cellular to the energy or data budget.
     public mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
@@ -271,7 +275,7 @@ public struct DuetPolicy: RegisteredPolicy {
     /// Every rule's verdict for `task`, in the order documented above.
     public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [Verdict] {
         var out: [Verdict] = []
-        let appScore = task.kind == .refresh ? applicationScore(app: task.app, now: state.now) : 0
+        let appScore = Self.scoresAppUsage(task.kind) ? applicationScore(app: task.app, now: state.now) : 0
         rules.forEachVerdict(task, state, level: level, appScore: appScore) {
             out.append($0); return true
         }
@@ -342,7 +346,7 @@ public struct DuetPolicy: RegisteredPolicy {
             // Device activity.
             guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
             // Application.
-            if task.kind == .refresh {
+            if DuetPolicy.scoresAppUsage(task.kind) {
                 guard visit(.score(appScore, weight: parameters.applicationWeight)) else { return }
             } else {
                 guard visit(.canProceed) else { return }

@@ -20,13 +20,15 @@ struct HabitTests {
         return try Scenario.parse(yaml: yaml, file: "s.yaml")
     }
 
-    /// The acceptance test of the habit model: with a strong 07:30 habit, `ios` refreshes news
-    /// within the hour before 07:30 on most days once it has seen a few, and rarely between
-    /// 00:00 and 05:00.
+    /// The acceptance test of the habit model: with a strong 07:30 habit, `ios`'s predictor
+    /// refreshes news within the hour before 07:30 on most days once it has seen a few, and
+    /// rarely between 00:00 and 05:00. The idle window on the charger (its own test in
+    /// DuetTests) also refreshes through the night; it is off here, to see the predictor, and
+    /// on in `theIdleWindowAddsNightRefreshesOnlyOnTheCharger`.
     @Test func iosRefreshesAHabitualAppInTheHourBeforeTheHabit() throws {
         let days = 21
         let s = try Self.habitScenario(days: days)
-        let run = try Experiment.run(s, custom: DuetPolicy(), replication: 0, events: true)
+        let run = try Experiment.run(s, custom: Self.predictorOnly, replication: 0, events: true)
         let refreshes = (run.events ?? []).filter { $0.event == "started" && $0.app == 0 && $0.detail.contains("kind=refresh") }.map(\.time)
         let learned = 3
         let before = (learned..<days).filter { d in
@@ -37,7 +39,7 @@ struct HabitTests {
         #expect(Double(night.count) <= 0.1 * Double(refreshes.count), "\(night.count) of \(refreshes.count) refreshes between 00:00 and 05:00")
         // Without the habit the same person's news launches are spread over the day, and so
         // are the refreshes: the hour before 07:30 is no longer singled out.
-        let flat = try Experiment.run(try Self.habitScenario(days: days, strength: 0), custom: DuetPolicy(), replication: 0, events: true)
+        let flat = try Experiment.run(try Self.habitScenario(days: days, strength: 0), custom: Self.predictorOnly, replication: 0, events: true)
         let flatRefreshes = (flat.events ?? []).filter { $0.event == "started" && $0.app == 0 && $0.detail.contains("kind=refresh") }.map(\.time)
         func shareBefore(_ times: [SimInstant]) -> Double {
             let hour = SimDuration.hours(6) + .minutes(30) ..< .hours(7) + .minutes(30)
@@ -46,6 +48,33 @@ struct HabitTests {
         #expect(
             shareBefore(refreshes) > 3 * shareBefore(flatRefreshes),
             "share of refreshes in the hour before 07:30: \(shareBefore(refreshes)) with the habit, \(shareBefore(flatRefreshes)) without")
+    }
+
+    /// `ios` with its predictor alone: no idle window on the charger.
+    static var predictorOnly: DuetPolicy {
+        var p = DuetPolicy.Parameters()
+        p.idleWindowAfter = nil
+        return DuetPolicy(p)
+    }
+
+    /// With the idle window (the default), the same person's news is also refreshed through
+    /// the night, but only on the charger and Wi-Fi; the hour before 07:30 still gets its
+    /// refresh on most days.
+    @Test func theIdleWindowAddsNightRefreshesOnlyOnTheCharger() throws {
+        let days = 21
+        let run = try Experiment.run(try Self.habitScenario(days: days), custom: DuetPolicy(), replication: 0, events: true)
+        let events = run.events ?? []
+        let refreshes = events.filter { $0.event == "started" && $0.app == 0 && $0.detail.contains("kind=refresh") }.map(\.time)
+        var charging = [(SimInstant, Bool)]()
+        for e in events where e.event == "plug_in" || e.event == "unplug" { charging.append((e.time, e.event == "plug_in")) }
+        func onCharger(_ t: SimInstant) -> Bool { charging.last { $0.0 <= t }?.1 ?? false }
+        let night = refreshes.filter { $0.timeOfDay < .hours(5) }
+        #expect(night.count > days / 2, "refreshed through the night: \(night.count)")
+        #expect(night.allSatisfy(onCharger), "every night refresh on the charger")
+        let before = (3..<days).filter { d in
+            refreshes.contains { $0.day == Int64(d) && (SimDuration.hours(6) + .minutes(30) ..< .hours(7) + .minutes(30)).contains($0.timeOfDay) }
+        }
+        #expect(Double(before.count) >= 0.6 * Double(days - 3))
     }
 
     /// The habit reshapes the app's launches over the day and leaves the person's sessions as

@@ -183,7 +183,10 @@ struct DuetTests {
         let launches = (0..<4).map { d in use(0, at(24 * Int64(d) + 8), at(24 * Int64(d) + 8, 2)) }
         let charging = (0..<4).map { d in ChargingSession(start: at(24 * Int64(d) + 23), end: at(24 * Int64(d) + 23, 30)) }
         let s = world(hours: 96, apps: [news], launches: launches, network: [(.zero, wifiState)], charging: charging)
-        let run = try simulate(s, DuetPolicy())
+        // The predictor alone: the idle window on the charger (its own test) is off.
+        var predictorOnly = DuetPolicy.Parameters()
+        predictorOnly.idleWindowAfter = nil
+        let run = try simulate(s, DuetPolicy(predictorOnly))
         #expect(starts(run) == [at(24 + 7, 52, 30), at(48 + 7, 52, 30), at(72 + 7, 52, 30)])
         // The refresh computes for 1 s, so each launch sees content 449 s old.
         #expect(run.summary.stalenessS.suffix(3) == [449, 449, 449])
@@ -195,6 +198,24 @@ struct DuetTests {
             r.summary.stalenessS.reduce(0, +) / Double(r.summary.stalenessS.count) * r.summary.backgroundEnergyJ
         }
         #expect(stalenessTimesEnergy(run) < stalenessTimesEnergy(eager) / 10)
+    }
+
+    /// On a charger and Wi-Fi with the phone idle for half an hour, refresh runs whatever the
+    /// app's predicted use (the window practitioners report iOS grants time in): an app
+    /// never opened is refreshed through the night and not at all by day.
+    @Test func theIdleWindowOnPowerAndWiFiLetsRefreshRun() throws {
+        var news = app("news", every: .hours(1), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
+        news.launchDownBytes = 0
+        let charging = (0..<2).map { d in ChargingSession(start: at(24 * Int64(d) + 23), end: at(24 * Int64(d) + 31)) }
+        let s = world(hours: 48, apps: [news], launches: [], network: [(.zero, wifiState)], charging: charging)
+        let run = try simulate(s, DuetPolicy())
+        let night = starts(run).filter { $0.timeOfDay >= .hours(23) || $0.timeOfDay < .hours(7) }
+        #expect(starts(run) == [at(23)] + (0..<7).map { at(24 + Int64($0)) } + [at(47)])
+        #expect(night.count == starts(run).count)
+        #expect(starts(run).first == at(23), "idle since the start: at the plug-in")
+        var off = DuetPolicy.Parameters()
+        off.idleWindowAfter = nil
+        #expect(starts(try simulate(s, DuetPolicy(off))).isEmpty, "without the window the app's unpredicted use holds it")
     }
 
     /// One app's requests are spaced by the rate limit; an energy budget spent on battery

@@ -24,6 +24,9 @@ import SimEngine
 /// - **Data budget**: the same for bytes over cellular.
 /// - **Rate limit**: a second launch of the same app within `minLaunchSpacing`: must not.
 /// - **Overdue** (off unless `maxWait` is set): waiting longer than that: must proceed.
+/// - **Idle window**: on a charger and Wi-Fi, idle for `idleWindowAfter` (30 min), the
+///   application rule gives way for refresh and fetch: the time practitioners report iOS
+///   grants background work in (overnight, charging, on Wi-Fi, unused).
 ///
 /// Combination: any must-not wins; otherwise any must-proceed starts it; otherwise the
 /// weighted mean of the scores (battery weight 1, network 8.4, application 50) must reach
@@ -96,6 +99,10 @@ public struct DuetPolicy: RegisteredPolicy {
         public var minLaunchSpacing: SimDuration = .minutes(10)
         /// A request waiting this long must proceed; `nil`: never.
         public var maxWait: SimDuration?
+        /// Idle this long on a charger and Wi-Fi, the phone is in the window iOS grants
+        /// background time in (docs/sources.md §4 [secondary]): the application rule gives way
+        /// (can proceed) for refresh and fetch. `nil`: no such window.
+        public var idleWindowAfter: SimDuration? = .minutes(30)
         /// The weighted mean a request's scores must reach. dasd's value is unknown.
         public var threshold = 0.25
         /// dasd's values where known (docs/sources.md §4), the assumptions of docs/sources.md §12 elsewhere.
@@ -200,6 +207,9 @@ public struct DuetPolicy: RegisteredPolicy {
         .duration("min_launch_spacing", \.parameters.minLaunchSpacing, help: "shortest time between two background launches of one app"),
         .optionalDuration(
             "max_wait", \.parameters.maxWait, in: .positive, help: "a request waiting this long must run (none: never)"),
+        .optionalDuration(
+            "idle_window_after", \.parameters.idleWindowAfter,
+            help: "idle this long on a charger and Wi-Fi, refresh and fetch skip the application rule (none: never)"),
     ]
 
     /// Scores every eligible request by every rule and starts those that pass; asks again at the
@@ -229,6 +239,12 @@ public struct DuetPolicy: RegisteredPolicy {
         }
         var chosen: [TaskID] = []
         var wake = predictor.nextBoundary(after: state.now)
+        // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough.
+        if let after = parameters.idleWindowAfter, state.isCharging, state.network == .wifi, !state.inUse,
+            state.idleFor < after
+        {
+            wake = min(wake, state.lastInUse + after)
+        }
         for task in eligible {
             if lastLaunch.count <= task.app { lastLaunch += Array(repeating: nil, count: task.app + 1 - lastLaunch.count) }
             // Several requests of one app may start together: one launch.
@@ -326,6 +342,12 @@ public struct DuetPolicy: RegisteredPolicy {
 
         /// Hands each rule's verdict for `task` to `visit`, in the order documented above, until
         /// `visit` returns false. Deciding streams the verdicts this way, so it allocates nothing.
+        /// Whether the phone has been idle on a charger and Wi-Fi for `idleWindowAfter`.
+        func inIdleWindow(_ state: DeviceState) -> Bool {
+            guard let after = parameters.idleWindowAfter else { return false }
+            return state.isCharging && state.network == .wifi && !state.inUse && state.idleFor >= after
+        }
+
         /// `appScore` is the application rule's score for a refresh request
         /// (`applicationScore`, cached per app by `decide`), ignored otherwise.
         func forEachVerdict(
@@ -345,8 +367,8 @@ public struct DuetPolicy: RegisteredPolicy {
             guard visit(state.lowPowerMode && (level < parameters.lowPowerLevel || !state.isCharging) ? .mustNot : .canProceed) else { return }
             // Device activity.
             guard visit(task.kind == .processing && state.inUse ? .mustNot : .canProceed) else { return }
-            // Application.
-            if DuetPolicy.scoresAppUsage(task.kind) {
+            // Application, unless the phone is in the idle window on power and Wi-Fi.
+            if DuetPolicy.scoresAppUsage(task.kind) && !inIdleWindow(state) {
                 guard visit(.score(appScore, weight: parameters.applicationWeight)) else { return }
             } else {
                 guard visit(.canProceed) else { return }

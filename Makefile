@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -132,6 +132,12 @@ deps-notebooks:
 	    python3-nbconvert python3-nbclient python3-ipykernel >/dev/null && \
 	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
 	fi
+
+## docs/ios-behaviour.md: each behaviour public sources describe of iOS's scheduling beside what
+## the `ios` policy does on the default scenario, measured again (docs/ios-behaviour.py).
+ios-behaviour: deps
+	$(RELEASE)
+	python3 docs/ios-behaviour.py .build/release/bgsim
 
 ## Valgrind, for `make instructions` (Debian's package).
 deps-valgrind:

@@ -181,12 +181,16 @@ def main():
         f"ios started {pct(on_power / max(len(proc), 1))} of its processing tasks on power and {pct(night / max(len(proc), 1))} between 22:00 and 07:00 ({len(proc) / reps:.0f} a week)"))
 
     # 7. Within two days.
-    subs = [r for r in s.tasks if r["policy"] == "ios" and r["kind"] == "processing" and r["outcome"] != "replaced"]
-    within = sum(1 for r in subs if r["started_s"] and float(r["started_s"]) - max(float(r["submitted_s"]), float(r["earliest_begin_s"] or 0)) <= 2 * DAY)
+    # Requests the horizon leaves two days to, or that started.
+    def eligible_at(r):
+        return max(float(r["submitted_s"]), float(r["earliest_begin_s"] or 0))
+    subs = [r for r in s.tasks if r["policy"] == "ios" and r["kind"] == "processing" and r["outcome"] != "replaced"
+            and (r["started_s"] or eligible_at(r) <= 5 * DAY)]
+    within = sum(1 for r in subs if r["started_s"] and float(r["started_s"]) - eligible_at(r) <= 2 * DAY)
     table.append((
         "A processing request runs within two days when the app was used in the past week",
         "§2 (BGProcessingTaskRequest header)",
-        f"{pct(within / max(len(subs), 1))} of ios's processing requests started within two days of becoming eligible (no such rule in the model yet)"))
+        f"{pct(within / max(len(subs), 1))} of ios's processing requests ({len(subs) / reps:.0f} a week, those eligible at least two days before the horizon or started) started within two days of becoming eligible (`processing_due_after`: a request eligible two days, its app used that week, must run once nothing forbids it)"))
 
     # 8. Swiped-away apps.
     bad = 0

@@ -109,6 +109,26 @@ struct DuetTests {
         #expect(q.decide(s, eligible: [fetch]).start == .none, "no use of the app predicted: the fetch waits")
     }
 
+    /// A processing request eligible for two days must proceed if its app was used in the
+    /// past week (BGProcessingTaskRequest: "within the next two days as long as the user has
+    /// used your app within the past week"); not otherwise, and never on battery.
+    @Test func processingIsDueAfterTwoDaysIfTheAppWasUsedThatWeek() {
+        let p = DuetPolicy()
+        var s = state(80, plugged: true, at: at(49))
+        #expect(!p.verdicts(processing(), s, level: 80).contains(.must), "never used: not due")
+        s.usage.opened(0, at: at(10))
+        s.usage.left(0, at: at(10, 5))
+        #expect(p.verdicts(processing(), s, level: 80).last == .must)
+        s.now = at(47)
+        #expect(!p.verdicts(processing(), s, level: 80).contains(.must), "not yet two days")
+        s.now = at(49)
+        s.isCharging = false
+        #expect(p.verdicts(processing(), s, level: 80).first == .mustNot, "unplugged: must not wins")
+        s.now = at(10 + 7 * 24 + 1)
+        s.isCharging = true
+        #expect(!p.verdicts(processing(), s, level: 80).contains(.must), "last used over a week ago")
+    }
+
     @Test func batteryScoreFollowsTheFormulaWithThePluggedInBonus() {
         let p = DuetPolicy()
         // Refresh is utility work: B = 10, k = 0.4; ((55 - 10) / 90)^0.4 = 0.5^0.4.

@@ -24,6 +24,8 @@ import SimEngine
 /// - **Data budget**: the same for bytes over cellular.
 /// - **Rate limit**: a second launch of the same app within `minLaunchSpacing`: must not.
 /// - **Overdue** (off unless `maxWait` is set): waiting longer than that: must proceed.
+/// - **Processing due**: a processing request eligible for `processingDueAfter` (2 days) whose
+///   app was used within `processingUsedWithin` (7 days): must proceed.
 /// - **Idle window**: on a charger and Wi-Fi, idle for `idleWindowAfter` (30 min), the
 ///   application rule gives way for refresh and fetch: the time practitioners report iOS
 ///   grants background work in (overnight, charging, on Wi-Fi, unused).
@@ -99,6 +101,11 @@ public struct DuetPolicy: RegisteredPolicy {
         public var minLaunchSpacing: SimDuration = .minutes(10)
         /// A request waiting this long must proceed; `nil`: never.
         public var maxWait: SimDuration?
+        /// A processing request eligible this long must proceed (when nothing forbids it) if its
+        /// app was used within `processingUsedWithin`; `nil`: never.
+        public var processingDueAfter: SimDuration? = .days(2)
+        /// How recently the app must have been used for `processingDueAfter` to apply.
+        public var processingUsedWithin: SimDuration = .days(7)
         /// Idle this long on a charger and Wi-Fi, the phone is in the window iOS grants
         /// background time in (docs/sources.md §4 [secondary]): the application rule gives way
         /// (can proceed) for refresh and fetch. `nil`: no such window.
@@ -208,6 +215,12 @@ public struct DuetPolicy: RegisteredPolicy {
         .optionalDuration(
             "max_wait", \.parameters.maxWait, in: .positive, help: "a request waiting this long must run (none: never)"),
         .optionalDuration(
+            "processing_due_after", \.parameters.processingDueAfter, in: .positive,
+            help: "a processing request waiting this long must run, if its app was used recently (none: never)"),
+        .duration(
+            "processing_used_within", \.parameters.processingUsedWithin, in: .positive,
+            help: "how recently the app must have been used for processing_due_after"),
+        .optionalDuration(
             "idle_window_after", \.parameters.idleWindowAfter,
             help: "idle this long on a charger and Wi-Fi, refresh and fetch skip the application rule (none: never)"),
     ]
@@ -267,6 +280,8 @@ public struct DuetPolicy: RegisteredPolicy {
                 lastLaunch[task.app] = state.now
                 if !state.isCharging { onBattery.insert(task.id.rawValue) }
                 if state.network == .cellular { onCellular.insert(task.id.rawValue) }
+            } else if task.kind == .processing, let due = parameters.processingDueAfter, task.eligibleSince + due > state.now {
+                wake = min(wake, task.eligibleSince + due)
             }
         }
         if energyLeftJ <= 0, parameters.energyBudgetPerDay > 0 {
@@ -383,7 +398,16 @@ public struct DuetPolicy: RegisteredPolicy {
             guard visit(!state.isCharging && energyLeftJ <= 0 ? .mustNot : .canProceed) else { return }
             guard visit(state.network == .cellular && dataLeft <= 0 ? .mustNot : .canProceed) else { return }
             // Overdue.
-            if let maxWait = parameters.maxWait, state.now - task.eligibleSince >= maxWait { _ = visit(.must) }
+            if let maxWait = parameters.maxWait, state.now - task.eligibleSince >= maxWait {
+                guard visit(.must) else { return }
+            }
+            // Processing due: the system tries to run it within two days if the app was used
+            // in the past week (BGProcessingTaskRequest, docs/sources.md §2).
+            if task.kind == .processing, let due = parameters.processingDueAfter, state.now - task.eligibleSince >= due,
+                let since = state.usage.sinceLastUse(task.app, now: state.now), since <= parameters.processingUsedWithin
+            {
+                _ = visit(.must)
+            }
         }
 
         /// `clamp(((L - B) / (100 - B))^k, 0, 1)`, times the bonus when plugged in.

@@ -97,6 +97,16 @@ struct ConfigReader {
         return items
     }
 
+    /// A key path of a scenario (`people.sessions_per_day`, `apps[0].cpu_w`), as sweep axes and
+    /// fleet parameters name what they vary.
+    func keyPath(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> ConfigKeyPath {
+        let text = try string(node, path)
+        guard let k = ConfigKeyPath(parsing: text) else {
+            throw error(node, path, "expected a key path such as people.sessions_per_day, got '\(text)'")
+        }
+        return k
+    }
+
     // MARK: - Scalars
 
     func text(_ node: ConfigNode, _ path: ConfigKeyPath, expected: String) throws(ScenarioError) -> String {

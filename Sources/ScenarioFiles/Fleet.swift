@@ -103,11 +103,7 @@ extension Scenario {
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
             var m = try r.mapping(item, at: p)
-            let keyPath = try m.required("path", "a key path of the scenario, such as people.sessions_per_day") { n, q throws(ScenarioError) in
-                let t = try r.string(n, q)
-                guard let k = ConfigKeyPath(parsing: t) else { throw r.error(n, q, "expected a key path such as people.sessions_per_day, got '\(t)'") }
-                return k
-            }
+            let keyPath = try m.required("path", "a scenario key path, such as people.sessions_per_day", r.keyPath)
             if case .key(let first) = keyPath.components[0],
                 ["fleet", "policies", "replications", "seed", "name", "generator", "metrics", "models"].contains(first)
             {

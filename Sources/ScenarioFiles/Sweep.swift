@@ -262,11 +262,7 @@ public struct Sweep: Sendable {
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             var m = try r.mapping(item, at: p)
-            let keyPath = try m.required("path", "a scenario key path, such as people.sessions_per_day") { n, p throws(ScenarioError) in
-                let text = try r.string(n, p)
-                guard let k = ConfigKeyPath(parsing: text) else { throw r.error(n, p, "expected a key path such as people.sessions_per_day, got '\(text)'") }
-                return k
-            }
+            let keyPath = try m.required("path", "a scenario key path, such as people.sessions_per_day", r.keyPath)
             if axes.contains(where: { $0.path == keyPath }) { throw r.error(item, p.appending("path"), "another axis already sweeps '\(keyPath)'") }
             let fixed = ["policies", "replications", "seed", "name"]
             // A policy's parameter may vary (`policies[1].threshold`); the list, and each

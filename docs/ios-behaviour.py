@@ -221,7 +221,7 @@ def main():
     table.append((
         "Grants vary: most expired refreshes expire a few seconds after launch, some within 15-30 s",
         "§2 [secondary: Apple Developer Forums 780956; seed 004]",
-        f"{len(expired) / reps:.1f} ios refreshes a week expired or were killed, after {spread}: every grant is the fixed 30 s (not modelled yet)"))
+        f"{len(expired) / reps:.1f} ios refreshes a week expired or were killed, after {spread}: every grant is the whole 30 s by default (`system.refresh_grant` draws one per refresh; no distribution is published to default to)"))
 
     out = ["# iOS behaviour, measured", "",
            "Each behaviour public sources describe of how iOS schedules background work, its source",

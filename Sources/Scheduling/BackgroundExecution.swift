@@ -158,7 +158,12 @@ extension PhoneSimulation {
     @inline(__always)
     func budget(_ kind: TaskKind) -> SimDuration {
         switch kind {
-        case .refresh: setup.system.refreshBudget
+        case .refresh:
+            if let grant = setup.system.refreshGrant, let stream = streams.grants {
+                max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
+            } else {
+                setup.system.refreshBudget
+            }
         case .processing: setup.system.processingBudget
         case .finiteLength, .redo: setup.system.backgroundTime
         case .fetch: setup.system.fetchBudget

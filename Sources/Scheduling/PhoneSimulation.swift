@@ -45,6 +45,10 @@ public struct PhoneSetup: Equatable, Sendable {
 public struct SystemRules: Equatable, Sendable {
     /// Time a refresh task may run before it expires: "up to 30 seconds" (docs/sources.md §2).
     public var refreshBudget: SimDuration = .seconds(30)
+    /// The time granted to each refresh, in seconds, drawn per refresh and at most
+    /// `refreshBudget`; `nil`: every refresh gets the whole budget. Developers see grants
+    /// vary (docs/sources.md §2 [secondary]); no published distribution, so none by default.
+    public var refreshGrant: Distribution?
     /// Time a processing task may run: "can run for minutes" (docs/sources.md §2); 5 minutes is an
     /// assumption within "several minutes".
     public var processingBudget: SimDuration = .minutes(5)
@@ -119,6 +123,9 @@ public struct WorldStreams {
     public var appRegion: [RandomStream?]
     /// Per app, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
+    /// Stream `grants`, when refresh grants are drawn (`SystemRules.refreshGrant`): one draw
+    /// per refresh, in start order.
+    public var grants: RandomStream?
 
     /// The streams of `replication` of `point` under `masterSeed`, for the apps of `setup`.
     public init(
@@ -158,6 +165,7 @@ public struct WorldStreams {
         self.appTransfer = transfer
         self.appRegion = region
         self.appArchive = archive
+        self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
     }
 }
 

@@ -111,4 +111,27 @@ struct AuditBugTests {
         #expect(zip(sessions, sessions.dropFirst()).allSatisfy { $0.end <= $1.start }, "sessions do not overlap")
         #expect(sessions.allSatisfy { $0.end - $0.start >= .minutes(1) })
     }
+
+    /// Refresh grants may vary (`system.refresh_grant`, drawn per refresh, at most the 30 s
+    /// budget): developers see most expired refreshes expire seconds after launch. By default
+    /// every refresh gets the whole budget.
+    @Test func refreshGrantsCanVary() throws {
+        let news = "{profile: news, tasks: [{id: r, kind: refresh, submit_on: [start, handler], interval: 1h, cpu: 40s}]}"
+        let base = minimal.replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - \(news)")
+        func expiries(_ yaml: String) throws -> [Double] {
+            let (_, events) = try Self.run(yaml, in: FileManager.default.temporaryDirectory)
+            var started: [Int: SimInstant] = [:]
+            var out: [Double] = []
+            for e in events {
+                guard let t = e.task?.rawValue else { continue }
+                if e.event == "started" { started[t] = e.time }
+                if e.event == "expiration_handler", let s = started[t] { out.append((e.time - s).seconds) }
+            }
+            return out
+        }
+        let fixed = try expiries(base)
+        #expect(!fixed.isEmpty && fixed.allSatisfy { $0 == 30 })
+        let varied = try expiries(base + "\nsystem: {refresh_grant: {uniform: [2s, 5s]}}")
+        #expect(varied.count >= 10 && varied.allSatisfy { (2...5).contains($0) } && Set(varied).count > 5, "\(varied)")
+    }
 }

@@ -55,8 +55,8 @@ public struct SystemRules: Equatable, Sendable {
     /// Finite-length background time `beginBackgroundTask` grants (docs/sources.md §3).
     public var backgroundTime: SimDuration = BackgroundTimeGrant.ios13.duration
     /// Time the system waits, after calling an expiration handler, for the app to end the
-    /// task before terminating the app. Assumption (docs/sources.md §12).
-    public var expirationGrace: SimDuration = .seconds(1)
+    /// task before terminating the app: "a couple of seconds" (docs/sources.md §3), read as 2 s.
+    public var expirationGrace: SimDuration = .seconds(2)
     /// The CPU monitor on battery (docs/sources.md §2, [secondary]); `nil`: off.
     public var cpuMonitor: CPUMonitor? = CPUMonitor()
     /// Time a legacy background fetch handler has: 30 s (docs/sources.md §2).

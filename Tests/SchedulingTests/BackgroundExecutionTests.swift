@@ -204,7 +204,7 @@ struct ExecutionRuleTests {
         #expect(abs(r.energyJ - 30.5) < 1e-9)
     }
 
-    @Test(arguments: [(SimDuration.seconds(2), 0.0), (.zero, 1.0)])
+    @Test(arguments: [(SimDuration.seconds(3), 0.0), (.zero, 1.0)])
     func aTaskNotEndedByItsExpirationGetsTheAppKilled(response: SimDuration, forgets: Double) throws {
         let run = try simulate(
             quiet(
@@ -212,9 +212,9 @@ struct ExecutionRuleTests {
                 launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
         #expect(r.outcome == .killed)
-        #expect(r.ended == at(0, 1, 31), "killed when the 1 s grace after the expiration handler runs out")
+        #expect(r.ended == at(0, 1, 32), "killed when the 2 s grace after the expiration handler runs out")
         let last = try #require(run.transitions(of: 0).last)
-        #expect(last.0 == at(0, 1, 31) && last.2 == .notRunning && last.3 == .terminated)
+        #expect(last.0 == at(0, 1, 32) && last.2 == .notRunning && last.3 == .terminated)
         #expect(run.summary.terminations == 1)
     }
 
@@ -223,7 +223,7 @@ struct ExecutionRuleTests {
         a.forgetsCompletion = 1
         let run = try simulate(quiet(hours: 1, apps: [a], launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
-        #expect(r.outcome == .killed && r.ended == at(0, 1, 31))
+        #expect(r.outcome == .killed && r.ended == at(0, 1, 32))
         #expect(abs(r.energyJ - 5) < 1e-9, "the CPU ran for its 5 s of work only")
         #expect(run.taskEvents.contains { $0.0 == at(0, 1, 5) && { if case .workDoneNotCompleted = $0 { true } else { false } }($0.1) })
     }
@@ -296,7 +296,7 @@ struct BackgroundTimeTests {
         let run = try simulate(quiet(hours: 1, apps: [uploader(cpu: 5, forgets: 1)], launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
         #expect(r.request.kind == .finiteLength)
-        #expect(r.started == at(0, 1) && r.outcome == .killed && r.ended == at(0, 1, 31), "30 s grant, then 1 s grace")
+        #expect(r.started == at(0, 1) && r.outcome == .killed && r.ended == at(0, 1, 32), "30 s grant, then 2 s grace")
         #expect(
             run.taskEvents.contains { if case .started(_, let remaining) = $0.1 { remaining == .seconds(30) } else { false } },
             "backgroundTimeRemaining is the full grant at the start")

@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions sweep-bench report-bench fuzz datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -138,6 +138,12 @@ deps-notebooks:
 ios-behaviour: deps
 	$(RELEASE)
 	python3 docs/ios-behaviour.py .build/release/bgsim
+
+## docs/battery.md: discharge tests of the battery models under a bench load, beside published
+## figures (docs/battery.py, models/sweeps/discharge.yaml).
+battery: deps
+	$(RELEASE)
+	python3 docs/battery.py .build/release/bgsim
 
 ## Valgrind, for `make instructions` (Debian's package).
 deps-valgrind:

@@ -291,6 +291,9 @@ public struct Scenario: Equatable, Sendable {
         let metrics = try top.optional("metrics", default: MetricsSettings(baseline: policies[0].label)) { n, p throws(ScenarioError) in
             try readMetrics(n, p, r, policies: policies)
         }
+        setup.load = try top.optional("load", default: LoadProfile.none) { n, p throws(ScenarioError) in
+            try readLoad(n, p, r, capacityWh: setup.battery.capacityWh)
+        }
         let fleet = try top.optional("fleet", default: []) { n, p throws(ScenarioError) in try readFleet(n, p, r) }
         try top.finish()
         var scenario = Scenario(

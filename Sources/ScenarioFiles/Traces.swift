@@ -150,6 +150,25 @@ struct TraceReader {
         return out
     }
 
+    /// `time,power_w`: from `time` on, the bench load draws `power_w`; the first row is at
+    /// time 0 and times increase; the last row's power holds to the end.
+    static func load(file: String, relativeTo base: String) throws(ScenarioError) -> LoadProfile {
+        let t = try TraceReader(file: file, relativeTo: base, columns: ["time", "power_w"])
+        var times: [SimInstant] = [], watts: [Double] = []
+        for row in t.rows {
+            let time = try t.time(row, "time")
+            if times.isEmpty, time != .start { throw t.error(row.line, "time", "the first row must be at time 0") }
+            if let last = times.last, time <= last { throw t.error(row.line, "time", "times must increase (previous row: \(last))") }
+            times.append(time)
+            watts.append(try t.number(row, "power_w", "a power in watts from 0 to 1000") { (0...1000).contains($0) })
+        }
+        guard !times.isEmpty else { throw ScenarioError(.invalid, file: t.path, message: "the trace has no rows; expected at least the load at time 0") }
+        let steps = times.indices.map { i in
+            LoadProfile.Step(powerW: watts[i], duration: i + 1 < times.count ? times[i + 1] - times[i] : .zero)
+        }
+        return LoadProfile(steps: steps, repeats: false)
+    }
+
     /// `time,event,app,duration,exit`, one event per row in time order:
     /// `launch` (app: a scenario app or `other`; duration; exit: `home` or `swipe`),
     /// `call` (duration), `purge` (app, or empty for the first suspended app).

@@ -202,6 +202,51 @@ extension Scenario {
     }
 
     /// `settings:` Background App Refresh, Low Power Mode, Optimized Battery Charging.
+    /// `load:` a bench load, as steps (`power_w` or `c_rate`, and `for`; `repeat`) or a trace
+    /// (`time,power_w`). A C-rate is a share of `capacityWh` per hour (LoadProfile).
+    static func readLoad(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, capacityWh: Double) throws(ScenarioError) -> LoadProfile {
+        var m = try r.mapping(node, at: path)
+        let trace = try m.optional("trace", default: LoadProfile?.none) { n, p throws(ScenarioError) in
+            try TraceReader.load(file: try r.string(n, p), relativeTo: n.file ?? r.file)
+        }
+        let stepsNode = m.nodeIfPresent("steps")
+        if trace != nil, let n = stepsNode {
+            throw r.error(n, path.appending("steps"), "expected either steps or trace, not both")
+        }
+        let repeats = try m.optional("repeat", default: false, r.bool)
+        let steps = try m.optional("steps", default: [LoadProfile.Step]()) { n, p throws(ScenarioError) in
+            let items = try r.list(n, at: p)
+            guard !items.isEmpty else { throw r.error(n, p, "expected at least one step, such as {power_w: 2, for: 1h}") }
+            return try items.enumerated().map { (i, item) throws(ScenarioError) in
+                let p = p.appending(index: i)
+                var s = try r.mapping(item, at: p)
+                let watts = try s.optional("power_w", default: Double?.none) { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a power in watts from 0 to 1000") { (0...1000).contains($0) }
+                }
+                let rate = try s.optional("c_rate", default: Double?.none) { n, p throws(ScenarioError) in
+                    try r.number(n, p, "a C-rate from 0 to 100 (capacities per hour)") { (0...100).contains($0) }
+                }
+                guard (watts == nil) != (rate == nil) else {
+                    throw r.error(item, p, "expected exactly one of power_w and c_rate")
+                }
+                let duration = try s.required("for", "a duration such as 1h") { n, p throws(ScenarioError) in
+                    let d = try r.duration(n, p)
+                    guard d >= .seconds(1), d <= .days(36_500) else { throw r.error(n, p, "expected a duration from 1s to 100 years") }
+                    return d
+                }
+                try s.finish()
+                return LoadProfile.Step(powerW: watts ?? rate! * capacityWh, duration: duration)
+            }
+        }
+        try m.finish()
+        if let trace {
+            guard !repeats else { throw r.error(node, path.appending("repeat"), "a traced load does not repeat: remove repeat") }
+            return trace
+        }
+        guard stepsNode != nil else { throw r.error(node, path, "expected steps (a list of {power_w or c_rate, for}) or trace (a file)") }
+        return LoadProfile(steps: steps, repeats: repeats)
+    }
+
     static func readSettings(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> (Settings, Bool) {
         var m = try r.mapping(node, at: path)
         var s = Settings()

@@ -17,7 +17,7 @@ public enum EventCosts {
     static let kinds = [
         "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
         "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-        "radio", "push", "push_release", "mode_chunk",
+        "radio", "push", "push_release", "mode_chunk", "load",
     ]
 
     @inline(__always)
@@ -77,6 +77,7 @@ extension PhoneSimulation.Event {
         case .push: 16
         case .pushRelease: 17
         case .modeChunk: 18
+        case .load: 19
         }
     }
 }

@@ -119,10 +119,12 @@ public struct ComponentEnergy: Equatable, Sendable {
     public var radioTailJ = 0.0
     /// The hardware of continuous background modes: audio DSP, GPS, Bluetooth.
     public var modeJ = 0.0
+    /// A bench load (`PhoneSetup.load`).
+    public var loadJ = 0.0
     /// No energy yet.
     public init() {}
     /// The sum of the parts: the phone's consumption.
-    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ }
+    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ + loadJ }
 }
 
 /// What a run adds up to, apart from the tasks.
@@ -200,6 +202,9 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var finalCharge = 0.0
     /// Times the phone shut down for lack of energy.
     public private(set) var shutdowns = 0
+    /// When the phone first shut down for lack of energy, if it did: the battery's life from
+    /// the start.
+    public private(set) var firstShutdown: SimInstant?
     /// Time the phone was off.
     public private(set) var timeOff = SimDuration.zero
     /// When the run ended.
@@ -342,6 +347,7 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// Counts a shutdown.
     public mutating func phoneShutDown(at time: SimInstant) {
         shutdowns += 1
+        if firstShutdown == nil { firstShutdown = time }
         phoneOn = false
     }
 

@@ -35,6 +35,8 @@ public struct PhoneSetup: Equatable, Sendable {
     public var apps: [AppParameters] = []
     /// The limits iOS sets on background work.
     public var system = SystemRules()
+    /// A bench load drawn besides the components while the phone is on; none by default.
+    public var load = LoadProfile.none
 
     /// A week with nobody using the phone, no apps and the default phone.
     public init() {}
@@ -270,6 +272,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case pushRelease(Int)
         /// A continuous-mode session fetches its next chunk.
         case modeChunk(TaskID)
+        /// The bench load's step `Int` begins.
+        case load(Int)
     }
 
     enum Status: Equatable {
@@ -430,6 +434,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// the person stops its music or navigation, so no mode session begins.
     var swipingAway: Int?
     var inCall = false
+    /// The bench load's power now (`PhoneSetup.load`).
+    var benchW = 0.0
     var lowPower = false
     /// Prompt levels already offered since the last charge, by bit (index into
     /// `lowPowerPromptLevels`).
@@ -555,6 +561,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.people.calls.first { scheduleWorld(.call(0), at: first.start) }
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
         if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
+        if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
         // Low Power Mode set on in the scenario is on from the start: said, so that the
         // timeline and the event log show it.
@@ -650,6 +657,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             apps[app].pushRelease = nil
             deliverHeldPush(app)
         case .modeChunk(let id): modeChunk(id)
+        case .load(let i): changeLoad(i)
         }
         switch event {
         case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:
@@ -806,7 +814,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         var w = setup.battery.idleDrainW + taskPowerW + radioW
         if screenOn { w += setup.power.screenW + setup.power.cpuForegroundW }
         if inCall { w += setup.power.callW }
-        return w
+        return w + benchW
     }
     /// Available energy at which a phone that shut down boots again.
     @inline(__always)
@@ -818,6 +826,15 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         guard isCharging else { return 0 }
         let accepted = setup.charger.acceptedW(charge: battery.charge, holding: holding)
         return min(setup.charger.peakW, loadW + accepted)
+    }
+
+    /// The bench load's step `index` begins; the next is scheduled if it begins before the horizon.
+    mutating func changeLoad(_ index: Int) {
+        guard let step = setup.load.step(index) else { return }
+        benchW = step.powerW
+        if let next = setup.load.step(index + 1), next.start < .after(setup.duration) {
+            sim.schedule(.load(index + 1), at: next.start, priority: Self.worldPriority)
+        }
     }
 
     mutating func plugIn() {
@@ -871,6 +888,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                 components.callJ += setup.power.callW * s
                 foregroundJ += setup.power.callW * s
             }
+            components.loadJ += benchW * s
             // Read in place: a copy of a link (its profile, queue and owner lists) per event
             // showed in profiles as memmove and reference counting.
             for r in 0..<2 {

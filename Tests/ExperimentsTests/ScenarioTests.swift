@@ -374,7 +374,7 @@ struct ScenarioTests {
                 == "s.yaml: --set apps[3].name=x: apps: index 3 is out of range: the list has 1 item")
         #expect(
             parseError(minimal, overrides: ["phnoe.battery.capacity_wh=5"])?.description
-                == "s.yaml: --set phnoe.battery.capacity_wh=5: phnoe: unknown key 'phnoe'; did you mean 'phone'? Known keys: name, duration, seed, replications, generator, models, phone, charging, charger, network, settings, system, apps, people, policies, metrics, fleet"
+                == "s.yaml: --set phnoe.battery.capacity_wh=5: phnoe: unknown key 'phnoe'; did you mean 'phone'? Known keys: name, duration, seed, replications, generator, models, phone, charging, charger, network, settings, system, apps, people, policies, metrics, load, fleet"
         )
     }
 }

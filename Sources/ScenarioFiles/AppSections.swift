@@ -253,7 +253,10 @@ extension Scenario {
         var m = try r.mapping(node, at: path)
         var s = SystemRules()
         s.refreshBudget = try m.optional("refresh_budget", default: s.refreshBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
-        s.refreshGrant = try m.optional("refresh_grant", default: nil) { n, p throws(ScenarioError) in try seconds(n, p, r) }
+        s.refreshGrant = try m.optional("refresh_grant", default: s.refreshGrant) { n, p throws(ScenarioError) in
+            if case .scalar("none", _) = n.value { return nil }
+            return try seconds(n, p, r)
+        }
         s.processingBudget = try m.optional("processing_budget", default: s.processingBudget) { n, p throws(ScenarioError) in
             try r.duration(n, p)
         }

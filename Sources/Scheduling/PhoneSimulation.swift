@@ -49,8 +49,10 @@ public struct SystemRules: Equatable, Sendable {
     public var refreshBudget: SimDuration = .seconds(30)
     /// The time granted to each refresh, in seconds, drawn per refresh and at most
     /// `refreshBudget`; `nil`: every refresh gets the whole budget. Developers see grants
-    /// vary (docs/sources.md §2 [secondary]); no published distribution, so none by default.
-    public var refreshGrant: Distribution?
+    /// vary, some expiring within seconds, a report saw 15 s (docs/sources.md §2-3
+    /// [secondary]); no distribution is published, so the default, a log-normal with median
+    /// 15 s and sigma 0.8 (about 9% under 5 s, 19% the whole 30 s), is an assumption (§12).
+    public var refreshGrant: Distribution? = .lognormal(median: 15, sigma: 0.8)
     /// Time a processing task may run: "can run for minutes" (docs/sources.md §2); 5 minutes is an
     /// assumption within "several minutes".
     public var processingBudget: SimDuration = .minutes(5)

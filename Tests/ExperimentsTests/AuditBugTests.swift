@@ -112,9 +112,10 @@ struct AuditBugTests {
         #expect(sessions.allSatisfy { $0.end - $0.start >= .minutes(1) })
     }
 
-    /// Refresh grants may vary (`system.refresh_grant`, drawn per refresh, at most the 30 s
+    /// Refresh grants vary (`system.refresh_grant`, drawn per refresh, at most the 30 s
     /// budget): developers see most expired refreshes expire seconds after launch. By default
-    /// every refresh gets the whole budget.
+    /// some refreshes expire within 5 s and some get the whole budget; `none` gives every
+    /// refresh the whole budget.
     @Test func refreshGrantsCanVary() throws {
         let news = "{profile: news, tasks: [{id: r, kind: refresh, submit_on: [start, handler], interval: 1h, cpu: 40s}]}"
         let base = minimal.replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - \(news)")
@@ -129,8 +130,10 @@ struct AuditBugTests {
             }
             return out
         }
-        let fixed = try expiries(base)
+        let fixed = try expiries(base + "\nsystem: {refresh_grant: none}")
         #expect(!fixed.isEmpty && fixed.allSatisfy { $0 == 30 })
+        let byDefault = try expiries(base)
+        #expect(byDefault.contains { $0 < 5 } && byDefault.contains { $0 == 30 } && Set(byDefault).count > 10, "\(byDefault)")
         let varied = try expiries(base + "\nsystem: {refresh_grant: {uniform: [2s, 5s]}}")
         #expect(varied.count >= 10 && varied.allSatisfy { (2...5).contains($0) } && Set(varied).count > 5, "\(varied)")
     }

@@ -10,7 +10,8 @@ import Testing
 struct PhoneSimulationTests {
     @Test func refreshWorkBeyondThirtySecondsExpiresAtTheBudget() throws {
         // Mean work 10 min: nearly every task exceeds the 30 s refresh budget (docs/sources.md §2).
-        let s = setup(days: 1, apps: [app("podcasts", work: .minutes(10), power: 2)])
+        var s = setup(days: 1, apps: [app("podcasts", work: .minutes(10), power: 2)])
+        s.system.refreshGrant = nil  // the whole budget, every time (grants that vary: AuditBugTests)
         let run = try simulate(s, EagerPolicy())
         let expired = run.records.filter { $0.outcome == .expired }
         #expect(expired.count >= 20)

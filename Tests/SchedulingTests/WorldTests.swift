@@ -91,6 +91,7 @@ struct WorldTests {
         // budget end at the same microsecond, and the task must end once, expired.
         var s = setup(days: 1, apps: [app("big", every: .hours(6), earliest: .zero, work: .seconds(1), downKB: 375_000)])
         s.network = network([(.zero, wifiState)])
+        s.system.refreshGrant = nil  // the whole budget, every time
         let run = try simulate(s, EagerPolicy())
         let started = run.records.filter { $0.started != nil }
         #expect(started.count >= 3)
@@ -106,6 +107,7 @@ struct WorldTests {
         // No connection from 00:00 to 12:00, then Wi-Fi: morning tasks expire, afternoon ones complete.
         var s = setup(days: 1, apps: [app("a", every: .hours(1), earliest: .zero, work: .seconds(1), downKB: 50)])
         s.network = network([(.zero, .disconnected), (.hours(12), wifiState)])
+        s.system.refreshGrant = nil  // the whole budget, every time
         let run = try simulate(s, EagerPolicy())
         for r in run.records where r.started != nil {
             if r.ended < .after(.hours(12)) {

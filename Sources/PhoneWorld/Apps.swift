@@ -56,6 +56,12 @@ public struct AppParameters: Equatable, Sendable {
     public var backgroundTransfers: BackgroundTransfers?
     /// Places of the network model whose geofence it monitors (region monitoring).
     public var regions: RegionMonitoring?
+    /// Info.plist `UIBackgroundModes`, the Background Modes capability; `nil`: every mode the
+    /// app's declared work needs. Without `fetch` its refresh requests fail `notPermitted` and
+    /// legacy fetch never runs; without `processing`, its processing requests fail; without
+    /// `remote-notification` silent pushes do not wake it; without a continuous mode's key its
+    /// sessions end as the person leaves (docs/sources.md §2).
+    public var backgroundModes: Set<UIBackgroundMode>?
     /// Info.plist `UIApplicationExitsOnSuspend`: the app terminates instead of suspending and
     /// is never launched into the background.
     public var exitsOnSuspend = false
@@ -65,9 +71,13 @@ public struct AppParameters: Equatable, Sendable {
     /// An app named `name` with no background work and default habits.
     public init(name: String) { self.name = name }
 
-    /// Whether legacy background fetch is in use: declared, and no BGTaskScheduler identifier
-    /// declared (the `BGTaskSchedulerPermittedIdentifiers` key disables it, docs/sources.md §2).
-    public var usesBackgroundFetch: Bool { backgroundFetch != nil && permitted.isEmpty && !exitsOnSuspend }
+    /// Whether legacy background fetch is in use: declared, with the `fetch` mode, and no
+    /// BGTaskScheduler identifier declared (the `BGTaskSchedulerPermittedIdentifiers` key
+    /// disables it, docs/sources.md §2).
+    public var usesBackgroundFetch: Bool { backgroundFetch != nil && permitted.isEmpty && !exitsOnSuspend && declares(.fetch) }
+
+    /// Whether `UIBackgroundModes` lists `mode` (or is left to what the app's work needs).
+    public func declares(_ mode: UIBackgroundMode) -> Bool { backgroundModes?.contains(mode) ?? true }
 
     /// The identifiers the app may submit.
     public var permitted: [String] { permittedIdentifiers ?? tasks.map(\.identifier) }
@@ -121,6 +131,10 @@ public struct AppTask: Equatable, Sendable {
     public var cpuShare = 0.5
     /// Chance that the work succeeds (`setTaskCompleted(success: true)`).
     public var successProbability = 1.0
+    /// Whether the app sets the task's `expirationHandler`. Without one, when its time runs
+    /// out the system marks the task completed and unsuccessful, with no warning and no grace
+    /// (Apple, `BGTask.expirationHandler`; docs/sources.md §2).
+    public var expirationHandler = true
 
     /// A task with the usual triggers of its kind: a refresh at the start, on leaving and from its handler; processing at the start and from its handler.
     public init(identifier: String, kind: Kind, submitOn: Set<Trigger>? = nil) {
@@ -146,6 +160,22 @@ public struct BackgroundWork: Equatable, Sendable {
     public init() {}
 }
 
+/// The keys of Info.plist `UIBackgroundModes` (Xcode's Background Modes capability,
+/// docs/sources.md §2).
+public enum UIBackgroundMode: String, Sendable, CaseIterable {
+    /// "Background fetch": BGAppRefreshTask and legacy background fetch.
+    case fetch
+    /// "Background processing": BGProcessingTask.
+    case processing
+    /// "Remote notifications": silent pushes wake the app.
+    case remoteNotification = "remote-notification"
+    case audio, location, voip
+    case bluetoothCentral = "bluetooth-central"
+    case externalAccessory = "external-accessory"
+    /// Newsstand downloads: listed so that such an Info.plist reads; iOS 13 retired them.
+    case newsstandContent = "newsstand-content"
+}
+
 /// The continuous background modes of `UIBackgroundModes` the simulation models.
 public enum BackgroundModeKind: String, Sendable, CaseIterable {
     /// `audio`: music or podcast playback.
@@ -156,6 +186,16 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
     case voip
     /// `bluetooth-central` / `external-accessory`: talking to a Bluetooth LE accessory.
     case bluetooth
+
+    /// The `UIBackgroundModes` keys that allow it (either, for an accessory).
+    public var keys: [UIBackgroundMode] {
+        switch self {
+        case .audio: [.audio]
+        case .location: [.location]
+        case .voip: [.voip]
+        case .bluetooth: [.bluetoothCentral, .externalAccessory]
+        }
+    }
 
     /// Power of the mode's own hardware, in watts, above the standby baseline. From Android
     /// power profiles, the only public per-component figures (docs/sources.md §6 uses them for the

@@ -115,6 +115,13 @@ extension Scenario {
                 try f.finish()
                 return g
             }
+            a.backgroundModes = try m.optional("background_modes", default: nil) { n, p throws(ScenarioError) in
+                var modes = Set<UIBackgroundMode>()
+                for (j, item) in try r.list(n, at: p).enumerated() {
+                    modes.insert(try r.choice(item, p.appending(index: j), UIBackgroundMode.self, what: "background mode"))
+                }
+                return modes
+            }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
             a.statePreservation = try m.optional("state_preservation", default: a.statePreservation) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)
@@ -188,6 +195,7 @@ extension Scenario {
             t.downBytes = try m.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
             t.cpuShare = try m.optional("cpu_share_pct", default: t.cpuShare, percent(r, "a share of one core"))
             t.successProbability = try m.optional("success_pct", default: t.successProbability, percent(r, "a chance"))
+            t.expirationHandler = try m.optional("expiration_handler", default: t.expirationHandler, r.bool)
             t.requiresExternalPower = try m.optional("requires_external_power", default: false, r.bool)
             t.requiresNetworkConnectivity = try m.optional("requires_network", default: false, r.bool)
             if kind == .refresh, t.requiresExternalPower || t.requiresNetworkConnectivity {
@@ -267,6 +275,11 @@ extension Scenario {
                 throw r.error(n, p, "expected a duration or a preset: \(presets.joined(separator: ", "))")
             }
             return try r.duration(n, p)
+        }
+        s.suspensionDelay = try m.optional("suspension_delay", default: s.suspensionDelay) { n, p throws(ScenarioError) in
+            let d = try r.duration(n, p, allowZero: true)
+            guard d < .seconds(60) else { throw r.error(n, p, "expected a duration under 1 minute (\"less than 5 seconds\" in iOS)") }
+            return d
         }
         s.fetchBudget = try m.optional("fetch_budget", default: s.fetchBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }
         s.wakeBudget = try m.optional("wake_budget", default: s.wakeBudget) { n, p throws(ScenarioError) in try r.duration(n, p) }

@@ -47,6 +47,7 @@ extension PhoneSimulation {
         request.success = stream.bernoulli(setup.apps[app].tasks[k].successProbability)
         request.forgetsCompletion = stream.bernoulli(setup.apps[app].forgetsCompletion)
         request.expirationResponse = setup.apps[app].expirationResponse
+        request.expirationHandler = setup.apps[app].tasks[k].expirationHandler
         request.cpuShare = setup.apps[app].tasks[k].cpuShare
         if kind == .processing {
             request.requiresExternalPower = setup.apps[app].tasks[k].requiresExternalPower
@@ -318,8 +319,13 @@ extension PhoneSimulation {
     /// grace the system gives, in which case the app is terminated at the end of the grace.
     mutating func expire(_ id: TaskID, _ reason: ExpirationReason) {
         let app = tasks[id.rawValue].request.app
-        sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
         if tasks[id.rawValue].phase == .transferring { cancelTransfer(of: id) }
+        // No handler to call: the system marks the task completed, unsuccessful, at once.
+        guard tasks[id.rawValue].request.expirationHandler else {
+            finish(id, .expired, at: sim.now)
+            return
+        }
+        sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
         let grace = setup.system.expirationGrace
         let response = tasks[id.rawValue].request.expirationResponse
         if tasks[id.rawValue].request.forgetsCompletion {
@@ -663,7 +669,23 @@ extension PhoneSimulation {
                 startPendingTransfers()
             }
         }
-        if apps[app].running == 0 && apps[app].life.state == .background { move(app, to: .suspended, cause: .workDone) }
+        // The system lets the app finish what it was doing for a moment before suspending it.
+        if apps[app].running == 0 && apps[app].life.state == .background {
+            if setup.system.suspensionDelay > .zero {
+                sim.schedule(.suspend(app), at: sim.now + setup.system.suspensionDelay, priority: Self.worldPriority)
+            } else {
+                move(app, to: .suspended, cause: .workDone)
+            }
+        }
+    }
+
+    /// The moment after the app left is over: suspended, unless it has work running or is
+    /// no longer in the background it entered then.
+    mutating func suspendAfterLeaving(_ app: Int) {
+        guard apps[app].life.state == .background, apps[app].running == 0,
+            apps[app].enteredBackground.map({ $0 + setup.system.suspensionDelay == sim.now }) ?? false
+        else { return }
+        move(app, to: .suspended, cause: .workDone)
     }
 
     /// The draws a leave makes for finite-length work and background transfers, unused.
@@ -755,13 +777,17 @@ extension PhoneSimulation {
         updateFront(cause: .call)
     }
 
-    /// Memory pressure purges a suspended app, without notice (docs/sources.md §1).
+    /// Memory pressure purges a suspended app, without notice (docs/sources.md §1). A purge a
+    /// trace names may also hit an app running in the background, which then hears
+    /// `applicationWillTerminate`; drawn purges pick among suspended apps, which the system
+    /// reclaims first.
     mutating func purge(_ i: Int) {
         let p = world.people.purges[i]
         if i + 1 < world.people.purges.count { scheduleWorld(.purge(i + 1), at: world.people.purges[i + 1].time) }
         var victim: Int?
         if let named = p.app {
-            victim = apps[named].life.state == .suspended ? named : nil
+            let state = apps[named].life.state
+            victim = state == .suspended || state == .background ? named : nil
         } else {
             var suspended = 0
             for a in apps.indices where apps[a].life.state == .suspended { suspended += 1 }

@@ -38,7 +38,7 @@ public enum LifecycleCause: String, Sendable, CaseIterable {
     case backgroundWork = "background_work"
     /// Its background work ended, so the system suspended it.
     case workDone = "work_done"
-    /// Memory pressure purged it while suspended.
+    /// Memory pressure purged it: suspended, or (named by a trace) running in the background.
     case purge
     /// The system terminated it: a task not ended by its expiration, or the CPU monitor.
     case terminated
@@ -72,8 +72,9 @@ public struct AppLifecycle: Sendable, Equatable {
         }
     }
 
-    /// The delegate calls that go with a transition. `willTerminate` is not called for a
-    /// suspended app, nor for one the system kills for breaking a rule.
+    /// The delegate calls that go with a transition. `willTerminate` is called when an app
+    /// running (in the background too) is terminated, not for a suspended app, nor for one
+    /// the system kills for breaking a rule (docs/sources.md §1).
     public static func delegateEvents(from: AppState, to: AppState, cause: LifecycleCause) -> [DelegateEvent] {
         switch (from, to) {
         case (.notRunning, _): [.willFinishLaunching, .didFinishLaunching]
@@ -82,7 +83,7 @@ public struct AppLifecycle: Sendable, Equatable {
         case (.inactive, .background): [.didEnterBackground]
         case (.background, .inactive), (.suspended, .inactive): [.willEnterForeground]
         case (.suspended, .notRunning): []
-        case (_, .notRunning): cause == .terminated || cause == .purge ? [] : [.willTerminate]
+        case (_, .notRunning): cause == .terminated ? [] : [.willTerminate]
         default: []
         }
     }

@@ -58,6 +58,10 @@ public struct SystemRules: Equatable, Sendable {
     public var processingBudget: SimDuration = .minutes(5)
     /// Finite-length background time `beginBackgroundTask` grants (docs/sources.md §3).
     public var backgroundTime: SimDuration = BackgroundTimeGrant.ios13.duration
+    /// Time an app that left the foreground with no work stays running in the background
+    /// before the system suspends it: "a very short time (less than 5 seconds)" (docs/sources.md
+    /// §1); 2 s is an assumption within it (§12).
+    public var suspensionDelay: SimDuration = .seconds(2)
     /// Time the system waits, after calling an expiration handler, for the app to end the
     /// task before terminating the app: "a couple of seconds" (docs/sources.md §3), read as 2 s.
     public var expirationGrace: SimDuration = .seconds(2)
@@ -276,6 +280,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case modeChunk(TaskID)
         /// The bench load's step `Int` begins.
         case load(Int)
+        /// App `Int`'s moments in the background after it left the foreground are over.
+        case suspend(Int)
     }
 
     enum Status: Equatable {
@@ -527,7 +533,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         self.policyTimer = sim.makeTimer()
         self.sim = sim
         self.battery = Battery(setup.battery)
-        self.apps = OwnedArray(setup.apps.map { AppRuntime(scheduler: BGTaskScheduler(permitted: $0.permitted)) })
+        self.apps = OwnedArray(
+            setup.apps.map {
+                AppRuntime(
+                    scheduler: BGTaskScheduler(permitted: $0.permitted, refreshMode: $0.declares(.fetch), processingMode: $0.declares(.processing)))
+            })
         self.resubmitsInHandler = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.handler) } }
         self.submitsOnLeave = setup.apps.map { $0.tasks.map { $0.submitOn.contains(.background) } }
         self.appRefreshOn = setup.apps.map(\.backgroundRefresh)
@@ -660,6 +670,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             deliverHeldPush(app)
         case .modeChunk(let id): modeChunk(id)
         case .load(let i): changeLoad(i)
+        case .suspend(let app): suspendAfterLeaving(app)
         }
         switch event {
         case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:
@@ -671,7 +682,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         rescheduleBatteryEvent()
         // A radio's phase or a purge changes nothing a policy sees; everything else may.
         switch event {
-        case .radio, .purge, .modeChunk: break
+        case .radio, .purge, .modeChunk, .suspend: break
         default: if !draining { consultPolicy() }
         }
         // Between events nothing refers to an ended task but through its parked record.

@@ -47,8 +47,16 @@ public struct BGTaskScheduler: Sendable {
     /// `getPendingTaskRequests`: pending requests in submission order.
     public private(set) var pending: [Pending] = []
 
-    /// A scheduler for an app that permits `permitted`, with nothing registered or pending.
-    public init(permitted: [String]) { self.permitted = permitted }
+    /// Whether `UIBackgroundModes` has `fetch` (refresh requests) and `processing`.
+    public let refreshMode: Bool, processingMode: Bool
+
+    /// A scheduler for an app that permits `permitted`, with the background modes `fetch`
+    /// (`refreshMode`) and `processing` as given, nothing registered or pending.
+    public init(permitted: [String], refreshMode: Bool = true, processingMode: Bool = true) {
+        self.permitted = permitted
+        self.refreshMode = refreshMode
+        self.processingMode = processingMode
+    }
 
     /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every
     /// launch before launching finishes.
@@ -67,7 +75,11 @@ public struct BGTaskScheduler: Sendable {
     /// or the phone.
     public mutating func submit(_ request: Pending, available: Bool) -> Result<TaskID?, SubmitError> {
         guard available else { return .failure(.unavailable) }
-        guard permitted.contains(request.identifier) else { return .failure(.notPermitted) }
+        // Either cause is notPermitted: the identifier not in the Info.plist list, or the
+        // request's background mode missing (docs/sources.md §2).
+        guard permitted.contains(request.identifier), request.kind == .processing ? processingMode : refreshMode else {
+            return .failure(.notPermitted)
+        }
         let same = pending.firstIndex { $0.identifier == request.identifier }
         var others = 0
         for i in pending.indices where i != same && pending[i].kind == request.kind { others += 1 }

@@ -162,6 +162,9 @@ public struct TaskRequest: Sendable {
     public var forgetsCompletion = false
     /// How long the app's expiration handler takes to end the task.
     public var expirationResponse: SimDuration = .zero
+    /// Whether the app set an expiration handler; without one the system ends the task,
+    /// unsuccessful, when its time runs out.
+    public var expirationHandler = true
 
     /// A request with the given timing and CPU work, no transfers, a successful outcome.
     public init(

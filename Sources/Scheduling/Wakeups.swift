@@ -118,7 +118,7 @@ extension PhoneSimulation {
         if sink.observesTaskSteps {
             sink.taskEvent(.submitted(tasks[id.rawValue].request, replaced: apps[app].heldPush.map(TaskID.init)), at: sim.now)
         }
-        if draining || setup.apps[app].exitsOnSuspend || apps[app].life.swipedAway {
+        if draining || setup.apps[app].exitsOnSuspend || apps[app].life.swipedAway || !setup.apps[app].declares(.remoteNotification) {
             finish(id, .dropped, at: sim.now)
             return
         }
@@ -238,7 +238,9 @@ extension PhoneSimulation {
         // Drawn at every leave, so later sessions do not depend on earlier ones' ends.
         let starts = stream.bernoulli(mode.probability)
         let length = SimDuration(seconds: mode.duration.draw(stream))
-        guard starts, apps[app].modeSession == nil, length > .zero, swipingAway != app else { return }
+        guard starts, apps[app].modeSession == nil, length > .zero, swipingAway != app,
+            mode.kind.keys.contains(where: setup.apps[app].declares)
+        else { return }
         let id = newTask(app: app, kind: TaskKind(mode.kind), identifier: "mode.\(mode.kind.rawValue)", work: length)
         tasks[id.rawValue].request.powerW = mode.powerW
         begin(id)

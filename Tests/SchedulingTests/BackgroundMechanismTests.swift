@@ -52,7 +52,7 @@ struct BackgroundMechanismTests {
         let maps = riding.transitions(of: 0).filter { $0.0 > at(0, 0, 30) }
         #expect(maps.map(\.2) == [.inactive, .background, .suspended])
         #expect(maps.map(\.0) == [at(0, 1), at(0, 1), at(1, 1)], "suspended only when the session ended")
-        #expect(alone.transitions(of: 0).last?.0 == at(0, 1) && alone.transitions(of: 0).last?.2 == .suspended)
+        #expect(alone.transitions(of: 0).last?.0 == at(0, 1) + .seconds(2) && alone.transitions(of: 0).last?.2 == .suspended)
 
         // The refresh starts at 0:26 in both runs. Alone it pays LTE's promotion and the whole
         // tail; riding, a chunk is on the air at the same instant (0:26 is 1,500 s after 0:01),
@@ -235,7 +235,9 @@ struct BackgroundMechanismTests {
         // 16 Mbit at 20 Mbit/s up: 0.8 s in the system, then the app's 1 s.
         #expect(r.outcome == .completed && r.ended == at(3) + .milliseconds(1800))
         #expect(run.transitions(of: 0).contains { $0.0 == at(3) + .milliseconds(800) && $0.2 == .background && $0.3 == .backgroundWork })
-        #expect(run.transitions(of: 0).filter { $0.0 == at(0, 1) }.last?.2 == .suspended, "the app did not wait for it")
+        // Suspended after the moment the system gives every app that leaves (`suspensionDelay`).
+        #expect(
+            run.transitions(of: 0).filter { $0.0 == at(0, 1) + s.system.suspensionDelay }.last?.2 == .suspended, "the app did not wait for it")
     }
 
     @Test func crossingAMonitoredPlaceWakesTheAppOnEntryAndExit() throws {

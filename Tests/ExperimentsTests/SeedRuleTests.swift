@@ -1,0 +1,118 @@
+import Foundation
+import PhoneWorld
+import Scheduling
+import SimEngine
+import Testing
+
+@testable import Experiments
+@testable import ScenarioFiles
+
+/// Rules of the source documents the audit found missing (issue 41), each at the scenario
+/// level: the Background Modes capability, a task without an expiration handler, the moment
+/// before suspension, and `willTerminate` for an app terminated while it runs.
+@Suite("iOS rules from the seed documents")
+struct SeedRuleTests {
+    /// One app, news with `app` spliced into its mapping; two days of the median person.
+    static func run(app: String, extra: String = "", files: [String: String] = [:]) throws -> (RunMetrics, [LoggedEvent]) {
+        let dir = try AuditBugTests.folder(files)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let yaml = minimal.replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - {profile: news\(app)}") + extra
+        return try AuditBugTests.run(yaml, in: dir)
+    }
+
+    /// Without "Background fetch" in `UIBackgroundModes` every refresh request fails
+    /// `notPermitted` and none runs; with the default (every mode its work needs) they run.
+    @Test func refreshNeedsTheFetchMode() throws {
+        let (without, events) = try Self.run(app: ", background_modes: [processing]")
+        #expect(without.rejections[2] > 0 && without.startedByKind[TaskKind.refresh.index] == 0)
+        #expect(events.contains { $0.event == "not_permitted" || $0.detail.contains("error=notPermitted") })
+        let (with, _) = try Self.run(app: "")
+        #expect(with.rejections[2] == 0 && with.startedByKind[TaskKind.refresh.index] > 0)
+        let (listed, _) = try Self.run(app: ", background_modes: [fetch]")
+        #expect(listed.rejections[2] == 0 && listed.startedByKind[TaskKind.refresh.index] == with.startedByKind[TaskKind.refresh.index])
+    }
+
+    /// Processing requests need "Background processing".
+    @Test func processingNeedsTheProcessingMode() throws {
+        let task = ", tasks: [{id: p, kind: processing, submit_on: [start, handler], interval: 6h, cpu: 10s}]"
+        let (with, _) = try Self.run(app: task)
+        let (without, _) = try Self.run(app: task + ", background_modes: [fetch]")
+        #expect(with.startedByKind[TaskKind.processing.index] > 0 && with.rejections[2] == 0)
+        #expect(without.startedByKind[TaskKind.processing.index] == 0 && without.rejections[2] > 0)
+    }
+
+    /// Silent pushes wake only an app with `remote-notification`; legacy fetch needs `fetch`;
+    /// a continuous mode's sessions need the mode's key.
+    @Test func otherMechanismsNeedTheirModes() throws {
+        let pushes = ", tasks: [], silent_push: {per_hour: 1, cpu: 1s}"
+        #expect(try Self.run(app: pushes).0.startedByKind[TaskKind.silentPush.index] > 0)
+        let (noPush, _) = try Self.run(app: pushes + ", background_modes: [fetch]")
+        #expect(noPush.startedByKind[TaskKind.silentPush.index] == 0 && noPush.count(.dropped) > 0)
+        let fetch = ", tasks: [], background_fetch: {minimum_interval: 1h, cpu: 1s}"
+        #expect(try Self.run(app: fetch).0.startedByKind[TaskKind.fetch.index] > 0)
+        #expect(try Self.run(app: fetch + ", background_modes: [remote-notification]").0.startedByKind[TaskKind.fetch.index] == 0)
+        let audio = ", tasks: [], background_mode: {kind: audio, probability_pct: 100, duration: 10m}"
+        #expect(try Self.run(app: audio).0.startedByKind[TaskKind.audio.index] > 0)
+        #expect(try Self.run(app: audio + ", background_modes: [fetch]").0.startedByKind[TaskKind.audio.index] == 0)
+        #expect(try Self.run(app: audio + ", background_modes: [audio]").0.startedByKind[TaskKind.audio.index] > 0)
+    }
+
+    /// Without an expiration handler the system ends the task when its time runs out,
+    /// unsuccessful: no handler call, no grace, and the app is not terminated for it.
+    @Test func aTaskWithoutAnExpirationHandlerEndsUnsuccessfulAtOnce() throws {
+        let task = ", tasks: [{id: r, kind: refresh, submit_on: [start, handler], interval: 1h, cpu: 40s, expiration_handler: false}]"
+        let (m, events) = try Self.run(app: task, extra: "\nsystem: {refresh_grant: none}")
+        #expect(m.count(.expired) > 5)
+        #expect(!events.contains { $0.event == "expiration_handler" })
+        #expect(!events.contains { $0.event.hasSuffix("->not_running") && $0.detail.contains("cause=terminated") })
+        var started: [TaskID: SimInstant] = [:]
+        for e in events {
+            guard let t = e.task else { continue }
+            if e.event == "started" { started[t] = e.time }
+            if e.event == "expired", let s = started[t] { #expect(e.time - s == .seconds(30), "ended at the budget, no grace") }
+        }
+        // With a handler the same tasks hear it and end after their response.
+        let (handled, handledEvents) = try Self.run(app: task.replacingOccurrences(of: ", expiration_handler: false", with: ""))
+        #expect(handled.count(.expired) == m.count(.expired) && handledEvents.contains { $0.event == "expiration_handler" })
+    }
+
+    /// An app that leaves with nothing to do runs on in the background for
+    /// `system.suspension_delay` (2 s), then is suspended; `0s` suspends it at once.
+    @Test func anAppIsSuspendedMomentsAfterItLeaves() throws {
+        func gaps(_ extra: String) throws -> [SimDuration] {
+            let (_, events) = try Self.run(app: ", tasks: [], background_work: []", extra: extra)
+            var entered: SimInstant?
+            var out: [SimDuration] = []
+            for e in events where e.subject == .app {
+                if e.event == "inactive->background" { entered = e.time }
+                if e.event == "background->suspended", let t = entered {
+                    out.append(e.time - t)
+                    entered = nil
+                }
+            }
+            return out
+        }
+        let byDefault = try gaps("")
+        #expect(byDefault.count > 5 && byDefault.allSatisfy { $0 == .seconds(2) }, "\(byDefault)")
+        #expect(try gaps("\nsystem: {suspension_delay: 0s}").allSatisfy { $0 == .zero })
+        #expect(try gaps("\nsystem: {suspension_delay: 4500ms}").allSatisfy { $0 == .milliseconds(4500) })
+    }
+
+    /// `applicationWillTerminate` is called when an app running in the background is
+    /// terminated (here by a purge a trace names), not when a suspended one is purged.
+    @Test func willTerminateOnlyForAnAppThatRuns() throws {
+        // News begins 60 s of finite-length work on leaving at 1:01; purged at 1:01:30 while
+        // running, and at 3:30, suspended.
+        let trace = "time,event,app,duration,exit\n1h,launch,news,1m,home\n1h1m30s,purge,news,,\n3h,launch,news,1m,home\n3h30m,purge,news,,\n"
+        let yaml = minimal.replacingOccurrences(of: "people: median", with: "people: {profile: median, trace: p.csv}")
+            .replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - {profile: news, tasks: [], background_work: [{probability_pct: 100, cpu: 60s}]}")
+        let dir = try AuditBugTests.folder(["p.csv": trace])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let (metrics, log) = try AuditBugTests.run(yaml, in: dir)
+        let ends = log.filter { $0.subject == .app && $0.event.hasSuffix("->not_running") }
+        #expect(ends.count == 2, "\(ends.map { "\($0.time) \($0.event) \($0.detail)" })")
+        #expect(ends.first?.event == "background->not_running" && ends.first?.detail.contains("delegate=willTerminate") == true)
+        #expect(ends.last?.event == "suspended->not_running" && ends.last?.detail.contains("willTerminate") == false)
+        #expect(metrics.count(.killed) == 1)
+    }
+}

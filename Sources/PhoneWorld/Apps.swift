@@ -169,10 +169,14 @@ public enum UIBackgroundMode: String, Sendable, CaseIterable {
     case processing
     /// "Remote notifications": silent pushes wake the app.
     case remoteNotification = "remote-notification"
-    case audio, location, voip
+    /// "Audio, AirPlay, and Picture in Picture": playback, streaming to AirPlay included.
+    case audio
+    case location, voip
+    /// A Bluetooth LE accessory, or (`externalAccessory`) an MFi one: both allow the accessory mode.
     case bluetoothCentral = "bluetooth-central"
     case externalAccessory = "external-accessory"
-    /// Newsstand downloads: listed so that such an Info.plist reads; iOS 13 retired them.
+    /// Newsstand downloads: read so that such an Info.plist can be described, with nothing
+    /// modelled (Apple deprecated Newsstand Kit).
     case newsstandContent = "newsstand-content"
 }
 

@@ -48,6 +48,12 @@ public struct PeopleParameters: Equatable, Sendable {
     public var lowPowerAcceptShare: Double = 0.5
     /// Memory-pressure purges of a suspended app, per hour [assumption].
     public var purgesPerHour: Double = 0.5
+    /// Interruptions that leave the app in use inactive without sending it to the background
+    /// (Notification Centre or Control Centre pulled over it, a call declined), per hour of
+    /// use [assumption].
+    public var interruptionsPerHour: Double = 2
+    /// Mean length of an interruption (exponential) [assumption].
+    public var interruptionMean: SimDuration = .seconds(5)
     /// How habitual this person is: each app habit's strength is multiplied by it (at most 1).
     public var habitScale: Double = 1
 
@@ -102,6 +108,23 @@ public struct Call: Equatable, Sendable {
     }
 }
 
+/// The person pulls Notification Centre or Control Centre over the app in use, or declines a
+/// call, over `[start, end)`: the app is inactive, still in the foreground (docs/sources.md §1).
+public struct Interruption: Equatable, Sendable {
+    /// The app in use, an index into the scenario's apps.
+    public var app: Int
+    /// When the app resigns active.
+    public var start: SimInstant
+    /// When it becomes active again.
+    public var end: SimInstant
+    /// An interruption of `app` over `[start, end)`.
+    public init(app: Int, start: SimInstant, end: SimInstant) {
+        self.app = app
+        self.start = start
+        self.end = end
+    }
+}
+
 /// Memory pressure purges one suspended app at `time`: the app a trace names, or else the
 /// one `pick` (uniform in [0, 1)) selects among the apps suspended then. Drawing `pick` in
 /// advance keeps the purge stream the same whichever apps a policy's run has in memory.
@@ -134,8 +157,32 @@ public struct PeopleTimeline: Equatable, Sendable {
     public var calls: [Call] = []
     /// Memory-pressure purges of one suspended app each.
     public var purges: [Purge] = []
+    /// Interruptions of the app in use, in time order, each inside one launch.
+    public var interruptions: [Interruption] = []
     /// A person who does nothing.
     public init() {}
+
+    /// Interruptions of the launches of scenario apps: a Poisson process of `perHour` over
+    /// each launch, lengths exponential with mean `mean`, each ending before its launch does
+    /// (one that would not is not drawn) and before the next begins. Stream `interruptions`,
+    /// launch by launch, so traces and drawn people get them alike.
+    public func drawInterruptions(perHour: Double, mean: SimDuration, stream: RandomStream) -> [Interruption] {
+        guard perHour > 0 else { return [] }
+        var out: [Interruption] = []
+        for launch in launches {
+            guard let app = launch.app else { continue }
+            var t = launch.start
+            while true {
+                t += SimDuration(seconds: stream.exponential(mean: 3600 / perHour))
+                guard t < launch.end else { break }
+                let end = t + max(SimDuration(seconds: stream.exponential(mean: mean.seconds)), .milliseconds(1))
+                guard end < launch.end else { break }
+                out.append(Interruption(app: app, start: t, end: end))
+                t = end
+            }
+        }
+        return out
+    }
 }
 
 extension PeopleParameters {

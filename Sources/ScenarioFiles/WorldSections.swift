@@ -307,6 +307,12 @@ extension Scenario {
         p.callMean = try m.optional("call_mean", default: p.callMean) { n, p throws(ScenarioError) in try r.duration(n, p) }
         p.lowPowerAcceptShare = try m.optional("low_power_accept_pct", default: p.lowPowerAcceptShare, percent(r, "a probability"))
         p.purgesPerHour = try rate("purges_per_hour", p.purgesPerHour, "a rate per hour", max: 3600)
+        p.interruptionsPerHour = try rate("interruptions_per_hour", p.interruptionsPerHour, "a rate per hour of use", max: 3600)
+        p.interruptionMean = try m.optional("interruption_mean", default: p.interruptionMean) { n, p throws(ScenarioError) in
+            let d = try r.duration(n, p)
+            guard d <= .hours(1) else { throw r.error(n, p, "expected a duration of at most 1h") }
+            return d
+        }
         p.habitScale = try m.optional("habit_scale", default: p.habitScale) { n, p throws(ScenarioError) in
             try r.number(n, p, "a factor on the apps' habit strengths from 0 to 10") { (0...10).contains($0) }
         }

@@ -599,7 +599,8 @@ extension PhoneSimulation {
     /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length
     /// work and submit requests; then it is suspended unless it has work running.
     mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
-        move(app, to: .inactive, cause: cause)
+        // Already inactive when an interruption was over it.
+        if apps[app].life.state != .inactive { move(app, to: .inactive, cause: cause) }
         // Swiped away as it is left: the app switcher shows it inactive and the swipe ends
         // it there, before `didEnterBackground` (docs/sources.md §1), so it begins no work
         // and submits nothing. Its leave draws are made all the same, so that later leaves
@@ -756,6 +757,22 @@ extension PhoneSimulation {
                 appGateChanges &+= 1
             }
         }
+    }
+
+    /// Notification Centre, Control Centre or a declined call over the app in use: it resigns
+    /// active and stays in the foreground (docs/sources.md §1).
+    mutating func interrupt(_ i: Int) {
+        let x = world.people.interruptions[i]
+        if i + 1 < world.people.interruptions.count { scheduleWorld(.interrupt(i + 1), at: world.people.interruptions[i + 1].start) }
+        scheduleWorld(.interruptEnd(i), at: x.end)
+        guard isOn, frontApp == x.app, apps[x.app].life.state == .active else { return }
+        move(x.app, to: .inactive, cause: .interruption)
+    }
+
+    mutating func endInterruption(_ i: Int) {
+        let app = world.people.interruptions[i].app
+        guard isOn, frontApp == app, apps[app].life.state == .inactive else { return }
+        move(app, to: .active, cause: .interruption)
     }
 
     mutating func startCall(_ i: Int) {

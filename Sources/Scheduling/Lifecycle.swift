@@ -34,6 +34,9 @@ public enum LifecycleCause: String, Sendable, CaseIterable {
     case swipe
     /// A call took the foreground, or ended and gave it back.
     case call
+    /// Notification Centre or Control Centre pulled over the app, or a call declined: inactive
+    /// and back to active, never in the background.
+    case interruption
     /// The system launched or resumed it in the background for background work.
     case backgroundWork = "background_work"
     /// Its background work ended, so the system suspended it.

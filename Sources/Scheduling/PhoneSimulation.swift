@@ -131,6 +131,9 @@ public struct WorldStreams {
     public var appRegion: [RandomStream?]
     /// Per app, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
+    /// Stream `interruptions`, when the person has any: Notification Centre and declined
+    /// calls over the app in use.
+    public var interruptions: RandomStream?
     /// Stream `grants`, when refresh grants are drawn (`SystemRules.refreshGrant`): one draw
     /// per refresh, in start order.
     public var grants: RandomStream?
@@ -174,6 +177,7 @@ public struct WorldStreams {
         self.appRegion = region
         self.appArchive = archive
         self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
+        self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
     }
 }
 
@@ -200,6 +204,10 @@ public struct WorldTimeline: Sendable {
                 until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit), people: streams.people,
                 purges: streams.purges)
         pushes = setup.pushTrace ?? PushArrival.draw(apps: setup.apps, streams: streams.appPush, until: horizon)
+        if let stream = streams.interruptions {
+            people.interruptions = people.drawInterruptions(
+                perHour: setup.people.interruptionsPerHour, mean: setup.people.interruptionMean, stream: stream)
+        }
     }
 }
 
@@ -282,6 +290,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case load(Int)
         /// App `Int`'s moments in the background after it left the foreground are over.
         case suspend(Int)
+        /// Index into the timeline's interruptions: one begins, or ends.
+        case interrupt(Int), interruptEnd(Int)
     }
 
     enum Status: Equatable {
@@ -572,6 +582,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.people.launches.first { scheduleWorld(.launch(0), at: first.start) }
         if let first = world.people.calls.first { scheduleWorld(.call(0), at: first.start) }
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
+        if let first = world.people.interruptions.first { scheduleWorld(.interrupt(0), at: first.start) }
         if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
@@ -671,6 +682,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .modeChunk(let id): modeChunk(id)
         case .load(let i): changeLoad(i)
         case .suspend(let app): suspendAfterLeaving(app)
+        case .interrupt(let i): interrupt(i)
+        case .interruptEnd(let i): endInterruption(i)
         }
         switch event {
         case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:
@@ -682,7 +695,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         rescheduleBatteryEvent()
         // A radio's phase or a purge changes nothing a policy sees; everything else may.
         switch event {
-        case .radio, .purge, .modeChunk, .suspend: break
+        case .radio, .purge, .modeChunk, .suspend, .interrupt, .interruptEnd: break
         default: if !draining { consultPolicy() }
         }
         // Between events nothing refers to an ended task but through its parked record.

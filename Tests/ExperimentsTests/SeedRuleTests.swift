@@ -116,3 +116,33 @@ struct SeedRuleTests {
         #expect(metrics.count(.killed) == 1)
     }
 }
+
+extension SeedRuleTests {
+    /// Notification Centre, Control Centre or a declined call over the app in use: inactive
+    /// and back to active, never through the background (`willResignActive`, then
+    /// `didBecomeActive`); nothing else changes.
+    @Test func anInterruptionLeavesTheAppInactiveInTheForeground() throws {
+        func run(_ rate: Int) throws -> (RunMetrics, [LoggedEvent]) {
+            let yaml = minimalWith("people: median", "people: {profile: median, interruptions_per_hour: \(rate)}")
+            return try AuditBugTests.run(yaml, in: FileManager.default.temporaryDirectory)
+        }
+        let (m, events) = try run(120)
+        let app = events.filter { $0.subject == .app }
+        var interruptions = 0
+        for (k, e) in app.enumerated() where e.event == "active->inactive" && e.detail.contains("cause=interruption") {
+            interruptions += 1
+            #expect(e.detail.contains("delegate=willResignActive"))
+            // The next transition of the app: back to active, or on to the background if the
+            // person left or a call came while it was interrupted.
+            let next = app[(k + 1)...].first { $0.app == e.app }
+            #expect(next?.event == "inactive->active" || next?.event == "inactive->background", "\(String(describing: next?.event))")
+        }
+        #expect(interruptions > 10)
+        let (none, quiet) = try run(0)
+        #expect(!quiet.contains { $0.detail.contains("cause=interruption") })
+        // Lifecycle only: the same tasks and energy with or without them.
+        // (The same up to rounding: the energy books are summed at more instants.)
+        #expect(
+            none.startedByKind == m.startedByKind && abs(none.energy.consumedJ - m.energy.consumedJ) < 1e-6 * m.energy.consumedJ, "\(none.energy) \(m.energy)")
+    }
+}

@@ -147,7 +147,19 @@ public struct AppTask: Equatable, Sendable {
 /// Work an app finishes in finite-length background time (`beginBackgroundTask`) after the
 /// person leaves it, such as an upload in flight (docs/sources.md §3).
 public struct BackgroundWork: Equatable, Sendable {
-    /// Chance that a given entry into the background begins this work.
+    /// When the app calls `beginBackgroundTask`, which it may do "anywhere, any time"
+    /// (docs/sources.md §3).
+    public enum Begin: String, Sendable, CaseIterable {
+        /// In `applicationDidEnterBackground`, as the person leaves.
+        case leave
+        /// While the person uses the app, at a uniform time within the launch (an upload
+        /// the person starts); it runs without a deadline until they leave.
+        case inUse = "in_use"
+    }
+
+    /// When it begins.
+    public var begin = Begin.leave
+    /// Chance that a given entry into the background (or launch, for `inUse`) begins this work.
     public var probability = 1.0
     /// CPU time of the work, in seconds.
     public var cpu: Distribution = .fixed(2)

@@ -47,6 +47,9 @@ extension Scenario {
                     let q = p.appending(index: j)
                     var w = try r.mapping(item, at: q)
                     var work = BackgroundWork()
+                    work.begin = try w.optional("begin", default: work.begin) { n, p throws(ScenarioError) in
+                        try r.choice(n, p, BackgroundWork.Begin.self, what: "time to begin")
+                    }
                     work.probability = try w.optional("probability_pct", default: work.probability, percent(r, "a chance"))
                     work.cpu = try w.optional("cpu", default: work.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
                     work.upBytes = try w.optional("up_kb", default: work.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }

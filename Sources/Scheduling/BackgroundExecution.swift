@@ -635,7 +635,7 @@ extension PhoneSimulation {
             return
         }
         let stream = streams.appLeave[app]
-        for n in setup.apps[app].backgroundWork.indices {
+        for n in setup.apps[app].backgroundWork.indices where setup.apps[app].backgroundWork[n].begin == .leave {
             // Drawn whether or not the work begins, so later draws stay aligned.
             let begins = stream.bernoulli(setup.apps[app].backgroundWork[n].probability)
             let cpu = setup.apps[app].backgroundWork[n].cpu.draw(stream)
@@ -692,7 +692,7 @@ extension PhoneSimulation {
     /// The draws a leave makes for finite-length work and background transfers, unused.
     mutating func discardLeaveDraws(_ app: Int) {
         let stream = streams.appLeave[app]
-        for work in setup.apps[app].backgroundWork {
+        for work in setup.apps[app].backgroundWork where work.begin == .leave {
             _ = stream.bernoulli(work.probability)
             _ = work.cpu.draw(stream)
             _ = work.upBytes.draw(stream)
@@ -735,6 +735,48 @@ extension PhoneSimulation {
         if let app = l.app, setup.apps[app].launchDownBytes > 0 {
             send(Transfer(owner: .foreground, upBytes: 0, downBytes: setup.apps[app].launchDownBytes))
         }
+        if let app = l.app, let stream = streams.appUse[app] { drawInUseWork(app, launch: l, stream: stream) }
+    }
+
+    /// The finite-length work the app begins while in use this launch: drawn now, for every
+    /// such work whether or not it begins, so later launches draw the same.
+    mutating func drawInUseWork(_ app: Int, launch l: AppLaunch, stream: RandomStream) {
+        for n in setup.apps[app].backgroundWork.indices where setup.apps[app].backgroundWork[n].begin == .inUse {
+            let work = setup.apps[app].backgroundWork[n]
+            let begins = stream.bernoulli(work.probability)
+            let at = stream.uniform(0, 1)
+            let cpu = work.cpu.draw(stream), up = work.upBytes.draw(stream), down = work.downBytes.draw(stream)
+            let forgets = stream.bernoulli(setup.apps[app].forgetsEndBackground)
+            guard begins, !draining else { continue }
+            let time = sim.now + SimDuration(seconds: at * (l.end - l.start).seconds)
+            var request = TaskRequest(
+                id: TaskID(0), app: app, kind: .finiteLength, identifier: backgroundWorkIdentifiers[n],
+                submitted: time, earliestBegin: time, work: SimDuration(seconds: cpu),
+                powerW: setup.apps[app].cpuPowerW ?? setup.power.cpuBackgroundW)
+            request.upBytes = up.rounded()
+            request.downBytes = down.rounded()
+            request.forgetsCompletion = forgets
+            request.expirationResponse = setup.apps[app].expirationResponse
+            inUseWork[nextInUseKey] = request
+            sim.schedule(.beginInUse(nextInUseKey), at: time, priority: Self.worldPriority)
+            nextInUseKey += 1
+        }
+    }
+
+    /// `beginBackgroundTask` while the person uses the app: the work runs without a deadline
+    /// in the foreground, and within the grant once the app is in the background (a call
+    /// may have sent it there). Nothing begins in an app that is not running.
+    mutating func beginInUse(_ key: Int) {
+        guard var request = inUseWork.removeValue(forKey: key) else { return }
+        let app = request.app
+        guard isOn, !draining, apps[app].life.state.isForeground || apps[app].life.state == .background else { return }
+        let id = TaskID(tasks.count)
+        request.id = id
+        tasks.append(TaskState(request: consume request, model: nil))
+        if !apps[app].life.state.isForeground, let entered = apps[app].enteredBackground {
+            tasks[id.rawValue].deadline = entered + setup.system.backgroundTime
+        }
+        begin(id)
     }
 
     mutating func leave(_ i: Int) {

@@ -118,6 +118,8 @@ public struct WorldStreams {
     public var apps: [RandomStream]
     /// Per app, stream `app.<name>.leave`: the finite-length work it begins on leaving.
     public var appLeave: [RandomStream]
+    /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
+    public var appUse: [RandomStream?]
     /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
     /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
     /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
@@ -155,13 +157,14 @@ public struct WorldStreams {
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
         var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
-        var region: [RandomStream?] = [], archive: [RandomStream?] = []
+        var region: [RandomStream?] = [], archive: [RandomStream?] = [], use: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
             declared ? try stream(name) : nil
         }
         for app in setup.apps {
             apps.append(try stream("app.\(app.name)"))
             leave.append(try stream("app.\(app.name).leave"))
+            use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
             mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
             push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
             transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
@@ -171,6 +174,7 @@ public struct WorldStreams {
         }
         self.apps = apps
         self.appLeave = leave
+        self.appUse = use
         self.appMode = mode
         self.appPush = push
         self.appTransfer = transfer
@@ -292,6 +296,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case suspend(Int)
         /// Index into the timeline's interruptions: one begins, or ends.
         case interrupt(Int), interruptEnd(Int)
+        /// Finite-length work drawn at a launch begins while the app is in use (key into
+        /// `inUseWork`).
+        case beginInUse(Int)
     }
 
     enum Status: Equatable {
@@ -452,6 +459,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// the person stops its music or navigation, so no mode session begins.
     var swipingAway: Int?
     var inCall = false
+    /// Finite-length work drawn at launches, waiting for its time to begin, by key; and the
+    /// next key.
+    var inUseWork: [Int: TaskRequest] = [:]
+    var nextInUseKey = 0
     /// The bench load's power now (`PhoneSetup.load`).
     var benchW = 0.0
     var lowPower = false
@@ -684,6 +695,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .suspend(let app): suspendAfterLeaving(app)
         case .interrupt(let i): interrupt(i)
         case .interruptEnd(let i): endInterruption(i)
+        case .beginInUse(let k): beginInUse(k)
         }
         switch event {
         case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:

@@ -146,3 +146,53 @@ extension SeedRuleTests {
             none.startedByKind == m.startedByKind && abs(none.energy.consumedJ - m.energy.consumedJ) < 1e-6 * m.energy.consumedJ, "\(none.energy) \(m.energy)")
     }
 }
+
+extension SeedRuleTests {
+    /// `beginBackgroundTask` may be called "anywhere, any time": work begun while the person
+    /// uses the app runs without a deadline until they leave, then within the grant.
+    @Test func finiteLengthWorkBegunInUseGetsItsGrantOnlyWhenTheAppLeaves() throws {
+        let trace = "time,event,app,duration,exit\n1h,launch,news,10m,home\n"
+        let dir = try AuditBugTests.folder(["p.csv": trace])
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func run(cpu: String) throws -> [LoggedEvent] {
+            let yaml =
+                minimalWith("people: median", "people: {profile: median, trace: p.csv}")
+                .replacingOccurrences(
+                    of: "apps:\n  - news",
+                    with: "apps:\n  - {profile: news, tasks: [], background_work: [{begin: in_use, probability_pct: 100, cpu: \(cpu)}]}")
+                + "\nsystem: {background_time: 30s}"
+            return try AuditBugTests.run(yaml, in: dir).1.filter { $0.subject == .task }
+        }
+        let leave = SimInstant.after(.hours(1) + .minutes(10))
+        // An hour of work: begun in the launch, still running when the person leaves, it
+        // expires 30 s after.
+        let long = try run(cpu: "1h")
+        let started = try #require(long.first { $0.event == "started" })
+        #expect(started.time >= .after(.hours(1)) && started.time < leave)
+        #expect(long.contains { $0.event == "expiration_handler" && $0.time == leave + .seconds(30) })
+        // A second of work ends in the foreground, with no grant used.
+        let short = try run(cpu: "1s")
+        let done = try #require(short.first { $0.event == "completed" })
+        #expect(done.time < leave && !short.contains { $0.event == "expiration_handler" })
+    }
+
+    /// Several tasks of one app that a policy starts together run in one background launch
+    /// (WWDC 2019 session 707: the system may hand an app several tasks at once). Coalesce
+    /// holds the first until the second makes a batch of two.
+    @Test func severalTasksShareOneBackgroundLaunch() throws {
+        let tasks = ", tasks: [{id: a, kind: refresh, submit_on: [start], cpu: 2s}, {id: b, kind: processing, submit_on: [start], cpu: 2s}]"
+        let yaml = minimalWith("people: median", "people: {profile: median, sessions_per_day: 0, calls_per_day: 0}")
+            .replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - {profile: news\(tasks)}")
+            .replacingOccurrences(of: "charging: nightly", with: "charging: {profile: nightly, nights_charged_pct: 0}")
+            .replacingOccurrences(
+                of: "policies: [eager]",
+                with: "policies: [{name: coalesce, min_batch: 2, max_delay: 2d, ride_awake_radio: false, hold_on_wifi: true}]")
+        let scenario = try Scenario.parse(yaml: yaml, file: "s.yaml")
+        let r = try Experiment.run(scenario, policy: scenario.policies[0], replication: 0, record: RecordOptions(events: true))
+        let m = r.metrics, events = r.events ?? []
+        let starts = events.filter { $0.event == "started" }
+        #expect(starts.count == 2)
+        #expect(Set(starts.map(\.time)).count == 1, "both handed over at once: \(starts.map(\.time))")
+        #expect(m.backgroundLaunches == 1)
+    }
+}

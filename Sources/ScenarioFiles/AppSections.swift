@@ -125,6 +125,9 @@ extension Scenario {
                 }
                 return modes
             }
+            a.extensionRunsPerDay = try m.optional("extension_runs_per_day", default: a.extensionRunsPerDay) { n, p throws(ScenarioError) in
+                try r.number(n, p, "a rate per day from 0 to 1440") { (0...1440).contains($0) }
+            }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
             a.statePreservation = try m.optional("state_preservation", default: a.statePreservation) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)

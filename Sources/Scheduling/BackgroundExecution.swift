@@ -763,6 +763,23 @@ extension PhoneSimulation {
         }
     }
 
+    /// The app's extensions' next run, drawn as the run goes (a Poisson process), before the horizon.
+    mutating func scheduleExtensionRun(_ app: Int) {
+        guard let stream = streams.appExtension[app] else { return }
+        let next = sim.now + SimDuration(seconds: stream.exponential(mean: 86_400 / setup.apps[app].extensionRunsPerDay))
+        if next < .after(setup.duration) { sim.schedule(.extensionRun(app), at: next, priority: Self.worldPriority) }
+    }
+
+    /// An extension of the app runs and submits the tasks it schedules; they run in the main
+    /// app, which the system launches for them (docs/sources.md §2).
+    mutating func extensionRan(_ app: Int) {
+        scheduleExtensionRun(app)
+        guard isOn, !draining else { return }
+        for k in setup.apps[app].tasks.indices where setup.apps[app].tasks[k].submitOn.contains(.extension) {
+            submit(app: app, task: k, earliestBegin: sim.now + setup.apps[app].tasks[k].earliestBegin)
+        }
+    }
+
     /// `beginBackgroundTask` while the person uses the app: the work runs without a deadline
     /// in the foreground, and within the grant once the app is in the background (a call
     /// may have sent it there). Nothing begins in an app that is not running.

@@ -17,7 +17,7 @@ public enum EventCosts {
     static let kinds = [
         "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
         "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use",
+        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run",
     ]
 
     @inline(__always)
@@ -82,6 +82,7 @@ extension PhoneSimulation.Event {
         case .interrupt: 21
         case .interruptEnd: 22
         case .beginInUse: 23
+        case .extensionRun: 24
         }
     }
 }

@@ -120,6 +120,8 @@ public struct WorldStreams {
     public var appLeave: [RandomStream]
     /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
     public var appUse: [RandomStream?]
+    /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
+    public var appExtension: [RandomStream?]
     /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
     /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
     /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
@@ -158,6 +160,7 @@ public struct WorldStreams {
         var apps: [RandomStream] = [], leave: [RandomStream] = []
         var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
         var region: [RandomStream?] = [], archive: [RandomStream?] = [], use: [RandomStream?] = []
+        var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
             declared ? try stream(name) : nil
         }
@@ -165,6 +168,7 @@ public struct WorldStreams {
             apps.append(try stream("app.\(app.name)"))
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
+            ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
             mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
             push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
             transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
@@ -175,6 +179,7 @@ public struct WorldStreams {
         self.apps = apps
         self.appLeave = leave
         self.appUse = use
+        self.appExtension = ext
         self.appMode = mode
         self.appPush = push
         self.appTransfer = transfer
@@ -299,6 +304,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         /// Finite-length work drawn at a launch begins while the app is in use (key into
         /// `inUseWork`).
         case beginInUse(Int)
+        /// One of app `Int`'s extensions runs and submits its tasks.
+        case extensionRun(Int)
     }
 
     enum Status: Equatable {
@@ -594,6 +601,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.people.calls.first { scheduleWorld(.call(0), at: first.start) }
         if let first = world.people.purges.first { scheduleWorld(.purge(0), at: first.time) }
         if let first = world.people.interruptions.first { scheduleWorld(.interrupt(0), at: first.start) }
+        for app in setup.apps.indices { scheduleExtensionRun(app) }
         if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
@@ -696,6 +704,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .interrupt(let i): interrupt(i)
         case .interruptEnd(let i): endInterruption(i)
         case .beginInUse(let k): beginInUse(k)
+        case .extensionRun(let app): extensionRan(app)
         }
         switch event {
         case .plugIn, .unplug, .network, .batteryLevel, .launch, .leave:

@@ -196,3 +196,22 @@ extension SeedRuleTests {
         #expect(m.backgroundLaunches == 1)
     }
 }
+
+extension SeedRuleTests {
+    /// A task an extension schedules (a widget, a notification service) runs in the main app:
+    /// here an app nobody opens is launched into the background for it.
+    @Test func aTaskAnExtensionSchedulesRunsInTheMainApp() throws {
+        func run(_ perDay: Int) throws -> (RunMetrics, [LoggedEvent]) {
+            let app = "{profile: news, extension_runs_per_day: \(perDay), tasks: [{id: w, kind: refresh, submit_on: [extension], cpu: 1s}]}"
+            let yaml = minimalWith("people: median", "people: {profile: median, sessions_per_day: 0, calls_per_day: 0}")
+                .replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - \(app)")
+            return try AuditBugTests.run(yaml, in: FileManager.default.temporaryDirectory)
+        }
+        let (m, events) = try run(12)
+        let submitted = events.filter { $0.event == "submitted" }.count
+        #expect(submitted > 10, "about 24 in two days")
+        #expect(m.startedByKind[TaskKind.refresh.index] > 5 && m.backgroundLaunches > 5)
+        #expect(events.contains { $0.event == "not_running->background" && $0.detail.contains("cause=background_work") })
+        #expect(try run(0).1.filter { $0.event == "submitted" }.isEmpty)
+    }
+}

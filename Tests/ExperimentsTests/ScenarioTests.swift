@@ -222,7 +222,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
-        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler"
+        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler, extension"
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),

@@ -10,8 +10,11 @@ import SimEngine
 public struct LoadProfile: Equatable, Sendable {
     /// One step: `powerW` for `duration`.
     public struct Step: Equatable, Sendable {
+        /// Power drawn, in watts.
         public var powerW: Double
+        /// How long the step lasts.
         public var duration: SimDuration
+        /// A step of `powerW` for `duration`.
         public init(powerW: Double, duration: SimDuration) {
             self.powerW = powerW
             self.duration = duration
@@ -21,11 +24,13 @@ public struct LoadProfile: Equatable, Sendable {
     /// The steps, in order from the start; after the last, the cycle starts again if
     /// `repeats`, else the last step's power holds to the end.
     public var steps: [Step]
+    /// Whether the cycle of steps starts again after the last.
     public var repeats: Bool
 
     /// No load.
     public static let none = LoadProfile(steps: [], repeats: false)
 
+    /// A load of `steps`, repeated or not.
     public init(steps: [Step], repeats: Bool) {
         self.steps = steps
         self.repeats = repeats

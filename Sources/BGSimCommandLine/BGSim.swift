@@ -126,9 +126,11 @@ struct OutputOptions: ParsableArguments {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
+        if let jobs, jobs > 4096 { throw ValidationError("--jobs must be at most 4096, got \(jobs)") }
         if let timeline, Run.interval(timeline) == nil {
-            throw ValidationError("--timeline '\(timeline)': expected a positive duration such as 5m or 30s")
+            throw ValidationError("--timeline '\(timeline)': expected a duration of at least 1s, such as 5m or 30s")
         }
+        if let out { try Self.checkOut(out) }
         if let shard, Shard(parsing: shard) == nil {
             throw ValidationError("--shard '\(shard)': expected K/N with 1 <= K <= N, such as 2/8")
         }
@@ -136,6 +138,41 @@ struct OutputOptions: ParsableArguments {
 
     var record: RecordOptions {
         RecordOptions(events: events, tasks: !noTasks, timelineEvery: timeline.flatMap(Run.interval))
+    }
+
+    /// Samples a run's timeline may have: a year at one a minute is half a million.
+    static let maxTimelineRows: Int64 = 10_000_000
+
+    /// Refuses a `--timeline` interval that would sample a run more than `maxTimelineRows` times.
+    func checkTimeline(_ plan: StudyPlan) throws {
+        guard let every = record.timelineEvery else { return }
+        let longest = plan.points.map(\.scenario.setup.duration).max() ?? .zero
+        let rows = longest.microseconds / every.microseconds
+        guard rows <= Self.maxTimelineRows else {
+            throw UsageError(
+                "--timeline \(timeline ?? ""): \(rows) samples over a run of \(longest), more than \(Self.maxTimelineRows); sample less often")
+        }
+    }
+
+    /// `--out` must name a folder bgsim may fill: not empty, not `/`, not an existing file, and
+    /// not the current folder unless it is empty or already a bgsim study (its `manifest.json`).
+    static func checkOut(_ out: String) throws {
+        guard !out.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--out '': expected a folder for the results")
+        }
+        let url = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath()
+        guard url.path != "/" else { throw ValidationError("--out \(out): the root folder; expected a folder for the results") }
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+        if exists, !isFolder.boolValue { throw ValidationError("--out \(out): a file, not a folder") }
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).standardizedFileURL.resolvingSymlinksInPath()
+        if url.path == here.path, exists {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            if !entries.isEmpty, !entries.contains("manifest.json") {
+                throw ValidationError(
+                    "--out \(out): the current folder, which holds files that are not a bgsim study; name a folder for the results")
+            }
+        }
     }
 
     /// `--out`, else `results/<name>` in the current folder: never a tracked dataset of
@@ -310,14 +347,16 @@ struct Run: AsyncParsableCommand {
         try slurm.check(output: output, precision: precision)
     }
 
+    /// A timeline interval: at least a second (finer would be rows by the billion over days).
     static func interval(_ text: String) -> SimDuration? {
-        guard let d = Scenario.duration(text), d > .zero else { return nil }
+        guard let d = Scenario.duration(text), d >= .seconds(1) else { return nil }
         return d
     }
 
     func run() async throws {
         let (scenario, overrides) = try options.load()
         let plan = StudyPlan(scenario: scenario)
+        try output.checkTimeline(plan)
         if try slurm.emit(
             plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
             replications: options.replications, output: output)
@@ -410,6 +449,7 @@ struct SweepCommand: AsyncParsableCommand {
             sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
             progress: reading.map { r in { r.reading($0, of: $1) } })
         reading?.finish()
+        try output.checkTimeline(plan)
         if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
@@ -453,6 +493,7 @@ struct Merge: AsyncParsableCommand {
 
     func validate() throws {
         if shards.isEmpty { throw ValidationError("give at least one shard folder") }
+        try OutputOptions.checkOut(out)
         // Written into a shard's folder, the result's manifest would replace the shard's, and
         // the shard could not be merged again.
         let target = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
@@ -683,7 +724,29 @@ enum Main {
         await dispatch(arguments)
     }
 
+    /// `--replications -1` as `--replications=-1`: the parser takes a word starting with `-`
+    /// for an option, and said "Missing value"; joined, the option's own check says what is
+    /// wrong with the number.
+    static func joiningNegativeValues(_ arguments: [String]) -> [String] {
+        var out: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let a = arguments[i]
+            if a.hasPrefix("--"), !a.contains("="), i + 1 < arguments.count, arguments[i + 1].count > 1,
+                arguments[i + 1].hasPrefix("-"), Double(arguments[i + 1]) != nil
+            {
+                out.append(a + "=" + arguments[i + 1])
+                i += 2
+            } else {
+                out.append(a)
+                i += 1
+            }
+        }
+        return out
+    }
+
     static func dispatch(_ arguments: [String]) async -> Int32 {
+        let arguments = joiningNegativeValues(arguments)
         do {
             var command = try BGSim.parseAsRoot(arguments)
             if var async = command as? AsyncParsableCommand {
@@ -715,7 +778,9 @@ enum Main {
                 return Exit.success
             }
             if code == .validationFailure {
-                printError(BGSim.fullMessage(for: error))
+                // One line: the error, and where the usage is (the usage block followed it).
+                let message = BGSim.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+                printError("error: \(message) (see --help)")
                 return Exit.badInput
             }
             printError("error: \(error)")

@@ -81,14 +81,7 @@ public struct StudyPlan: Sendable {
         sweep: Sweep, overrides: [Override] = [], jobs: Int = 1,
         progress: ((_ read: Int, _ total: Int) -> Void)? = nil
     ) throws(ScenarioError) {
-        let base: String
-        do {
-            base = try String(contentsOfFile: sweep.scenarioFile, encoding: .utf8)
-        } catch {
-            throw ScenarioError(
-                .unreadable, file: sweep.file, keyPath: "scenario",
-                message: "cannot read the base scenario \(sweep.scenarioFile) (\((error as NSError).localizedFailureReason ?? error.localizedDescription))")
-        }
+        let base = try InputFile.read(sweep.scenarioFile, .baseScenario)
         name = sweep.name
         file = sweep.file
         parameters = sweep.design.axes.map(\.path.description)

@@ -102,6 +102,11 @@ public enum Experiment {
         }
         var sim = PhoneSimulation(setup: scenario.setup, policy: policy, sink: sink, streams: streams)
         let done = sim.run()
+        if let storm = sim.eventStorm {
+            throw ScenarioError(
+                .invalid, file: scenario.file,
+                message: "scenario \(scenario.name), policy \(label.label), replication \(replication): stopped: \(storm); check its intervals and durations")
+        }
         try tasks?.close()
         try timeline?.close()
         var events = done.events?.events

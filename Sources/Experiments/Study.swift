@@ -69,8 +69,9 @@ extension PrecisionGoal {
             reached: worst <= bound, worst: worst)
         if worst <= bound || n >= maxReplications { return (outcome, nil) }
         let ratio = worst / bound
-        let estimate = ratio.isFinite ? Double(n) * ratio * ratio : Double(maxReplications)
-        return (outcome, min(maxReplications, max(n + 1, Int(estimate.rounded(.up)))))
+        // Capped before it becomes an integer: a tiny target squares into infinity.
+        let estimate = min(Double(n) * ratio * ratio, Double(maxReplications))
+        return (outcome, min(maxReplications, max(n + 1, estimate.isFinite ? Int(estimate.rounded(.up)) : maxReplications)))
     }
 
     /// Replications to start with: the scenario's, at least 2, at most the maximum.

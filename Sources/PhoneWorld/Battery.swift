@@ -318,7 +318,5 @@ public struct Battery: Equatable, Sendable {
         netPowerW < 0 ? timeUntilAvailable(reaches: 0, netPowerW: netPowerW) : nil
     }
 
-    static func roundUp(seconds: Double) -> SimDuration {
-        SimDuration(microseconds: Int64((seconds * 1e6).rounded(.up)))
-    }
+    static func roundUp(seconds: Double) -> SimDuration { SimDuration(secondsRoundedUp: seconds) }
 }

@@ -242,8 +242,7 @@ public struct RadioLink: Sendable {
         phaseStart = now
         let (bits, mbps) = head.upBits > 0 ? (head.upBits, upMbps) : (head.downBits, downMbps)
         // Rounded up to the microsecond, so the phase never ends before its last bit.
-        let us = (bits / mbps).rounded(.up)
-        state = .active(phaseEnd: now + SimDuration(microseconds: Int64(us)))
+        state = .active(phaseEnd: now + SimDuration(microsecondsRoundedUp: bits / mbps))
     }
 
     /// Bits of the head's current direction still to move at `now`.

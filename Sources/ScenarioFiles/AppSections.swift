@@ -9,7 +9,10 @@ extension Scenario {
     /// `places`: the network model's places, which region monitoring may name (`nil`: any).
     static func readApps(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, places known: [String]? = nil) throws(ScenarioError) -> [AppParameters] {
         var apps: [AppParameters] = []
-        for (i, item) in try r.list(node, at: path).enumerated() {
+        let items = try r.list(node, at: path)
+        // Each app has its own random streams and books: a limit on what one phone holds.
+        guard items.count <= 1000 else { throw r.error(node, path, "expected at most 1000 apps, got \(items.count)") }
+        for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             var m = try r.mapping(item, at: p)
             let name = try m.required("name", "the app's name", r.name)

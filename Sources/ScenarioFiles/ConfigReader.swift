@@ -130,6 +130,8 @@ struct ConfigReader {
     /// many points spent a sixteenth of its time here.)
     func name(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> String {
         let t = try string(node, path)
+        // A name becomes a folder's name and a column's value: short, as file systems want.
+        guard t.utf8.count <= 128 else { throw error(node, path, "expected a name of at most 128 characters, got \(t.utf8.count)") }
         guard t.utf8.first != UInt8(ascii: "."),
             t.utf8.allSatisfy({ Self.isASCIIAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") })
         else {

@@ -150,6 +150,7 @@ package struct ConfigNode: Sendable {
         yaml: String, file: String, origin: String?,
         locateSyntaxErrors: Bool
     ) throws(ScenarioError) -> ConfigNode {
+        try checkNesting(yaml, file: file, origin: origin)
         let node: Node?
         do {
             // The basic resolver: bgsim reads every scalar as text and converts it itself, so
@@ -175,7 +176,73 @@ package struct ConfigNode: Sendable {
             throw ScenarioError(.syntax, file: file, origin: origin, message: "not valid YAML: \(error)")
         }
         guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin, file: file) }
-        return try convert(node, file: file, origin: origin, path: .root)
+        var budget = maxValues
+        return try convert(node, file: file, origin: origin, path: .root, budget: &budget)
+    }
+
+    /// Values a document may hold once YAML aliases are expanded: an alias repeats a whole
+    /// subtree, so a few hundred bytes of nested aliases can stand for billions of values.
+    static let maxValues = 250_000
+    /// Levels of nesting a document may have; the parser recurses once per level.
+    static let maxDepth = 64
+
+    /// Refuses text nested deeper than `maxDepth` before the parser, which recurses per level,
+    /// sees it. Counted on the text: open `[` and `{` outside quotes and comments, plus the
+    /// block levels (indentation, and each `- ` that starts an item on the same line).
+    static func checkNesting(_ yaml: String, file: String, origin: String?) throws(ScenarioError) {
+        var flow = 0, lineNumber = 0
+        var indents: [Int] = []
+        for line in yaml.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var i = line.startIndex, indent = 0
+            while i < line.endIndex, line[i] == UInt8(ascii: " ") {
+                indent += 1
+                i = line.index(after: i)
+            }
+            guard i < line.endIndex, line[i] != UInt8(ascii: "#"), line[i] != UInt8(ascii: "\r") else { continue }
+            if flow == 0 {
+                while let last = indents.last, last >= indent { indents.removeLast() }
+                indents.append(indent)
+                // `- - - x`: each dash opens one more level.
+                var j = i
+                while j < line.endIndex, line[j] == UInt8(ascii: "-") {
+                    let next = line.index(after: j)
+                    guard next < line.endIndex, line[next] == UInt8(ascii: " ") else { break }
+                    indents.append(indent + line.distance(from: line.startIndex, to: next))
+                    j = line.index(after: next)
+                }
+            }
+            var quote: UInt8?
+            var previous = UInt8(ascii: " ")
+            while i < line.endIndex {
+                let c = line[i]
+                if let q = quote {
+                    if c == q { quote = nil } else if q == UInt8(ascii: "\""), c == UInt8(ascii: "\\") { i = line.index(after: i) }
+                } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+                    quote = c
+                } else if c == UInt8(ascii: "#"), previous == UInt8(ascii: " ") {
+                    break
+                } else if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") {
+                    flow += 1
+                } else if c == UInt8(ascii: "]") || c == UInt8(ascii: "}") {
+                    flow = max(0, flow - 1)
+                }
+                if i < line.endIndex {
+                    previous = c
+                    i = line.index(after: i)
+                }
+                if indents.count + flow > maxDepth {
+                    throw ScenarioError(
+                        .invalid, file: file, line: origin == nil ? lineNumber : nil, origin: origin,
+                        message: "nested more than \(maxDepth) levels deep: expected a scenario, sweep or profile document")
+                }
+            }
+            if indents.count + flow > maxDepth {
+                throw ScenarioError(
+                    .invalid, file: file, line: origin == nil ? lineNumber : nil, origin: origin,
+                    message: "nested more than \(maxDepth) levels deep: expected a scenario, sweep or profile document")
+            }
+        }
     }
 
     /// Advice when a syntax error is at the `[` of an index inside a word (`apps[0].cpu_w`):
@@ -230,16 +297,24 @@ package struct ConfigNode: Sendable {
         return best
     }
 
-    private static func convert(_ node: Node, file: String, origin: String?, path: ConfigKeyPath) throws(ScenarioError) -> ConfigNode {
+    private static func convert(
+        _ node: Node, file: String, origin: String?, path: ConfigKeyPath, budget: inout Int
+    ) throws(ScenarioError) -> ConfigNode {
         let line = origin == nil ? node.mark?.line : nil
         let column = origin == nil ? node.mark?.column : nil
+        budget -= 1
+        guard budget >= 0 else {
+            throw ScenarioError(
+                .invalid, file: file, keyPath: path.description, line: line, column: column, origin: origin,
+                message: "the document holds more than \(maxValues) values once its YAML aliases are expanded")
+        }
         switch node {
         case .scalar(let s):
             return ConfigNode(value: .scalar(s.string, plain: s.style == .plain || s.style == .any), line: line, column: column, origin: origin, file: file)
         case .sequence(let seq):
             var items: [ConfigNode] = []
             for (i, item) in seq.enumerated() {
-                items.append(try convert(item, file: file, origin: origin, path: path.appending(index: i)))
+                items.append(try convert(item, file: file, origin: origin, path: path.appending(index: i), budget: &budget))
             }
             return ConfigNode(value: .sequence(items), line: line, column: column, origin: origin, file: file)
         case .mapping(let map):
@@ -253,7 +328,7 @@ package struct ConfigNode: Sendable {
                 pairs.append(
                     (
                         key.string, origin == nil ? k.mark?.line : nil,
-                        try convert(v, file: file, origin: origin, path: path.appending(key.string))
+                        try convert(v, file: file, origin: origin, path: path.appending(key.string), budget: &budget)
                     ))
             }
             return ConfigNode(value: .mapping(pairs), line: line, column: column, origin: origin, file: file)

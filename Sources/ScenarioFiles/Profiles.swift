@@ -206,7 +206,8 @@ package final class DocumentCache: Sendable {
     /// The file at `path` parsed, or `nil` if it cannot be read.
     func file(_ path: String) throws(ScenarioError) -> ConfigNode? {
         if let tree = state.withLock({ $0.documents[path]?.tree }) { return tree }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let text = try InputFile.read(path, .profile)
         return try cached(path, text: nil) { () throws(ScenarioError) in try ConfigNode.parse(yaml: text, file: path) }
     }
 

@@ -103,16 +103,7 @@ public struct Scenario: Equatable, Sendable {
     /// Reads and validates a scenario file, after applying `overrides` in order.
     /// - Throws: `ScenarioError` naming the file, the key path and the line.
     public static func load(file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
-        let text: String
-        do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
-        } catch {
-            let reason =
-                FileManager.default.fileExists(atPath: file)
-                ? "cannot read the scenario file (\(Self.reason(error)))"
-                : "no such scenario file"
-            throw ScenarioError(.unreadable, file: file, message: reason)
-        }
+        let text = try InputFile.read(file, .scenario)
         return try parse(yaml: text, file: file, overrides: overrides)
     }
 
@@ -224,10 +215,6 @@ public struct Scenario: Equatable, Sendable {
         return dir.hasPrefix("/") ? dir : ((here.isEmpty ? "." : here) as NSString).appendingPathComponent(dir)
     }
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
-    }
-
     static let knownGenerators = Set(GeneratorKind.available)
 
     static func read(_ tree: ConfigNode, file: String, documents: DocumentCache) throws(ScenarioError) -> Scenario {
@@ -332,6 +319,7 @@ public struct Scenario: Equatable, Sendable {
         var out: [PolicySpec] = []
         let items = try r.list(node, at: path)
         guard !items.isEmpty else { throw r.error(node, path, "expected at least one policy (\(known))") }
+        guard items.count <= 64 else { throw r.error(node, path, "expected at most 64 policies, got \(items.count)") }
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             let spec: PolicySpec

@@ -159,7 +159,7 @@ public struct Sweep: Sendable {
     /// Whether `file` reads as a sweep. False for anything unreadable, which the caller's own
     /// reader then reports.
     public static func isSweep(file: String) -> Bool {
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8),
+        guard let text = try? InputFile.read(file, .sweep),
             let tree = try? ConfigNode.parse(yaml: text, file: file)
         else { return false }
         return baseScenarioEntry(tree) != nil
@@ -174,14 +174,7 @@ public struct Sweep: Sendable {
 
     /// Reads a sweep file. Errors name the file, the key path and the line.
     public static func load(file: String) throws(ScenarioError) -> Sweep {
-        let text: String
-        do {
-            text = try String(contentsOfFile: file, encoding: .utf8)
-        } catch {
-            throw ScenarioError(
-                .unreadable, file: file,
-                message: FileManager.default.fileExists(atPath: file) ? "cannot read the sweep file" : "no such sweep file")
-        }
+        let text = try InputFile.read(file, .sweep)
         let tree = try ConfigNode.parse(yaml: text, file: file)
         let r = ConfigReader(file: file)
         var top = try r.mapping(tree, at: .root)

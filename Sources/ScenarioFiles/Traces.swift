@@ -20,14 +20,10 @@ struct TraceReader {
             ? file
             : ((base as NSString).deletingLastPathComponent as NSString).appendingPathComponent(file)
         self.path = path
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ScenarioError(
-                .unreadable, file: path,
-                message: FileManager.default.fileExists(atPath: path)
-                    ? "cannot read the trace file" : "no such trace file")
-        }
+        let text = try InputFile.read(path, .trace)
         var header: [String]?
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Any line ending: "\r\n" is one Character, which a split on "\n" does not cut.
+        for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {

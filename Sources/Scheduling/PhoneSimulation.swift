@@ -614,9 +614,24 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         #if BGSIM_EVENT_COSTS
         let loopStarted = EventCosts.now()
         #endif
-        while let event = sim.step(before: horizon) { handle(event) }
+        var checkpoint = SimInstant.start, count = 0
+        while let event = sim.step(before: horizon) {
+            handle(event)
+            count &+= 1
+            if count & Self.stormCheckMask == 0 {
+                if sim.now - checkpoint < .seconds(1) { return stopStorm(event) }
+                checkpoint = sim.now
+            }
+        }
         draining = true
-        while !runningIDs.isEmpty, let event = sim.step() { handle(event) }
+        while !runningIDs.isEmpty, let event = sim.step() {
+            handle(event)
+            count &+= 1
+            if count & Self.stormCheckMask == 0 {
+                if sim.now - checkpoint < .seconds(1) { return stopStorm(event) }
+                checkpoint = sim.now
+            }
+        }
         #if BGSIM_EVENT_COSTS
         EventCosts.loopNanos += EventCosts.now() - loopStarted
         EventCosts.runs += 1
@@ -648,6 +663,29 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         totals.backgroundJ = backgroundJ
         totals.foregroundJ = foregroundJ
         sink.runEnded(totals)
+        return sink
+    }
+
+    /// Every 65,536 events the loop checks that simulated time moved at least a second: a
+    /// faster pace is an event storm (a task resubmitted every microsecond, say), which would
+    /// run on for ever.
+    static var stormCheckMask: Int { (1 << 16) - 1 }
+
+    /// Why the run stopped early, if it did: an event storm, with what caused its last event.
+    public private(set) var eventStorm: String?
+
+    mutating func stopStorm(_ event: Event) -> Sink {
+        var what: String
+        switch event {
+        case .eligible(let id), .taskEnd(let id), .cpuMonitor(let id), .modeChunk(let id):
+            let r = tasks[id.rawValue].request
+            what = "task '\(r.identifier)' of app \(setup.apps[r.app].name)"
+        case .launch, .leave, .call, .callEnd, .purge, .interrupt, .interruptEnd: what = "the person's use of the phone"
+        case .load: what = "the bench load's steps"
+        case .radio: what = "the radios"
+        default: what = "\(event)"
+        }
+        eventStorm = "more than 65536 events within a simulated second at \(sim.now), the last from \(what)"
         return sink
     }
 

@@ -32,16 +32,36 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// `n` days of 24 hours (simulated time has no daylight-saving changes).
     @inlinable public static func days(_ n: Int64) -> SimDuration { .init(microseconds: n * 86_400_000_000) }
 
-    /// A duration from a real number of seconds, rounded to the nearest microsecond.
+    /// The longest duration a real number of seconds becomes: about 317 years, past every
+    /// horizon (at most 100 years), and small enough that adding a few to an instant never
+    /// overflows. A draw from a wide distribution or a size over a tiny throughput saturates
+    /// here instead of trapping.
+    public static let far = SimDuration(microseconds: 10_000_000_000_000_000)
+
+    /// A duration from a real number of seconds, rounded to the nearest microsecond, and
+    /// saturated at `±far` (not a number: `far`).
     ///
     /// Random draws arrive as `Double`; this is the one place they become integer time.
-    /// - Precondition: `seconds` is finite and within the `Int64` range of microseconds.
     @inlinable
     public init(seconds: Double) {
         let us = seconds * 1e6
-        precondition(us.isFinite && abs(us) < 9.2e18, "duration of \(seconds) s is not representable")
+        guard us.magnitude < 1e16 else {
+            self = us < 0 ? SimDuration(microseconds: -Self.far.microseconds) : Self.far
+            return
+        }
         // Half away from zero, by hand: `.rounded()` is a libm call, and this runs per event.
         self.init(microseconds: Int64(us + (us < 0 ? -0.5 : 0.5)))
+    }
+
+    /// A duration of at least `seconds`, rounded up to the microsecond, saturated at `far`.
+    @inlinable
+    public init(secondsRoundedUp seconds: Double) { self.init(microsecondsRoundedUp: seconds * 1e6) }
+
+    /// A duration of at least `us` microseconds, rounded up, saturated at `far`.
+    @inlinable
+    public init(microsecondsRoundedUp us: Double) {
+        let up = us.rounded(.up)
+        self = up.magnitude < 1e16 ? SimDuration(microseconds: Int64(up)) : (up < 0 ? SimDuration(microseconds: -Self.far.microseconds) : Self.far)
     }
 
     /// The duration in seconds, as a real number (for energy and rate arithmetic).

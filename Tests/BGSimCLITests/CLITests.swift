@@ -375,21 +375,36 @@ struct CLITests {
     }
 
     @Test(arguments: [
-        (["run"], "Error: Missing expected argument '<scenario>'"),
-        (["run", "x.yaml", "--jobs", "0"], "Error: --jobs must be at least 1, got 0"),
-        (["run", "x.yaml", "--set", "nope"], "Error: --set 'nope': expected key.path=value, such as phone.battery.capacity_wh=17.11"),
-        (["frobnicate"], "Error: Unexpected argument 'frobnicate'"),
-        (["run", "x.yaml", "--precision", "2"], "Error: --precision must be a fraction between 0 and 1, such as 0.05; got 2.0"),
-        (["run", "x.yaml", "--precision", "0.1", "--precision-metric", "speed"], "Error: --precision-metric 'speed' is not a runs.csv metric"),
-        (["run", "x.yaml", "--precision-metric", "completed_pct"], "Error: --precision-metric needs --precision"),
-        (["run", "x.yaml", "--timeline", "0s"], "Error: --timeline '0s': expected a positive duration such as 5m or 30s"),
-        (["merge", "s1", "./s2/", "--out", "s2"], "Error: --out s2 is the shard folder ./s2/; merge into another folder"),
+        (["run"], "error: Missing expected argument '<scenario>'"),
+        (["run", "x.yaml", "--jobs", "0"], "error: --jobs must be at least 1, got 0"),
+        (["run", "x.yaml", "--set", "nope"], "error: --set 'nope': expected key.path=value, such as phone.battery.capacity_wh=17.11"),
+        (["frobnicate"], "error: Unexpected argument 'frobnicate'"),
+        (["run", "x.yaml", "--precision", "2"], "error: --precision must be a fraction between 0 and 1, such as 0.05; got 2.0"),
+        (["run", "x.yaml", "--precision", "0.1", "--precision-metric", "speed"], "error: --precision-metric 'speed' is not a runs.csv metric"),
+        (["run", "x.yaml", "--precision-metric", "completed_pct"], "error: --precision-metric needs --precision"),
+        (["run", "x.yaml", "--timeline", "0s"], "error: --timeline '0s': expected a duration of at least 1s, such as 5m or 30s"),
+        (["run", "x.yaml", "--timeline", "1us"], "error: --timeline '1us': expected a duration of at least 1s, such as 5m or 30s"),
+        (["run", "x.yaml", "--jobs", "-3"], "error: --jobs must be at least 1, got -3"),
+        (["run", "x.yaml", "--out", ""], "error: --out '': expected a folder for the results"),
+        (["run", "x.yaml", "--out", "/"], "error: --out /: the root folder; expected a folder for the results"),
+        (["merge", "s1", "./s2/", "--out", "s2"], "error: --out s2 is the shard folder ./s2/; merge into another folder"),
     ])
     func usageErrorsExitTwo(arguments: [String], firstLine: String) throws {
         let r = try bgsim(arguments)
         #expect(r.status == 2)
-        #expect(r.stderr.hasPrefix(firstLine))
-        #expect(r.stderr.contains("Usage: bgsim"))
+        #expect(r.stderr.hasPrefix(firstLine), "\(r.stderr)")
+        // One line: the usage block no longer follows the error; --help shows it.
+        #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    }
+
+    /// A negative number given to an option reaches the option's own check (the parser took
+    /// `-1` for an option and said "Missing value").
+    @Test func aNegativeNumberIsCheckedLikeAnyOther() throws {
+        let r = try bgsim(["run", defaultScenario, "--replications", "-1"])
+        #expect(r.status == 2)
+        #expect(r.stderr == "error: \(defaultScenario): --replications -1: replications: expected a whole number of replications from 1 to 1000000, got '-1'\n")
+        let seed = try bgsim(["run", defaultScenario, "--seed", "-1"])
+        #expect(seed.status == 2 && seed.stderr.hasSuffix("seed: expected a seed (a whole number from 0 to 2^64-1), got '-1'\n"))
     }
 
     @Test func anOutputThatCannotBeWrittenExitsOne() throws {
@@ -404,8 +419,9 @@ struct CLITests {
         // "NSCocoaErrorDomain error 512"), whether it is a parent or the folder itself.
         let blocker = dir.appendingPathComponent("blocker").standardizedFileURL.path
         #expect(r.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(r.stderr)")
+        // Naming a file as the folder itself is bad usage, refused before anything runs.
         let itself = try bgsim(["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--out", "blocker"], in: dir)
-        #expect(itself.status == 1 && itself.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(itself.stderr)")
+        #expect(itself.status == 2 && itself.stderr == "error: --out blocker: a file, not a folder (see --help)\n", "\(itself.stderr)")
         let slurm = try bgsim(["sweep", repo.appendingPathComponent("models/sweeps/refresh-setting.yaml").path, "--emit-slurm", "blocker"], in: dir)
         #expect(slurm.status == 1 && slurm.stderr.contains(": \(blocker) is a file, not a folder\n"), "\(slurm.stderr)")
     }
@@ -632,7 +648,7 @@ struct CLITests {
         let slurmPrecision = try bgsim(["sweep", sweep, "--emit-slurm", "slurm", "--precision", "0.1"], in: dir)
         #expect(slurmPrecision.status == 2 && slurmPrecision.stderr.contains("cannot be split with --emit-slurm"), "\(slurmPrecision.stderr)")
         let badTarget = try bgsim(["sweep", sweep, "--precision", "2"], in: dir)
-        #expect(badTarget.status == 2 && badTarget.stderr.hasPrefix("Error: --precision must be a fraction between 0 and 1"))
+        #expect(badTarget.status == 2 && badTarget.stderr.hasPrefix("error: --precision must be a fraction between 0 and 1"))
         #expect(files(in: dir) == ["bad.yaml", "sweep.yaml"], "a refused sweep wrote files")
     }
 
@@ -734,15 +750,15 @@ struct CLITests {
         ]
         for (options, message) in refused {
             let r = try bgsim(["sweep", sweep, "--emit-slurm", "cluster"] + options, in: dir)
-            #expect(r.status == 2 && r.stderr.hasPrefix("Error: " + message), "\(options): \(r.stderr)")
+            #expect(r.status == 2 && r.stderr.hasPrefix("error: " + message), "\(options): \(r.stderr)")
         }
         let noEmit = try bgsim(["sweep", sweep, "--max-running", "2"], in: dir)
         #expect(
-            noEmit.status == 2 && noEmit.stderr.hasPrefix("Error: --max-running is for the scripts --emit-slurm writes; add --emit-slurm FOLDER"),
+            noEmit.status == 2 && noEmit.stderr.hasPrefix("error: --max-running is for the scripts --emit-slurm writes; add --emit-slurm FOLDER"),
             "\(noEmit.stderr)")
         let noEmitRun = try bgsim(["run", defaultScenario, "--slurm-option=--partition=short"], in: dir)
         #expect(
-            noEmitRun.status == 2 && noEmitRun.stderr.hasPrefix("Error: --slurm-option is for the scripts --emit-slurm writes"),
+            noEmitRun.status == 2 && noEmitRun.stderr.hasPrefix("error: --slurm-option is for the scripts --emit-slurm writes"),
             "\(noEmitRun.stderr)")
         #expect(files(in: dir) == ["sweep.yaml"], "nothing written")
         // Options the scripts do not write pass, the --array prefix included only as itself.

@@ -580,13 +580,6 @@ struct ReportCommand: AsyncParsableCommand {
     }
 }
 
-/// A command line that parses but asks for something its input cannot give, found only once
-/// the input is read (exit 2, like a parse error, without the usage text).
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// Lists the policies scenario files may name, built-in and registered, with their parameters
 /// as they declare them.
 struct Policies: ParsableCommand {

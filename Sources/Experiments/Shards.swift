@@ -183,6 +183,16 @@ extension Experiment {
         for f in folders {
             let url = f.appendingPathComponent("manifest.json")
             guard let data = FileManager.default.contents(atPath: url.path) else {
+                // A shard still running or stopped has its unit store; anything else is not a
+                // shard at all: bad input (exit 2), not an incomplete study (exit 3).
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: f.appendingPathComponent("units").path, isDirectory: &isFolder), isFolder.boolValue
+                else {
+                    throw UsageError(
+                        FileManager.default.fileExists(atPath: f.path)
+                            ? "\(f.path): not a shard folder (no manifest.json, no units/); give the folders written with --shard K/N"
+                            : "\(f.path): no such shard folder")
+                }
                 throw MergeError("\(f.path): no manifest.json; not a finished shard (rerun its command to finish it)")
             }
             guard let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any], json["kind"] as? String == "shard" else {
@@ -311,4 +321,12 @@ extension Experiment {
         }
         return lines
     }
+}
+
+/// A command line or its arguments are wrong (exit code 2): one line saying what to give instead.
+public struct UsageError: Error, CustomStringConvertible {
+    /// The message.
+    public var description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
 }

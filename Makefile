@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions sweep-bench report-bench fuzz datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -46,6 +46,7 @@ test: deps deps-slurm deps-chromium lint docs
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
+	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
 	$(MAKE) notebooks
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
@@ -180,6 +181,20 @@ instructions: deps deps-valgrind
 fuzz: deps
 	$(SWIFT) build --product bgsim
 	Tests/Fuzz/fuzz.sh
+
+## Peak memory of a summary-only run of the default scenario over 30 days, 1 year and 10
+## years (Benchmarks/memory.py).
+memory: deps
+	$(RELEASE)
+	python3 Benchmarks/memory.py .build/release/bgsim
+
+## The input fuzzer: CASES (10000) mutations of valid scenarios, sweeps, --set values and
+## traces from SEED (1), on the release build; bgsim must exit 0 or 2, in one line on error,
+## within 30 s and 1 GB, writing only into --out. Failing cases are kept under fuzz-failures/.
+## `make test` runs 200 of them on the debug build.
+fuzz-input: deps
+	$(RELEASE)
+	python3 Tests/Fuzz/fuzz-input.py .build/release/bgsim --cases $(or $(CASES),10000) --seed $(or $(SEED),1)
 
 ## The many-points benchmark: a 2,000-point sweep of one-hour runs, --jobs 1 and 2 (what a
 ## sweep costs per point besides the simulation). BASE= and RUNS= as for `reference`.

@@ -58,10 +58,16 @@ public struct UnitStore: Sendable {
         unlink(path(u, "unit.txt"))
         for name in Self.rowFiles { unlink(path(u, name)) }
         let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
-        let result = try Experiment.run(
-            // The point's own spec: a sweep axis may set a policy's parameters (same label).
-            plan.points[u.point].scenario, policy: plan.points[u.point].scenario.policies[u.policy], replication: u.replication,
-            record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
+        let result: RunResult
+        do {
+            result = try Experiment.run(
+                // The point's own spec: a sweep axis may set a policy's parameters (same label).
+                plan.points[u.point].scenario, policy: plan.points[u.point].scenario.policies[u.policy], replication: u.replication,
+                record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
+        } catch let e as ScenarioError where plan.points.count > 1 {
+            // A failure the input caused at run time: which point of the sweep.
+            throw ScenarioError(.invalid, file: e.file, message: "point \(u.point): " + e.message)
+        }
         let values = zip(RunMetrics.columns, result.values).map { CSVWriter.number($1, count: $0.isCount) }
         try UnitRecord.write(fingerprint: plan.fingerprint(of: u, record: record), values: values, of: u, in: self)
     }

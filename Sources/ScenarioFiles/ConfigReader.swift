@@ -254,8 +254,10 @@ struct ConfigReader {
             i = twoLetters ? u.index(after: next) : next
             total += value * scale
         }
-        guard total < 9e18 else { return nil }
-        return SimDuration(microseconds: Int64(total.rounded()))
+        // Past every horizon (at most 100 years) a duration means "never": saturated at
+        // `SimDuration.far`, so that instants plus durations cannot overflow.
+        guard total.isFinite else { return nil }
+        return total >= Double(SimDuration.far.microseconds) ? .far : SimDuration(microseconds: Int64(total.rounded()))
     }
 }
 

@@ -243,7 +243,12 @@ extension Scenario {
             guard !repeats else { throw r.error(node, path.appending("repeat"), "a traced load does not repeat: remove repeat") }
             return trace
         }
-        guard stepsNode != nil else { throw r.error(node, path, "expected steps (a list of {power_w or c_rate, for}) or trace (a file)") }
+        guard let stepsNode else { throw r.error(node, path, "expected steps (a list of {power_w or c_rate, for}) or trace (a file)") }
+        // A cycle's length times its count is an instant: together at most 100 years.
+        let cycle = steps.reduce(0.0) { $0 + $1.duration.seconds }
+        guard cycle <= SimDuration.days(36_500).seconds else {
+            throw r.error(stepsNode, path.appending("steps"), "expected steps lasting at most 100 years in all")
+        }
         return LoadProfile(steps: steps, repeats: repeats)
     }
 

@@ -169,7 +169,8 @@ def run_case(bgsim, n, seed):
             proc = subprocess.Popen([bgsim] + args, cwd=work, stdout=subprocess.DEVNULL, stderr=ef)
         timer = threading.Timer(TIMEOUT, proc.kill)
         timer.start()
-        # wait4 rather than communicate: it gives the child's own peak memory.
+        # wait4 rather than communicate: it gives the child's peak memory (an upper bound: the
+        # high-water mark carries over exec from the fork of this small Python process).
         _, status, usage = os.wait4(proc.pid, 0)
         timer.cancel()
         seconds = time.monotonic() - started

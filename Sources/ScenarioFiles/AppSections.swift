@@ -26,7 +26,7 @@ extension Scenario {
             a.habit = try m.optional("habit", default: nil) { n, p throws(ScenarioError) in try readHabit(n, p, r) }
             a.launchDownBytes =
                 try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
-                    try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+                    try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }
                 } * 1000
             a.backgroundRefresh = try m.optional("background_refresh", default: a.backgroundRefresh, r.bool)
             a.cpuPowerW = try m.optional("cpu_w", default: a.cpuPowerW) { n, p throws(ScenarioError) in
@@ -163,11 +163,11 @@ extension Scenario {
         mode.chunkInterval = try f.optional("chunk_every", default: mode.chunkInterval) { n, p throws(ScenarioError) in try r.duration(n, p) }
         mode.chunkUpBytes =
             try f.optional("chunk_up_kb", default: 0) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+                try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }
             } * 1000
         mode.chunkDownBytes =
             try f.optional("chunk_down_kb", default: 0) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 }
+                try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }
             } * 1000
         try f.finish()
         return mode
@@ -228,8 +228,8 @@ extension Scenario {
     /// A distribution of sizes in kilobytes (1000 bytes), returned in bytes: `50`,
     /// `{exponential: 50}`, `{uniform: [10, 90]}`, `{lognormal: {median: 50, sigma: 1}}`.
     static func bytes(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> Distribution {
-        try distribution(node, path, r, unit: "a size in kilobytes >= 0") { n, p throws(ScenarioError) in
-            try r.number(n, p, "a size in kilobytes (1000 bytes) >= 0") { $0 >= 0 } * 1000
+        try distribution(node, path, r, unit: "a size in kilobytes from 0 to 1e9") { n, p throws(ScenarioError) in
+            try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) } * 1000
         }
     }
 
@@ -256,8 +256,9 @@ extension Scenario {
             var m = try r.mapping(inner, at: p)
             let median = try m.required("median", unit, value)
             guard median > 0 else { throw r.error(inner, p.appending("median"), "expected a median > 0") }
-            let sigma = try m.required("sigma", "the shape, a number >= 0") { n, p throws(ScenarioError) in
-                try r.number(n, p, "a number >= 0") { $0 >= 0 }
+            // Beyond 5 a draw's spread (e^(5 x 6) at six sigma) is no model of anything.
+            let sigma = try m.required("sigma", "the shape, a number from 0 to 5") { n, p throws(ScenarioError) in
+                try r.number(n, p, "a number from 0 to 5") { (0...5).contains($0) }
             }
             try m.finish()
             return .lognormal(median: median, sigma: sigma)

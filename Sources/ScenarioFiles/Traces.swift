@@ -137,8 +137,8 @@ struct TraceReader {
             if kind != .none {
                 state = NetworkState(
                     kind: kind,
-                    downMbps: try t.number(row, "down_mbps", "a throughput in Mbit/s > 0") { $0 > 0 },
-                    upMbps: try t.number(row, "up_mbps", "a throughput in Mbit/s > 0") { $0 > 0 })
+                    downMbps: try t.number(row, "down_mbps", "a throughput in Mbit/s from 0.001 to 1000000") { (0.001...1e6).contains($0) },
+                    upMbps: try t.number(row, "up_mbps", "a throughput in Mbit/s from 0.001 to 1000000") { (0.001...1e6).contains($0) })
             }
             out.append(NetworkChange(time: time, state: state))
         }

@@ -39,7 +39,8 @@ extension Scenario {
             try r.choice(n, p, BatteryModelKind.self, what: "battery model")
         }
         b.capacityWh = try m.optional("capacity_wh", default: b.capacityWh) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a capacity in watt-hours > 0") { $0 > 0 }
+            // A megawatt-hour is no phone; in joules it stays far from a double's overflow.
+            try r.number(n, p, "a capacity in watt-hours above 0 and at most 1000000") { $0 > 0 && $0 <= 1e6 }
         }
         b.initialCharge = try m.optional("initial_charge_pct", default: b.initialCharge, percent(r, "a charge"))
         b.idleDrainPerHour = try m.optional("idle_drain_pct_per_hour", default: b.idleDrainPerHour) { n, p throws(ScenarioError) in
@@ -140,8 +141,8 @@ extension Scenario {
                 }
                 func mbps(_ key: String) throws(ScenarioError) -> Double {
                     guard kind != .none else { _ = s.node(key); return 0 }
-                    return try s.required(key, "a throughput in Mbit/s > 0") { n, p throws(ScenarioError) in
-                        try r.number(n, p, "a throughput in Mbit/s > 0") { $0 > 0 }
+                    return try s.required(key, "a throughput in Mbit/s from 0.001 to 1000000") { n, p throws(ScenarioError) in
+                        try r.number(n, p, "a throughput in Mbit/s from 0.001 to 1000000") { (0.001...1e6).contains($0) }
                     }
                 }
                 let state = NetworkState(kind: kind, downMbps: try mbps("down_mbps"), upMbps: try mbps("up_mbps"))

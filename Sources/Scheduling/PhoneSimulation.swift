@@ -666,10 +666,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         return sink
     }
 
-    /// Every 65,536 events the loop checks that simulated time moved at least a second: a
+    /// Every 16,384 events the loop checks that simulated time moved at least a second: a
     /// faster pace is an event storm (a task resubmitted every microsecond, say), which would
     /// run on for ever.
-    static var stormCheckMask: Int { (1 << 16) - 1 }
+    static var stormCheckMask: Int { (1 << 14) - 1 }
 
     /// Why the run stopped early, if it did: an event storm, with what caused its last event.
     public private(set) var eventStorm: String?
@@ -685,7 +685,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .radio: what = "the radios"
         default: what = "\(event)"
         }
-        eventStorm = "more than 65536 events within a simulated second at \(sim.now), the last from \(what)"
+        eventStorm = "more than 16384 events within a simulated second at \(sim.now), the last from \(what)"
         return sink
     }
 

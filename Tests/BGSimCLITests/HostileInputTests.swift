@@ -159,6 +159,13 @@ struct HostileInputTests {
     // MARK: - Numbers
 
     static let numberCases: [Case] = [
+        // The values that trapped converting to integer microseconds or overflowed a double:
+        // their ranges now come from the arithmetic they feed.
+        set("capacity 1e305 Wh", ["phone.battery.capacity_wh=1e305"], "at most 1000000"),
+        set("a download of 1e20 kB", ["apps[0].tasks[0].down_kb=1e20"], "from 0 to 1e9"),
+        set("a launch download of 1e300 kB", ["apps[0].launch_down_kb=1e300"], "from 0 to 1e9"),
+        set("a throughput of 1e-12 Mbit/s", ["network.weekday[0].down_mbps=1e-12"], "from 0.001 to 1000000"),
+        set("a log-normal sigma of 30", ["apps[0].tasks[0].down_kb={lognormal: {median: 200, sigma: 30}}"], "from 0 to 5"),
         edit("duration NaN", "duration: 2d", "duration: .nan", "duration"),
         edit("duration of minus five minutes", "duration: 2d", "duration: -5m", "duration"),
         edit("duration of a million years", "duration: 2d", "duration: 365000000d", "duration"),
@@ -333,7 +340,7 @@ struct HostileInputTests {
         add(
             "a refresh resubmitted every microsecond",
             "apps: [{profile: news, tasks: [{id: r, kind: refresh, submit_on: [start, handler], interval: 1us, cpu: 0s}]}]",
-            "stopped: more than 65536 events within a simulated second"),
+            "stopped: more than 16384 events within a simulated second"),
         Case(
             name: "a sweep point whose refresh is resubmitted every microsecond",
             files: [

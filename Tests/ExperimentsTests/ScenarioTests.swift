@@ -58,7 +58,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
-        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -5"
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -5"
     ),
     (
         minimalPhone + "\n  battery:\n    model: lithium\n",
@@ -94,7 +94,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalPhone + "\n  battery:\n    capacity_wh: lots\n",
-        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got 'lots'"
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got 'lots'"
     ),
     (
         "apps: [{name: a}]\npolicies: [eager]\n",
@@ -198,7 +198,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
-        "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s > 0, got 0"
+        "s.yaml:4:83: network.weekday[0].down_mbps: expected a throughput in Mbit/s from 0.001 to 1000000, got 0"
     ),
     (
         minimalWith("  - news", "  - newz"),
@@ -368,7 +368,8 @@ struct ScenarioTests {
         #expect(s.seed == 7)
         #expect(
             parseError(minimal, overrides: ["phone.battery.capacity_wh=-1"])?.description
-                == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours > 0, got -1")
+                == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -1"
+        )
         #expect(
             parseError(minimal, overrides: ["apps[3].name=x"])?.description
                 == "s.yaml: --set apps[3].name=x: apps: index 3 is out of range: the list has 1 item")

@@ -102,7 +102,7 @@ struct TraceTests {
         ),
         (
             "network", "time,network,down_mbps,up_mbps\n0,wifi,fast,10\n",
-            "t.csv:2: column 'down_mbps': expected a throughput in Mbit/s > 0, got 'fast'"
+            "t.csv:2: column 'down_mbps': expected a throughput in Mbit/s from 0.001 to 1000000, got 'fast'"
         ),
         (
             "network", "time,network,down\n0,wifi,1\n",

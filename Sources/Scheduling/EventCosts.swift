@@ -17,7 +17,7 @@ public enum EventCosts {
     static let kinds = [
         "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
         "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run",
+        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run", "server_push",
     ]
 
     @inline(__always)
@@ -83,6 +83,7 @@ extension PhoneSimulation.Event {
         case .interruptEnd: 22
         case .beginInUse: 23
         case .extensionRun: 24
+        case .serverPush: 25
         }
     }
 }

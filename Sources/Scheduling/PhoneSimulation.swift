@@ -212,7 +212,8 @@ public struct WorldTimeline: Sendable {
             ?? setup.people.timeline(
                 until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit), people: streams.people,
                 purges: streams.purges)
-        pushes = setup.pushTrace ?? PushArrival.draw(apps: setup.apps, streams: streams.appPush, until: horizon)
+        // Drawn pushes come one at a time as the run goes (`serverPush`); a trace is replayed.
+        pushes = setup.pushTrace ?? []
         if let stream = streams.interruptions {
             people.interruptions = people.drawInterruptions(
                 perHour: setup.people.interruptionsPerHour, mean: setup.people.interruptionMean, stream: stream)
@@ -289,8 +290,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case purge(Int)
         /// Radio `Radio.rawValue` reached its next state transition.
         case radio(Int)
-        /// Index into the timeline's silent pushes.
+        /// Index into the timeline's silent pushes (a trace).
         case push(Int)
+        /// App `Int`'s server's next push, drawn as the run goes.
+        case serverPush(Int)
         /// An app's push budget has room again.
         case pushRelease(Int)
         /// A continuous-mode session fetches its next chunk.
@@ -466,6 +469,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// the person stops its music or navigation, so no mode session begins.
     var swipingAway: Int?
     var inCall = false
+    /// Each app's next drawn push, not yet arrived.
+    var nextPush: [PushArrival?]
     /// Finite-length work drawn at launches, waiting for its time to begin, by key; and the
     /// next key.
     var inUseWork: [Int: TaskRequest] = [:]
@@ -561,6 +566,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         self.policyTimer = sim.makeTimer()
         self.sim = sim
         self.battery = Battery(setup.battery)
+        self.nextPush = Array(repeating: nil, count: setup.apps.count)
         self.apps = OwnedArray(
             setup.apps.map {
                 AppRuntime(
@@ -603,6 +609,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.people.interruptions.first { scheduleWorld(.interrupt(0), at: first.start) }
         for app in setup.apps.indices { scheduleExtensionRun(app) }
         if let first = world.pushes.first { scheduleWorld(.push(0), at: first.time) }
+        if setup.pushTrace == nil { for app in setup.apps.indices { scheduleNextServerPush(app, after: .start) } }
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
         // Low Power Mode set on in the scenario is on from the start: said, so that the
@@ -733,6 +740,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .policyWake:
             if draining { return }
         case .push(let i): pushArrived(i)
+        case .serverPush(let app): serverPushArrived(app)
         case .pushRelease(let app):
             apps[app].pushRelease = nil
             deliverHeldPush(app)

@@ -26,22 +26,32 @@ public struct PushArrival: Equatable, Sendable {
     }
 
     /// Each app's Poisson arrivals over `[0, horizon)`, from its own stream, merged in time
-    /// order (ties in app order).
+    /// order (ties in app order). The simulation draws them one at a time as it goes
+    /// (`next`), the same numbers; this list is for tests and tools.
     public static func draw(apps: [AppParameters], streams: [RandomStream?], until horizon: SimInstant) -> [PushArrival] {
         var out: [PushArrival] = []
         for (a, app) in apps.enumerated() {
-            guard let push = app.silentPushes, push.perHour > 0, let stream = streams[a] else { continue }
+            guard let push = app.silentPushes, let stream = streams[a] else { continue }
             var t = SimInstant.start
-            while true {
-                t += SimDuration(seconds: stream.exponential(mean: 3600 / push.perHour))
-                guard t < horizon else { break }
-                out.append(
-                    PushArrival(
-                        time: t, app: a, work: SimDuration(seconds: push.cpu.draw(stream)),
-                        upBytes: push.upBytes.draw(stream).rounded(), downBytes: push.downBytes.draw(stream).rounded()))
+            while let p = next(after: t, app: a, push: push, stream: stream, until: horizon) {
+                out.append(p)
+                t = p.time
             }
         }
         return out.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+
+    /// App `app`'s next push after `time`, drawn from its stream (the gap, then the work), or
+    /// `nil` at or past the horizon.
+    public static func next(
+        after time: SimInstant, app: Int, push: SilentPushes, stream: RandomStream, until horizon: SimInstant
+    ) -> PushArrival? {
+        guard push.perHour > 0 else { return nil }
+        let t = time + SimDuration(seconds: stream.exponential(mean: 3600 / push.perHour))
+        guard t < horizon else { return nil }
+        return PushArrival(
+            time: t, app: app, work: SimDuration(seconds: push.cpu.draw(stream)),
+            upBytes: push.upBytes.draw(stream).rounded(), downBytes: push.downBytes.draw(stream).rounded())
     }
 }
 
@@ -109,8 +119,25 @@ extension PhoneSimulation {
     /// one that opted out of the background; otherwise it is held, replacing any older held
     /// one (only the newest is kept), until the gates and the app's budget let it through.
     mutating func pushArrived(_ k: Int) {
-        let p = world.pushes[k]
         if k + 1 < world.pushes.count { scheduleWorld(.push(k + 1), at: world.pushes[k + 1].time) }
+        pushArrived(world.pushes[k])
+    }
+
+    /// App `app`'s server's push, drawn as the run goes: the next is drawn now, from the
+    /// app's stream, so that memory does not grow with the horizon.
+    mutating func serverPushArrived(_ app: Int) {
+        guard let p = nextPush[app] else { return }
+        scheduleNextServerPush(app, after: p.time)
+        pushArrived(p)
+    }
+
+    mutating func scheduleNextServerPush(_ app: Int, after time: SimInstant) {
+        guard let push = setup.apps[app].silentPushes, let stream = streams.appPush[app] else { return }
+        nextPush[app] = PushArrival.next(after: time, app: app, push: push, stream: stream, until: .after(setup.duration))
+        if let next = nextPush[app] { scheduleWorld(.serverPush(app), at: next.time) }
+    }
+
+    mutating func pushArrived(_ p: PushArrival) {
         let app = p.app
         let id = newTask(
             app: app, kind: .silentPush, identifier: "silent-push", work: p.work,

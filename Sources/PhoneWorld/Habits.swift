@@ -99,13 +99,34 @@ extension PeopleTimeline {
     /// still looks somewhat more predictable, so compare people of similar use. `nan` without
     /// a launch of a scenario app.
     public static func launchPredictability(_ launches: some Collection<AppLaunch>, apps: Int) -> Double {
-        var counts = [Int](repeating: 0, count: apps * 24)
-        var total = 0
-        for launch in launches {
-            guard let a = launch.app, a < apps else { continue }
-            counts[a * 24 + Int(launch.start.timeOfDay.microseconds / 3_600_000_000)] += 1
-            total += 1
-        }
+        var counts = LaunchHours(apps: apps)
+        for launch in launches { counts.add(launch) }
+        return counts.predictability
+    }
+}
+
+/// Launches counted by app and hour of the day, as a run draws them: what
+/// `launchPredictability` needs, without keeping the launches.
+public struct LaunchHours: Sendable {
+    let apps: Int
+    var counts: [Int]
+    var total = 0
+
+    /// No launches of `apps` apps yet.
+    public init(apps: Int) {
+        self.apps = apps
+        counts = [Int](repeating: 0, count: apps * 24)
+    }
+
+    /// Counts `launch` (one of an app outside the scenario counts for nothing).
+    public mutating func add(_ launch: AppLaunch) {
+        guard let a = launch.app, a < apps else { return }
+        counts[a * 24 + Int(launch.start.timeOfDay.microseconds / 3_600_000_000)] += 1
+        total += 1
+    }
+
+    /// `PeopleTimeline.launchPredictability` of the launches counted.
+    public var predictability: Double {
         guard total > 0 else { return .nan }
         var weighted = 0.0
         for a in 0..<apps {

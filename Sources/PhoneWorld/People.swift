@@ -167,6 +167,13 @@ public struct PeopleTimeline: Equatable, Sendable {
     /// (one that would not is not drawn) and before the next begins. Stream `interruptions`,
     /// launch by launch, so traces and drawn people get them alike.
     public func drawInterruptions(perHour: Double, mean: SimDuration, stream: RandomStream) -> [Interruption] {
+        Self.drawInterruptions(of: launches[...], perHour: perHour, mean: mean, stream: stream)
+    }
+
+    /// `drawInterruptions` of some of the launches (those a stretch of days added).
+    public static func drawInterruptions(
+        of launches: ArraySlice<AppLaunch>, perHour: Double, mean: SimDuration, stream: RandomStream
+    ) -> [Interruption] {
         guard perHour > 0 else { return [] }
         var out: [Interruption] = []
         for launch in launches {
@@ -206,81 +213,10 @@ extension PeopleParameters {
         purges purgeStream: RandomStream
     ) -> PeopleTimeline {
         var out = PeopleTimeline()
-        let choice = try? WeightedChoice(weights: appWeights + [otherAppsWeight])
-        let habitual = HabitualChoice(self, appWeights: appWeights, habits: habits)
-        var busyUntil = SimInstant.start
-        for day in 0...max(0, (horizon - .microseconds(1)).day) {
-            let midnight = SimInstant.after(.days(day))
-            let wakeMean = NetworkEnvironment.isWeekend(day: day) ? wakeWeekend : wakeWeekday
-            var wake = midnight + wakeMean + SimDuration(seconds: people.normal(sigma: sleepJitter.seconds))
-            // Bedtime before noon means after midnight (00:30 is the next day's).
-            let bedOffset = bedtime < .hours(12) ? bedtime + .days(1) : bedtime
-            var bed = midnight + bedOffset + SimDuration(seconds: people.normal(sigma: sleepJitter.seconds))
-            wake = max(wake, out.awake.last?.upperBound ?? wake)
-            bed = max(bed, wake)
-            out.awake.append(wake...bed)
-
-            // Sessions: piecewise-constant rate, one piece per clock hour inside [wake, bed).
-            var pieces: [(SimInstant, SimInstant, Double)] = []
-            var t = wake
-            while t < bed {
-                let hourEnd = SimInstant.after(.hours(t.microseconds / 3_600_000_000 + 1))
-                let end = min(hourEnd, bed)
-                let hour = Int((t.microseconds / 3_600_000_000) % 24)
-                pieces.append((t, end, hourlyWeights[hour]))
-                t = end
-            }
-            let weightHours = pieces.reduce(0.0) { $0 + $1.2 * ($1.1 - $1.0).hours }
-            let perWeightHour = weightHours > 0 ? sessionsPerDay / weightHours : 0
-            var arrivals: [SimInstant] = []
-            for (start, end, w) in pieces where w > 0 && perWeightHour > 0 {
-                let meanGap = 3600 / (w * perWeightHour)
-                var a = start + SimDuration(seconds: people.exponential(mean: meanGap))
-                while a < end {
-                    arrivals.append(a)
-                    a = a + SimDuration(seconds: people.exponential(mean: meanGap))
-                }
-            }
-            for arrival in arrivals {
-                let length = max(drawSessionLength(people), .microseconds(1))
-                let apps = people.bernoulli(singleAppShare) ? 1 : 2 + geometric(mean: extraAppsMean - 1, people)
-                var s = max(arrival, busyUntil)
-                let end = s + length
-                out.sessionStarts.append(out.launches.count)
-                for k in 0..<apps {
-                    let e = k == apps - 1 ? end : s + SimDuration(microseconds: length.microseconds / Int64(apps))
-                    let pick = habitual?.sample(at: s, using: people) ?? choice?.sample(using: people) ?? appWeights.count
-                    let swiped = people.bernoulli(swipeAwayShare)
-                    if e > s {
-                        out.launches.append(AppLaunch(app: pick < appWeights.count ? pick : nil, start: s, end: e, swipedAway: swiped))
-                    }
-                    s = e
-                }
-                busyUntil = end
-            }
-
-            // Calls: a Poisson number per waking day at uniform times.
-            let calls = people.poisson(mean: callsPerDay)
-            for _ in 0..<calls {
-                let start = wake + SimDuration(seconds: people.uniform() * (bed - wake).seconds)
-                let length = SimDuration(seconds: people.exponential(mean: callMean.seconds))
-                out.calls.append(Call(start: start, end: start + length))
-            }
-        }
-        out.calls.sort { $0.start < $1.start }
-        // Calls do not overlap each other: a call that rings during another starts after it.
-        for i in out.calls.indices.dropFirst() where out.calls[i].start < out.calls[i - 1].end {
-            let length = out.calls[i].end - out.calls[i].start
-            out.calls[i].start = out.calls[i - 1].end
-            out.calls[i].end = out.calls[i].start + length
-        }
-        if purgesPerHour > 0 {
-            var t = SimInstant.start + SimDuration(seconds: purgeStream.exponential(mean: 3600 / purgesPerHour))
-            while t < horizon {
-                out.purges.append(Purge(time: t, pick: purgeStream.uniform()))
-                t = t + SimDuration(seconds: purgeStream.exponential(mean: 3600 / purgesPerHour))
-            }
-        }
+        var days = PeopleDays(self, until: horizon, appWeights: appWeights, habits: habits, people: people)
+        days.draw(through: horizon, into: &out)
+        var purges = PurgeTimes(self, until: horizon, stream: purgeStream)
+        while let p = purges.next() { out.purges.append(p) }
         return out
     }
 

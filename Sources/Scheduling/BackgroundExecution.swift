@@ -561,7 +561,7 @@ extension PhoneSimulation {
     /// Puts the app the person is looking at in the foreground and the one they left in the
     /// background. A call takes the foreground from an app and gives it back.
     mutating func updateFront(cause: LifecycleCause) {
-        let wanted = inCall ? nil : foreground.flatMap { world.people.launches[$0].app }
+        let wanted = inCall ? nil : foreground.flatMap { world.drawnLaunch($0).app }
         guard wanted != frontApp else { return }
         if let old = frontApp {
             frontApp = nil
@@ -721,8 +721,10 @@ extension PhoneSimulation {
     // MARK: - The person
 
     mutating func launch(_ i: Int) {
-        let l = world.people.launches[i]
-        if i + 1 < world.people.launches.count { scheduleWorld(.launch(i + 1), at: world.people.launches[i + 1].start) }
+        let l = world.drawnLaunch(i)
+        if let next = world.launch(i + 1) { scheduleWorld(.launch(i + 1), at: next.start) }
+        // Launch i - 1's leave may still be due at this instant.
+        world.forget(launchesBefore: i - 1)
         scheduleWorld(.leave(i), at: l.end)
         let wasInUse = inUse
         foreground = i
@@ -797,7 +799,7 @@ extension PhoneSimulation {
     }
 
     mutating func leave(_ i: Int) {
-        let l = world.people.launches[i]
+        let l = world.drawnLaunch(i)
         if foreground == i { foreground = nil }
         if let app = l.app { usage.left(app, at: sim.now) }
         if !inUse { lastInUse = sim.now }
@@ -821,22 +823,25 @@ extension PhoneSimulation {
     /// Notification Centre, Control Centre or a declined call over the app in use: it resigns
     /// active and stays in the foreground (docs/sources.md §1).
     mutating func interrupt(_ i: Int) {
-        let x = world.people.interruptions[i]
-        if i + 1 < world.people.interruptions.count { scheduleWorld(.interrupt(i + 1), at: world.people.interruptions[i + 1].start) }
+        let x = world.drawnInterruption(i)
+        if let next = world.interruption(i + 1) { scheduleWorld(.interrupt(i + 1), at: next.start) }
+        world.forget(interruptionsBefore: i - 1)
         scheduleWorld(.interruptEnd(i), at: x.end)
         guard isOn, frontApp == x.app, apps[x.app].life.state == .active else { return }
         move(x.app, to: .inactive, cause: .interruption)
     }
 
     mutating func endInterruption(_ i: Int) {
-        let app = world.people.interruptions[i].app
+        let app = world.drawnInterruption(i).app
         guard isOn, frontApp == app, apps[app].life.state == .inactive else { return }
         move(app, to: .active, cause: .interruption)
     }
 
     mutating func startCall(_ i: Int) {
-        if i + 1 < world.people.calls.count { scheduleWorld(.call(i + 1), at: world.people.calls[i + 1].start) }
-        scheduleWorld(.callEnd(i), at: world.people.calls[i].end)
+        let call = world.call(i)!
+        if let next = world.call(i + 1) { scheduleWorld(.call(i + 1), at: next.start) }
+        scheduleWorld(.callEnd(i), at: call.end)
+        world.forget(callsBefore: i)
         let wasInUse = inUse
         inCall = true
         sink.worldEvent(.callStarted, at: sim.now)

@@ -237,7 +237,9 @@ extension PeopleParameters {
         let tail = stream.bernoulli(sessionTailShare)
         let body = stream.exponential(mean: sessionBodyMean.seconds)
         let pareto = stream.pareto(shape: sessionTailShape, minimum: sessionTailMinimum.seconds)
-        return SimDuration(seconds: tail ? pareto : body)
+        // At most a week: a heavy tail's rare draw (or a hostile shape) would otherwise keep
+        // the phone in use for centuries, with interruptions drawn over all of it.
+        return min(SimDuration(seconds: tail ? pareto : body), .days(7))
     }
 
     /// A geometric count on {0, 1, ...} with the given mean.

@@ -295,9 +295,19 @@ extension Scenario {
             guard w.contains(where: { $0 > 0 }) else { throw r.error(n, path, "expected at least one weight > 0") }
             return w
         }
-        p.sessionBodyMean = try m.optional("session_body_mean", default: p.sessionBodyMean) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        p.sessionBodyMean = try m.optional("session_body_mean", default: p.sessionBodyMean) { n, p throws(ScenarioError) in
+            // A use of the phone lasts minutes; a day bounds it (and what is drawn per use).
+            let d = try r.duration(n, p)
+            guard d <= .days(1) else { throw r.error(n, p, "expected a duration of at most 1d") }
+            return d
+        }
         p.sessionTailShare = try m.optional("session_tail_pct", default: p.sessionTailShare, percent(r, "a share of sessions"))
-        p.sessionTailMinimum = try m.optional("session_tail_min", default: p.sessionTailMinimum) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        p.sessionTailMinimum = try m.optional("session_tail_min", default: p.sessionTailMinimum) { n, p throws(ScenarioError) in
+            // A use of the phone lasts minutes; a day bounds it (and what is drawn per use).
+            let d = try r.duration(n, p)
+            guard d <= .days(1) else { throw r.error(n, p, "expected a duration of at most 1d") }
+            return d
+        }
         p.sessionTailShape = try m.optional("session_tail_shape", default: p.sessionTailShape) { n, p throws(ScenarioError) in
             try r.number(n, p, "a Pareto shape > 1 (the mean is infinite at 1 or less)") { $0 > 1 && $0 <= 100 }
         }
@@ -310,7 +320,12 @@ extension Scenario {
         }
         p.swipeAwayShare = try m.optional("swipe_away_pct", default: p.swipeAwayShare, percent(r, "a share of app exits"))
         p.callsPerDay = try rate("calls_per_day", p.callsPerDay, "a mean number of calls per day", max: 1000)
-        p.callMean = try m.optional("call_mean", default: p.callMean) { n, p throws(ScenarioError) in try r.duration(n, p) }
+        p.callMean = try m.optional("call_mean", default: p.callMean) { n, p throws(ScenarioError) in
+            // A use of the phone lasts minutes; a day bounds it (and what is drawn per use).
+            let d = try r.duration(n, p)
+            guard d <= .days(1) else { throw r.error(n, p, "expected a duration of at most 1d") }
+            return d
+        }
         p.lowPowerAcceptShare = try m.optional("low_power_accept_pct", default: p.lowPowerAcceptShare, percent(r, "a probability"))
         p.purgesPerHour = try rate("purges_per_hour", p.purgesPerHour, "a rate per hour", max: 3600)
         p.interruptionsPerHour = try rate("interruptions_per_hour", p.interruptionsPerHour, "a rate per hour of use", max: 3600)

@@ -740,7 +740,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             }
         }
         draining = true
-        while !runningIDs.isEmpty, let event = sim.step() {
+        // The last tasks finish, but not for ever: a session or mode that an input made
+        // centuries long would keep work running (the fuzzer found a 317-year session).
+        let drainEnd = horizon + Self.longestDrain
+        while !runningIDs.isEmpty, let event = sim.step(before: drainEnd) {
             handle(event)
             count &+= 1
             if count & Self.stormCheckMask == 0 {
@@ -748,11 +751,19 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                 checkpoint = sim.now
             }
         }
+        var cut = false
+        if !runningIDs.isEmpty {
+            cut = true
+            account(to: drainEnd)
+            for i in runningIDs where tasks[i].status == .running {
+                finish(TaskID(i), tasks[i].request.kind.isMode ? .completed : .killed, at: drainEnd, suspendIfIdle: false)
+            }
+        }
         #if BGSIM_EVENT_COSTS
         EventCosts.loopNanos += EventCosts.now() - loopStarted
         EventCosts.runs += 1
         #endif
-        let end = max(sim.now, horizon)
+        let end = cut ? drainEnd : max(sim.now, horizon)
         account(to: end)
         // Tails still running at the end: their shares so far are all there is.
         for i in tasks.keptIDs where tasks[i].awaitingTail { report(TaskID(i)) }
@@ -784,6 +795,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// faster pace is an event storm (a task resubmitted every microsecond, say), which would
     /// run on for ever.
     static var stormCheckMask: Int { (1 << 14) - 1 }
+
+    /// How long after the horizon the work still running may go on (longer than any budget a
+    /// study would set); what runs then is cut: killed, or for a mode session completed.
+    static var longestDrain: SimDuration { .days(7) }
 
     /// Why the run stopped early, if it did: an event storm, with what caused its last event.
     public private(set) var eventStorm: String?

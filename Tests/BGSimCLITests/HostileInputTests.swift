@@ -159,6 +159,9 @@ struct HostileInputTests {
     // MARK: - Numbers
 
     static let numberCases: [Case] = [
+        // Found by make fuzz-input (seed 3): a session of 1e11 hours drew interruptions over
+        // all of it, 11 GB.
+        set("a session of 1e11 hours", ["people.session_body_mean=100000000000h"], "at most 1d"),
         // The values that trapped converting to integer microseconds or overflowed a double:
         // their ranges now come from the arithmetic they feed.
         set("capacity 1e305 Wh", ["phone.battery.capacity_wh=1e305"], "at most 1000000"),

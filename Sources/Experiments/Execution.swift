@@ -64,9 +64,14 @@ public struct UnitStore: Sendable {
                 // The point's own spec: a sweep axis may set a policy's parameters (same label).
                 plan.points[u.point].scenario, policy: plan.points[u.point].scenario.policies[u.policy], replication: u.replication,
                 record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
-        } catch let e as ScenarioError where plan.points.count > 1 {
-            // A failure the input caused at run time: which point of the sweep.
-            throw ScenarioError(.invalid, file: e.file, message: "point \(u.point): " + e.message)
+        } catch {
+            // A failure the input caused at run time (an event storm) leaves none of the
+            // unit's rows behind, and names the point of a sweep.
+            for name in Self.rowFiles { unlink(path(u, name)) }
+            if let e = error as? ScenarioError, plan.points.count > 1 {
+                throw ScenarioError(.invalid, file: e.file, message: "point \(u.point): " + e.message)
+            }
+            throw error
         }
         let values = zip(RunMetrics.columns, result.values).map { CSVWriter.number($1, count: $0.isCount) }
         try UnitRecord.write(fingerprint: plan.fingerprint(of: u, record: record), values: values, of: u, in: self)

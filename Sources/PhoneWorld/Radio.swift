@@ -145,9 +145,14 @@ public struct RadioLink: Sendable {
     /// (energy books, load, battery), and computing it from `profile` cost 5% of a run.
     public private(set) var powerW: Double = 0
 
-    /// Recomputes `powerW` after the state, the head transfer or the throughput changed; every
-    /// public mutating method ends with it.
+    /// Recomputes `powerW` (and what is stored beside it) after the state, the head transfer or
+    /// the throughput changed; every public mutating method ends with it.
     mutating func refreshPower() {
+        defer {
+            nextEvent = nextTransition
+            nextCompletion = headCompletion
+            peakPowerW = peakPower
+        }
         switch state {
         case .idle: powerW = 0
         case .promoting: powerW = profile.promotionW
@@ -177,12 +182,52 @@ public struct RadioLink: Sendable {
         users.removeAllKeepingCapacity()
     }
 
-    /// When the current phase ends; `nil` while idle.
-    public var nextEvent: SimInstant? {
+    /// When the current phase ends; `nil` while idle. Stored, like `powerW`: read from
+    /// another module at every event, a computed property copied the whole link.
+    public private(set) var nextEvent: SimInstant?
+
+    var nextTransition: SimInstant? {
         switch state {
         case .idle: nil
         case .promoting(let t), .active(let t), .tail(_, let t): t
         }
+    }
+
+    /// When the head transfer finishes, at the current throughput: the instant at which
+    /// `advance(to:)` reports it; `nil` with nothing queued. Only a change to the link (a new
+    /// throughput, a cancellation, a disconnection) or the head finishing moves it: a transfer
+    /// enqueued behind the head does not. Stored, like `nextEvent`.
+    public private(set) var nextCompletion: SimInstant?
+
+    var headCompletion: SimInstant? {
+        guard let head = queue.first else { return nil }
+        switch state {
+        case .promoting(let until):
+            var t = until
+            if head.upBits > 0 { t += SimDuration(microsecondsRoundedUp: head.upBits / upMbps) }
+            if head.downBits > 0 { t += SimDuration(microsecondsRoundedUp: head.downBits / downMbps) }
+            return t
+        case .active(let end):
+            guard headDirection == .up, head.downBits > 0 else { return end }
+            return end + SimDuration(microsecondsRoundedUp: head.downBits / downMbps)
+        case .idle, .tail:
+            return nil
+        }
+    }
+
+    /// The most power the link can draw before anything is enqueued, cancelled or its
+    /// throughput changes: its current power while idle, otherwise the highest of its
+    /// promotion, its active power in either direction at the current throughput, and its
+    /// tail stages. Between such changes its power moves only through its own transitions.
+    /// Stored, like `nextEvent`.
+    public private(set) var peakPowerW: Double = 0
+
+    var peakPower: Double {
+        guard state != .idle else { return powerW }
+        var peak = max(powerW, profile.promotionW)
+        peak = max(peak, profile.activePowerW(direction: .up, mbps: upMbps), profile.activePowerW(direction: .down, mbps: downMbps))
+        for stage in profile.tail { peak = max(peak, stage.powerW) }
+        return peak
     }
 
     /// Adds a transfer at `now`, waking the radio if it is idle or in its tail.

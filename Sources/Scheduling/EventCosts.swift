@@ -17,7 +17,7 @@ public enum EventCosts {
     static let kinds = [
         "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
         "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run", "server_push",
+        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run", "server_push", "battery_replan",
     ]
 
     @inline(__always)
@@ -84,6 +84,7 @@ extension PhoneSimulation.Event {
         case .beginInUse: 23
         case .extensionRun: 24
         case .serverPush: 25
+        case .batteryReplan: 26
         }
     }
 }

@@ -2,333 +2,6 @@ import PhoneWorld
 import SimEngine
 import SimRandom
 
-/// Everything that defines the simulated phone, its person and its apps, apart from the policy.
-public struct PhoneSetup: Equatable, Sendable {
-    /// Simulated time span, from midnight of day 0 (a Monday).
-    public var duration: SimDuration = .days(7)
-    /// The battery and its model.
-    public var battery = BatteryParameters()
-    /// Power of the components other than the radios.
-    public var power = PowerParameters()
-    /// When the person charges (and, under Optimized Battery Charging, the unplug time the
-    /// phone predicts), unless `chargingTrace` replays the sessions.
-    public var charging = ChargingHabit()
-    /// Charging sessions replayed from a trace, instead of drawn from `charging`.
-    public var chargingTrace: [ChargingSession]?
-    /// How fast a connected charger fills the battery.
-    public var charger = ChargingCurve()
-    /// Where the phone is connected and with which radios, unless `networkTrace` replays the
-    /// connection (the radios still come from `network`).
-    public var network = NetworkEnvironment()
-    /// Connection changes replayed from a trace, instead of drawn from `network`.
-    public var networkTrace: [NetworkChange]?
-    /// How the person uses the phone, unless `peopleTrace` replays launches, calls and purges
-    /// (the Low Power Mode answer still comes from `people`).
-    public var people = PeopleParameters.absent
-    /// Launches, calls and purges replayed from a trace, instead of drawn from `people`.
-    public var peopleTrace: PeopleTimeline?
-    /// Silent pushes the apps' servers send, unless drawn from each app's `silentPushes`.
-    public var pushTrace: [PushArrival]?
-    /// Background App Refresh and Low Power Mode.
-    public var settings = Settings()
-    /// The apps, in the order their indices name them.
-    public var apps: [AppParameters] = []
-    /// The limits iOS sets on background work.
-    public var system = SystemRules()
-    /// A bench load drawn besides the components while the phone is on; none by default.
-    public var load = LoadProfile.none
-
-    /// A week with nobody using the phone, no apps and the default phone.
-    public init() {}
-}
-
-/// The limits iOS sets on background work (docs/sources.md §2-3), apart from the fixed ones in
-/// `BGTaskScheduler` (pending limits).
-public struct SystemRules: Equatable, Sendable {
-    /// Time a refresh task may run before it expires: "up to 30 seconds" (docs/sources.md §2).
-    public var refreshBudget: SimDuration = .seconds(30)
-    /// The time granted to each refresh, in seconds, drawn per refresh and at most
-    /// `refreshBudget`; `nil`: every refresh gets the whole budget. Developers see grants
-    /// vary, some expiring within seconds, a report saw 15 s (docs/sources.md §2-3
-    /// [secondary]); no distribution is published, so the default, a log-normal with median
-    /// 15 s and sigma 0.8 (about 9% under 5 s, 19% the whole 30 s), is an assumption (§12).
-    public var refreshGrant: Distribution? = .lognormal(median: 15, sigma: 0.8)
-    /// Time a processing task may run: "can run for minutes" (docs/sources.md §2); 5 minutes is an
-    /// assumption within "several minutes".
-    public var processingBudget: SimDuration = .minutes(5)
-    /// Finite-length background time `beginBackgroundTask` grants (docs/sources.md §3).
-    public var backgroundTime: SimDuration = BackgroundTimeGrant.ios13.duration
-    /// Time an app that left the foreground with no work stays running in the background
-    /// before the system suspends it: "a very short time (less than 5 seconds)" (docs/sources.md
-    /// §1); 2 s is an assumption within it (§12).
-    public var suspensionDelay: SimDuration = .seconds(2)
-    /// Time the system waits, after calling an expiration handler, for the app to end the
-    /// task before terminating the app: "a couple of seconds" (docs/sources.md §3), read as 2 s.
-    public var expirationGrace: SimDuration = .seconds(2)
-    /// The CPU monitor on battery (docs/sources.md §2, [secondary]); `nil`: off.
-    public var cpuMonitor: CPUMonitor? = CPUMonitor()
-    /// Time a legacy background fetch handler has: 30 s (docs/sources.md §2).
-    public var fetchBudget: SimDuration = .seconds(30)
-    /// Time the app has for a silent push, and for handling a finished background transfer:
-    /// 30 s, as for `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`
-    /// (Apple, "Pushing background updates to your App"; the issue's figure).
-    public var wakeBudget: SimDuration = .seconds(30)
-    /// Silent pushes the system delivers to one app per hour; the newest of the rest is held
-    /// until the budget allows. Apple: "don't try to send more than two or three
-    /// notifications per hour" (same page); the exact throttle is not published.
-    public var pushesPerHour = 3
-    /// Time the app has to handle a geofence crossing: about 10 s (Apple, Location and Maps
-    /// Programming Guide, [secondary]).
-    public var regionBudget: SimDuration = .seconds(10)
-
-    /// iOS's limits as docs/sources.md §2-3 give them, the assumptions of §12 elsewhere.
-    public init() {}
-}
-
-/// On battery, the system kills a processing task that keeps more than `threshold` of a core
-/// busy for `window` (docs/sources.md §2, [secondary]). Tasks that require external power are exempt.
-public struct CPUMonitor: Equatable, Sendable {
-    /// Share of a core above which processing work is killed.
-    public var threshold = 0.8
-    /// How long the work may stay above it.
-    public var window: SimDuration = .seconds(60)
-    /// 80% of a core for 60 s.
-    public init() {}
-}
-
-/// The random streams of one replication, one per exogenous source (docs/sources.md §11), so that
-/// within a replication every policy sees the same world.
-///
-/// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, and per app
-/// `app.<name>` (its tasks' work, in submission order) and `app.<name>.leave` (the
-/// finite-length work it begins each time the person leaves it), so adding an app or
-/// changing one source's parameters does not change the numbers any other source draws.
-public struct WorldStreams {
-    /// Stream `charger`: charging sessions.
-    public var charger: RandomStream
-    /// Stream `network`: connection changes and dead spots.
-    public var network: RandomStream
-    /// Stream `people`: sleep, sessions, launches and calls.
-    public var people: RandomStream
-    /// Stream `purges`: memory-pressure purges.
-    public var purges: RandomStream
-    /// One draw per Low Power Mode prompt, in prompt order.
-    public var lowPower: RandomStream
-    /// Per app, stream `app.<name>`: its tasks' work, in submission order.
-    public var apps: [RandomStream]
-    /// Per app, stream `app.<name>.leave`: the finite-length work it begins on leaving.
-    public var appLeave: [RandomStream]
-    /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
-    public var appUse: [RandomStream?]
-    /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
-    public var appExtension: [RandomStream?]
-    /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
-    /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
-    /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
-    /// preservation). This one: `app.<name>.mode`.
-    public var appMode: [RandomStream?]
-    /// Per app, `app.<name>.push`.
-    public var appPush: [RandomStream?]
-    /// Per app, `app.<name>.transfer`.
-    public var appTransfer: [RandomStream?]
-    /// Per app, `app.<name>.region`.
-    public var appRegion: [RandomStream?]
-    /// Per app, `app.<name>.archive`.
-    public var appArchive: [RandomStream?]
-    /// Stream `interruptions`, when the person has any: Notification Centre and declined
-    /// calls over the app in use.
-    public var interruptions: RandomStream?
-    /// Stream `grants`, when refresh grants are drawn (`SystemRules.refreshGrant`): one draw
-    /// per refresh, in start order.
-    public var grants: RandomStream?
-
-    /// The streams of `replication` of `point` under `masterSeed`, for the apps of `setup`.
-    public init(
-        setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
-        generator: GeneratorKind = .mt19937
-    ) throws(RandomStreamError) {
-        func stream(_ name: String) throws(RandomStreamError) -> RandomStream {
-            try RandomStream(
-                StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
-                kind: generator)
-        }
-        charger = try stream("charger")
-        network = try stream("network")
-        people = try stream("people")
-        purges = try stream("purges")
-        lowPower = try stream("low-power")
-        var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
-        var region: [RandomStream?] = [], archive: [RandomStream?] = [], use: [RandomStream?] = []
-        var ext: [RandomStream?] = []
-        func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
-            declared ? try stream(name) : nil
-        }
-        for app in setup.apps {
-            apps.append(try stream("app.\(app.name)"))
-            leave.append(try stream("app.\(app.name).leave"))
-            use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
-            ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
-            mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
-            push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
-            transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
-            region.append(try optional(app.regions != nil, "app.\(app.name).region"))
-            let p = app.statePreservation.archiveProbability
-            archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
-        }
-        self.apps = apps
-        self.appLeave = leave
-        self.appUse = use
-        self.appExtension = ext
-        self.appMode = mode
-        self.appPush = push
-        self.appTransfer = transfer
-        self.appRegion = region
-        self.appArchive = archive
-        self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
-        self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
-    }
-}
-
-/// The exogenous world of one replication (or its traces): the same for every policy.
-///
-/// Charging, the network and purges are drawn before the run. The person's launches, calls
-/// and interruptions are drawn a week at a time as the run goes (`launch(_:)`, `call(_:)`,
-/// `interruption(_:)` draw what they need; `forget` drops what is past), so that memory does
-/// not grow with the horizon; `whole` draws them all at once, for a policy that sees the
-/// future and for tools. The numbers are the same either way.
-///
-/// `@unchecked Sendable`: the generators draw from the run's own streams, used by the one
-/// thread that runs it; a timeline that crosses threads (`FutureWorld`) is drawn whole.
-public struct WorldTimeline: @unchecked Sendable {
-    /// Charging sessions, in time order.
-    public var charging: [ChargingSession]
-    /// Connection changes, in time order.
-    public var network: [NetworkChange]
-    /// Sleep, launches, calls, purges and interruptions: all of them, or the window drawn and
-    /// not yet forgotten (its first launch, call and interruption are `launchBase`,
-    /// `callBase` and `interruptionBase` of the run's).
-    public var people: PeopleTimeline
-    /// Silent pushes from a trace, in time order (drawn ones come as the run goes).
-    public var pushes: [PushArrival]
-    var days: PeopleDays?
-    var drawnUntil = SimInstant.start
-    let horizon: SimInstant
-    let interruptionRate: Double, interruptionMean: SimDuration
-    let interruptionStream: RandomStream?
-    var launchBase = 0, callBase = 0, interruptionBase = 0
-    /// The launches before the horizon, counted as they are drawn: the run's totals.
-    var launchHours: LaunchHours
-    var launchesBeforeHorizon = 0, sessionsBeforeHorizon = 0
-    /// Whether the person is drawn whole (else sleep and session starts are dropped once
-    /// counted).
-    let whole: Bool
-
-    /// The world `setup` describes, drawn from `streams` (or taken from its traces); the
-    /// person whole, or (`whole: false`) a week at a time as the run asks.
-    public init(setup: PhoneSetup, streams: WorldStreams, whole: Bool = true) {
-        horizon = SimInstant.after(setup.duration)
-        charging = setup.chargingTrace ?? setup.charging.sessions(until: horizon, stream: streams.charger)
-        network = setup.networkTrace ?? setup.network.changes(until: horizon, stream: streams.network)
-        // Drawn pushes come one at a time as the run goes (`serverPush`); a trace is replayed.
-        pushes = setup.pushTrace ?? []
-        interruptionRate = setup.people.interruptionsPerHour
-        interruptionMean = setup.people.interruptionMean
-        interruptionStream = streams.interruptions
-        launchHours = LaunchHours(apps: setup.apps.count)
-        self.whole = whole
-        if let trace = setup.peopleTrace {
-            people = trace
-            people.interruptions = []
-        } else {
-            people = PeopleTimeline()
-            var purges = PurgeTimes(setup.people, until: horizon, stream: streams.purges)
-            while let p = purges.next() { people.purges.append(p) }
-            days = PeopleDays(
-                setup.people, until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit),
-                people: streams.people)
-        }
-        counted(from: 0, sessionsFrom: 0)
-        if whole { drawStretch(through: .after(.days(36_600))) } else { drawStretch(through: .after(.days(7))) }
-    }
-
-    /// Draws the person's days that begin before `time`, with their interruptions, and counts
-    /// their launches.
-    mutating func drawStretch(through time: SimInstant) {
-        guard var d = days, !d.isFinished else { return }
-        let launchesBefore = people.launches.count, sessionsBefore = people.sessionStarts.count
-        d.draw(through: time, into: &people)
-        days = d
-        drawnUntil = time
-        counted(from: launchesBefore, sessionsFrom: sessionsBefore)
-    }
-
-    /// Counts launches and sessions from these local indices on, and draws the interruptions
-    /// of those launches.
-    mutating func counted(from first: Int, sessionsFrom firstSession: Int) {
-        for launch in people.launches[first...] where launch.start < horizon {
-            launchHours.add(launch)
-            launchesBeforeHorizon += 1
-        }
-        for k in people.sessionStarts[firstSession...] {
-            let local = k - launchBase
-            if local < people.launches.count, people.launches[local].start < horizon { sessionsBeforeHorizon += 1 }
-        }
-        if let stream = interruptionStream {
-            people.interruptions += PeopleTimeline.drawInterruptions(
-                of: people.launches[first...], perHour: interruptionRate, mean: interruptionMean, stream: stream)
-        }
-        if !whole {
-            people.sessionStarts.removeAll(keepingCapacity: true)
-            people.awake.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Launch `i` of the run, drawing more days if it is not drawn yet; `nil` past the last.
-    mutating func launch(_ i: Int) -> AppLaunch? {
-        while i - launchBase >= people.launches.count, let d = days, !d.isFinished { drawStretch(through: drawnUntil + .days(7)) }
-        return i - launchBase < people.launches.count ? people.launches[i - launchBase] : nil
-    }
-
-    /// Launch `i`, already drawn.
-    func drawnLaunch(_ i: Int) -> AppLaunch { people.launches[i - launchBase] }
-
-    /// Call `i`, drawing more days if needed; `nil` past the last.
-    mutating func call(_ i: Int) -> Call? {
-        while i - callBase >= people.calls.count, let d = days, !d.isFinished { drawStretch(through: drawnUntil + .days(7)) }
-        return i - callBase < people.calls.count ? people.calls[i - callBase] : nil
-    }
-
-    /// Interruption `i`, drawing more days if needed; `nil` past the last.
-    mutating func interruption(_ i: Int) -> Interruption? {
-        while i - interruptionBase >= people.interruptions.count, let d = days, !d.isFinished {
-            drawStretch(through: drawnUntil + .days(7))
-        }
-        return i - interruptionBase < people.interruptions.count ? people.interruptions[i - interruptionBase] : nil
-    }
-
-    /// Interruption `i`, already drawn.
-    func drawnInterruption(_ i: Int) -> Interruption { people.interruptions[i - interruptionBase] }
-
-    /// Drops launches before `launch`, calls before `call` and interruptions before
-    /// `interruption`, a few thousand at a time, when the person is drawn as the run goes.
-    mutating func forget(launchesBefore launch: Int? = nil, callsBefore call: Int? = nil, interruptionsBefore interruption: Int? = nil) {
-        guard days != nil else { return }
-        if let launch, launch - launchBase >= 4096 {
-            people.launches.removeFirst(launch - launchBase)
-            launchBase = launch
-        }
-        if let call, call - callBase >= 1024 {
-            people.calls.removeFirst(call - callBase)
-            callBase = call
-        }
-        if let interruption, interruption - interruptionBase >= 1024 {
-            people.interruptions.removeFirst(interruption - interruptionBase)
-            interruptionBase = interruption
-        }
-    }
-}
-
 /// The states the battery levels that matter depend on (which levels, and whether they are
 /// approached), besides the battery itself.
 struct BatteryStates: Equatable {
@@ -388,6 +61,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         /// The battery may be near such a level again: time to compute when it reaches it.
         /// Nothing in the world happens at this instant (`BatteryWatch`).
         case batteryWatchEnded
+        /// Near such a level, a radio's transition changes the load: the level's instant is
+        /// worked out again.
+        case batteryReplan
         /// Optimized Battery Charging stops holding, to finish by the predicted unplug.
         case optimizedRelease
         case policyWake
@@ -396,7 +72,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case launch(Int), leave(Int)
         case call(Int), callEnd(Int)
         case purge(Int)
-        /// Radio `Radio.rawValue` reached its next state transition.
+        /// Radio `Radio.rawValue`'s head transfer finished.
         case radio(Int)
         /// Index into the timeline's silent pushes (a trace).
         case push(Int)
@@ -644,6 +320,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     let policyTimer: TimerID
     /// What the battery timer was last computed from; `nil` after it fired.
     var batteryPlan: BatteryPlan?
+    /// The planned level's instant, and what the battery timer is armed with.
+    var batteryLevelAt: SimInstant?
+    var batteryTimerReplans: Bool?
     /// Set while the battery is far from every level that matters; the battery timer then
     /// names the end of the watch. Watches can be turned off (tests compare the two), and
     /// are counted.
@@ -754,7 +433,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         var cut = false
         if !runningIDs.isEmpty {
             cut = true
-            account(to: drainEnd)
+            account(to: drainEnd, through: false)
             for i in runningIDs where tasks[i].status == .running {
                 finish(TaskID(i), tasks[i].request.kind.isMode ? .completed : .killed, at: drainEnd, suspendIfIdle: false)
             }
@@ -764,7 +443,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         EventCosts.runs += 1
         #endif
         let end = cut ? drainEnd : max(sim.now, horizon)
-        account(to: end)
+        account(to: end, through: false)
         // Tails still running at the end: their shares so far are all there is.
         for i in tasks.keptIDs where tasks[i].awaitingTail { report(TaskID(i)) }
 
@@ -834,7 +513,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         #endif
         if case .batteryWatchEnded = event {
             // Not a change in the world: no accounting (which would split the energy books'
-            // sums at an instant nothing happened) and no decision.
+            // sums at an instant nothing happened) and no decision. The radios' transitions
+            // since the last event are applied, so the plan starts from the load of now.
+            applyRadioTransitions(upTo: sim.now, through: false)
             batteryWatch = nil
             rescheduleBatteryEvent(watching: false)
             return
@@ -847,7 +528,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .batteryLevel: batteryReachedLevel()
         case .batteryWatchEnded: preconditionFailure("handled above")
         case .network(let i): changeNetwork(i)
-        case .radio(let r): radioTransition(Radio(rawValue: r)!)
+        case .radio(let r): syncRadioEvent(Radio(rawValue: r)!)
+        case .batteryReplan: batteryPlan = nil
         case .launch(let i): launch(i)
         case .leave(let i): leave(i)
         case .call(let i): startCall(i)
@@ -884,7 +566,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         rescheduleBatteryEvent()
         // A radio's phase or a purge changes nothing a policy sees; everything else may.
         switch event {
-        case .radio, .purge, .modeChunk, .suspend, .interrupt, .interruptEnd: break
+        case .radio, .batteryReplan, .purge, .modeChunk, .suspend, .interrupt, .interruptEnd: break
         default: if !draining { consultPolicy() }
         }
         // Between events nothing refers to an ended task but through its parked record.
@@ -985,30 +667,54 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         tasks[id.rawValue].leftDownBits = downBits
     }
 
-    mutating func radioTransition(_ r: Radio) {
-        advanceRadio(r)
-        syncRadioEvent(r)
-    }
-
     /// Brings a radio up to now, starting the CPU work of a task whose fetch just finished.
-    /// Called before anything changes a radio, so a transition due at this very instant (an
-    /// event not yet handled) is never lost.
-    mutating func advanceRadio(_ r: Radio) {
+    /// Called before anything changes a radio, so a transition due at this very instant is
+    /// never lost.
+    mutating func advanceRadio(_ r: Radio) { advanceRadio(r, to: sim.now) }
+
+    /// Brings a radio up to `time` (at most now). A transfer finishes only at a completion
+    /// event's instant, which is now: `syncRadioEvent` keeps each link's completion an event.
+    mutating func advanceRadio(_ r: Radio, to time: SimInstant) {
         var done: TransferOwner?
-        links[r.rawValue].advance(to: sim.now) { owner in
+        links[r.rawValue].advance(to: time) { owner in
             // At most one transfer finishes per instant: every phase lasts at least 1 µs.
             precondition(done == nil, "two transfers finished at one radio transition")
             done = owner
         }
-        if case .task(let i) = done, tasks[i].status == .running, tasks[i].phase == .transferring { transfersDone(TaskID(i)) }
+        if let done {
+            assert(time == sim.now, "a transfer finished at \(time), before its completion event at \(sim.now)")
+            if case .task(let i) = done, tasks[i].status == .running, tasks[i].phase == .transferring { transfersDone(TaskID(i)) }
+            syncRadioEvent(r)
+        }
         settleRadio(r)
     }
 
-    /// Schedules the radio's next transition (after any change to it), and reports the tasks
-    /// whose share of its energy is now known.
+    /// The earliest transition of any radio at or before `time` (promotion over, a direction
+    /// or transfer done, a tail stage over), and its radio.
+    @inline(__always)
+    func nextRadioTransition(notAfter time: SimInstant) -> (SimInstant, Radio)? {
+        var best: (SimInstant, Radio)?
+        if let t = links[0].nextEvent, t <= time { best = (t, .wifi) }
+        if let t = links[1].nextEvent, t <= time, best.map({ t < $0.0 }) ?? true { best = (t, .cellular) }
+        return best
+    }
+
+    /// The earliest transition of any radio, whatever its time.
+    @inline(__always)
+    var nextRadioTransition: SimInstant? {
+        switch (links[0].nextEvent, links[1].nextEvent) {
+        case (let a?, let b?): min(a, b)
+        case (let a?, nil): a
+        case (nil, let b): b
+        }
+    }
+
+    /// Keeps the radio's next completion an event (after any change to it), and reports the
+    /// tasks whose share of its energy is now known. Its other transitions are integrated in
+    /// the energy books (`account`) without events.
     mutating func syncRadioEvent(_ r: Radio) {
         settleRadio(r)
-        let next = links[r.rawValue].nextEvent
+        let next = links[r.rawValue].nextCompletion
         let timer = radioTimers[r.rawValue]
         if next == sim.timerTime(timer) { return }
         if let next { sim.setTimer(timer, .radio(r.rawValue), at: next, priority: Self.worldPriority) } else { sim.cancelTimer(timer) }
@@ -1022,6 +728,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
 
     @inline(__always)
     var radioW: Double { links[0].powerW + links[1].powerW }
+    /// The most the radios can draw before one of them is changed (`RadioLink.peakPowerW`).
+    var radioPeakW: Double { links[0].peakPowerW + links[1].peakPowerW }
     var screenOn: Bool { foreground != nil }
     @inline(__always)
     var loadW: Double {
@@ -1080,9 +788,26 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         powerChanged()
     }
 
+    /// Integrates energy from the last accounting to `time`, and books it by component: the
+    /// load is constant between the radios' transitions, which are applied as they come
+    /// (those at `time` too, unless `through` is false).
+    mutating func account(to time: SimInstant, through: Bool = true) {
+        applyRadioTransitions(upTo: time, through: through)
+        bookEnergy(to: time)
+    }
+
+    /// Books energy up to each radio transition at or before `time` (strictly before, unless
+    /// `through`) and applies it: the books then stand at the last such transition.
+    mutating func applyRadioTransitions(upTo time: SimInstant, through: Bool) {
+        while let (t, r) = nextRadioTransition(notAfter: time), through || t < time {
+            bookEnergy(to: t)
+            advanceRadio(r, to: t)
+        }
+    }
+
     /// Integrates energy from the last accounting to `time` at the (constant) current load,
     /// and books it by component.
-    mutating func account(to time: SimInstant) {
+    mutating func bookEnergy(to time: SimInstant) {
         guard time > accountedUntil else { return }
         let dt = time - accountedUntil
         let s = dt.seconds
@@ -1225,8 +950,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// last event; the next event that changes the load may start a new watch.
     mutating func rescheduleBatteryEvent(watching: Bool = true) {
         let load = loadW
+        // The most the load can reach before the next event: the radios move through their
+        // transitions without events.
+        let bound = isOn ? load - radioW + radioPeakW : 0
         let states = BatteryStates(isOn: isOn, isCharging: isCharging, holding: holding, lowPower: lowPower, prompted: prompted)
-        if let watch = batteryWatch, sim.now < watch.until, load <= watch.maxLoadW, watch.states == states {
+        if let watch = batteryWatch, sim.now < watch.until, bound <= watch.maxLoadW, watch.states == states {
             assert(watchHolds(watch), "a battery level comes before the watch ends")
             return
         }
@@ -1239,12 +967,13 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         let plan = BatteryPlan(netW: net, states: states)
         if plan == batteryPlan {
             assert(timerFollowsPlan(netW: net), "the battery timer is not where its plan puts it")
+            armBatteryTimer(loadBound: bound)
             return
         }
         // Far from every level, watch instead: the net power's size is at most the load, or
         // the charger's peak while charging, plus for KiBaM the flow between its wells.
         if watching && watchesBattery {
-            let maxLoadW = load + Self.watchHeadroomW
+            let maxLoadW = bound + Self.watchHeadroomW
             let rateW = max(maxLoadW, isCharging ? setup.charger.peakW : 0) + battery.maxInternalFlowW
             let far = min(batteryMarginJ() / rateW, Self.longestWatch.seconds)
             if far >= Self.shortestWatch.seconds {
@@ -1253,6 +982,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                 assert(watchHolds(batteryWatch!), "a battery level comes before the watch ends")
                 batteryWatches += 1
                 batteryPlan = nil
+                batteryTimerReplans = nil
                 sim.setTimer(batteryTimer, .batteryWatchEnded, at: max(until, sim.now), priority: Self.worldPriority)
                 return
             }
@@ -1260,10 +990,32 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         batteryPlan = plan
         if let wait = nextLevelWait(netW: net) {
             assert(base + wait >= sim.now, "a battery level passed during a watch")
-            sim.setTimer(batteryTimer, .batteryLevel, at: max(base + wait, sim.now), priority: Self.worldPriority)
+            batteryLevelAt = max(base + wait, sim.now)
         } else {
-            sim.cancelTimer(batteryTimer)
+            batteryLevelAt = nil
         }
+        armBatteryTimer(loadBound: bound)
+    }
+
+    /// Sets the battery timer to the planned level's instant, or to the radios' next
+    /// transition if that comes first and may change the net power: the plan is then worked
+    /// out again (`batteryReplan`). On a charger that powers the whole load and gives the
+    /// battery nothing (at its limit, or full), the net power is zero whatever the radios do.
+    mutating func armBatteryTimer(loadBound: Double) {
+        var due = batteryLevelAt.map { ($0, false) }
+        let insensitive =
+            !isOn || (isCharging && loadBound <= setup.charger.peakW
+                && (battery.isFull || setup.charger.acceptedW(charge: battery.charge, holding: holding) == 0))
+        if !insensitive, let radio = nextRadioTransition.map({ max($0, sim.now) }), radio < due?.0 ?? .distantFuture {
+            due = (radio, true)
+        }
+        guard let (time, replan) = due else {
+            sim.cancelTimer(batteryTimer)
+            return
+        }
+        if sim.timerTime(batteryTimer) == time, batteryTimerReplans == replan { return }
+        batteryTimerReplans = replan
+        sim.setTimer(batteryTimer, replan ? .batteryReplan : .batteryLevel, at: time, priority: Self.worldPriority)
     }
 
     /// How long, at the constant net power `netW`, until the battery as of the last accounting
@@ -1305,7 +1057,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// the states are unchanged, the timer set earlier still names the instant worked out now
     /// (within the rounding of the levels' instants to the microsecond and of the books' sums).
     mutating func timerFollowsPlan(netW net: Double) -> Bool {
-        let armed = sim.timerTime(batteryTimer)
+        let armed = batteryLevelAt
         guard let wait = nextLevelWait(netW: net) else { return armed == nil }
         guard let armed else { return false }
         let expected = max(accountedUntil + wait, sim.now)
@@ -1366,3 +1118,4 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     }
 
 }
+

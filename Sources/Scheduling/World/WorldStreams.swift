@@ -1,0 +1,97 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// The random streams of one replication, one per exogenous source (docs/sources.md §11), so that
+/// within a replication every policy sees the same world.
+///
+/// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, and per app
+/// `app.<name>` (its tasks' work, in submission order) and `app.<name>.leave` (the
+/// finite-length work it begins each time the person leaves it), so adding an app or
+/// changing one source's parameters does not change the numbers any other source draws.
+public struct WorldStreams {
+    /// Stream `charger`: charging sessions.
+    public var charger: RandomStream
+    /// Stream `network`: connection changes and dead spots.
+    public var network: RandomStream
+    /// Stream `people`: sleep, sessions, launches and calls.
+    public var people: RandomStream
+    /// Stream `purges`: memory-pressure purges.
+    public var purges: RandomStream
+    /// One draw per Low Power Mode prompt, in prompt order.
+    public var lowPower: RandomStream
+    /// Per app, stream `app.<name>`: its tasks' work, in submission order.
+    public var apps: [RandomStream]
+    /// Per app, stream `app.<name>.leave`: the finite-length work it begins on leaving.
+    public var appLeave: [RandomStream]
+    /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
+    public var appUse: [RandomStream?]
+    /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
+    public var appExtension: [RandomStream?]
+    /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
+    /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
+    /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
+    /// preservation). This one: `app.<name>.mode`.
+    public var appMode: [RandomStream?]
+    /// Per app, `app.<name>.push`.
+    public var appPush: [RandomStream?]
+    /// Per app, `app.<name>.transfer`.
+    public var appTransfer: [RandomStream?]
+    /// Per app, `app.<name>.region`.
+    public var appRegion: [RandomStream?]
+    /// Per app, `app.<name>.archive`.
+    public var appArchive: [RandomStream?]
+    /// Stream `interruptions`, when the person has any: Notification Centre and declined
+    /// calls over the app in use.
+    public var interruptions: RandomStream?
+    /// Stream `grants`, when refresh grants are drawn (`SystemRules.refreshGrant`): one draw
+    /// per refresh, in start order.
+    public var grants: RandomStream?
+
+    /// The streams of `replication` of `point` under `masterSeed`, for the apps of `setup`.
+    public init(
+        setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
+        generator: GeneratorKind = .mt19937
+    ) throws(RandomStreamError) {
+        func stream(_ name: String) throws(RandomStreamError) -> RandomStream {
+            try RandomStream(
+                StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
+                kind: generator)
+        }
+        charger = try stream("charger")
+        network = try stream("network")
+        people = try stream("people")
+        purges = try stream("purges")
+        lowPower = try stream("low-power")
+        var apps: [RandomStream] = [], leave: [RandomStream] = []
+        var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
+        var region: [RandomStream?] = [], archive: [RandomStream?] = [], use: [RandomStream?] = []
+        var ext: [RandomStream?] = []
+        func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
+            declared ? try stream(name) : nil
+        }
+        for app in setup.apps {
+            apps.append(try stream("app.\(app.name)"))
+            leave.append(try stream("app.\(app.name).leave"))
+            use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
+            ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
+            mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
+            push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
+            transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
+            region.append(try optional(app.regions != nil, "app.\(app.name).region"))
+            let p = app.statePreservation.archiveProbability
+            archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
+        }
+        self.apps = apps
+        self.appLeave = leave
+        self.appUse = use
+        self.appExtension = ext
+        self.appMode = mode
+        self.appPush = push
+        self.appTransfer = transfer
+        self.appRegion = region
+        self.appArchive = archive
+        self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
+        self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
+    }
+}

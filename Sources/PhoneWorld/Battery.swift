@@ -175,6 +175,24 @@ public struct Battery: Equatable, Sendable {
         return flow
     }
 
+    /// Draws `joules` for the load, off the charger, from a linear battery: its energy is
+    /// additive, so a stretch whose load changed within it (the radios' phases) is drawn in
+    /// one step. The draw is clamped to what is stored, as `advance` clamps.
+    public mutating func discharge(joules: Double) -> EnergyFlow {
+        guard case .linear(let e) = state else { preconditionFailure("only a linear battery discharges in one step") }
+        var flow = EnergyFlow()
+        guard joules > 0 else { return flow }
+        let drawn = min(joules, max(e, 0))
+        state = .linear(energyJ: e - joules)
+        _ = clampAvailableAtZero()
+        flow.fromBatteryJ = drawn
+        flow.consumedJ = drawn
+        return flow
+    }
+
+    /// Whether the battery is the ideal store (`linear`).
+    public var isLinear: Bool { if case .linear = state { true } else { false } }
+
     /// Applies a constant current (power; positive discharges) for `seconds`.
     mutating func step(currentW i: Double, seconds t: Double) {
         guard t > 0 else { return }

@@ -13,11 +13,12 @@ public enum EventCosts {
     nonisolated(unsafe) static var loopNanos = 0
     nonisolated(unsafe) static var runs = 0
 
-    /// The event kinds, in the order of `PhoneSimulation.Event.costIndex`.
+    /// The event kinds, in the order of `PhoneEvent.costIndex`.
     static let kinds = [
-        "plug_in", "unplug", "eligible", "task_end", "cpu_monitor", "battery_level", "battery_watch_ended",
-        "optimized_release", "policy_wake", "network", "launch", "leave", "call", "call_end", "purge",
-        "radio", "push", "push_release", "mode_chunk", "load", "suspend", "interrupt", "interrupt_end", "begin_in_use", "extension_run", "server_push", "battery_replan",
+        "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
+        "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
+        "network", "eligible", "phase_end", "cpu_monitor", "mode_chunk",
+        "suspend", "server_push", "push_release", "extension_run", "trace_push", "policy_wake",
     ]
 
     @inline(__always)
@@ -54,37 +55,42 @@ public enum EventCosts {
     }
 }
 
-extension PhoneSimulation.Event {
+extension PhoneEvent {
     /// Index into `EventCosts.kinds`.
     var costIndex: Int {
         switch self {
-        case .plugIn: 0
-        case .unplug: 1
-        case .eligible: 2
-        case .taskEnd: 3
-        case .cpuMonitor: 4
-        case .batteryLevel: 5
-        case .batteryWatchEnded: 6
-        case .optimizedRelease: 7
-        case .policyWake: 8
-        case .network: 9
-        case .launch: 10
-        case .leave: 11
-        case .call: 12
-        case .callEnd: 13
-        case .purge: 14
-        case .radio: 15
-        case .push: 16
-        case .pushRelease: 17
-        case .modeChunk: 18
-        case .load: 19
+        case .power(let e):
+            switch e {
+            case .plugIn: 0
+            case .unplug: 1
+            case .optimizedRelease: 2
+            case .level: 3
+            case .watchEnded: 4
+            case .replan: 5
+            case .load: 6
+            }
+        case .person(let e):
+            switch e {
+            case .launch: 7
+            case .leave: 8
+            case .call: 9
+            case .callEnd: 10
+            case .purge: 11
+            case .interrupt: 12
+            case .interruptEnd: 13
+            case .beginInUse: 14
+            }
+        case .network: 15
+        case .eligible: 16
+        case .phaseEnd: 17
+        case .cpuMonitor: 18
+        case .modeChunk: 19
         case .suspend: 20
-        case .interrupt: 21
-        case .interruptEnd: 22
-        case .beginInUse: 23
-        case .extensionRun: 24
-        case .serverPush: 25
-        case .batteryReplan: 26
+        case .serverPush: 21
+        case .pushRelease: 22
+        case .extensionRun: 23
+        case .tracePush: 24
+        case .policyWake: 25
         }
     }
 }

@@ -260,4 +260,6 @@ public struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
     public mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
     /// Whether either sink needs each task's steps.
     public var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
+    /// Whether either sink needs every change of slope of the charge.
+    public var observesChargeCurve: Bool { first.observesChargeCurve || second.observesChargeCurve }
 }

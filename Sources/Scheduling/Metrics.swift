@@ -29,6 +29,11 @@ public protocol MetricsSink {
     /// the simulation does not build them: each carries a copy of the request, and a run
     /// without an event log or timeline has thousands per simulated day.
     var observesTaskSteps: Bool { get }
+    /// Whether `chargeObserved` must come at every change of slope of the charge curve (a
+    /// sampled timeline, a drawn curve) rather than only where its extremes can be (a lowest
+    /// and a last charge). When not, the simulation may close its energy books less often: off
+    /// the charger a linear battery's charge only falls between events.
+    var observesChargeCurve: Bool { get }
 }
 
 extension MetricsSink {
@@ -50,6 +55,8 @@ extension MetricsSink {
     public mutating func runEnded(_ totals: RunTotals) {}
     /// True: a sink that does not say otherwise is told every task step.
     public var observesTaskSteps: Bool { true }
+    /// True: a sink that does not say otherwise sees every change of slope of the charge.
+    public var observesChargeCurve: Bool { true }
 }
 
 /// Why the system called a task's expiration handler.
@@ -280,6 +287,8 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     /// False: only `lost` and `ended` count here, and the simulation reports those anyway.
     public var observesTaskSteps: Bool { false }
+    /// False: the lowest and the last charge are all it keeps.
+    public var observesChargeCurve: Bool { false }
 
     /// Frees the per-event samples (latencies, staleness) once the summary values are known.
     public mutating func dropSamples() {

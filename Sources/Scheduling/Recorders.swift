@@ -88,6 +88,8 @@ public struct StandardSink: MetricsSink {
 
     /// Whether the run must report each task's steps (only the event log and timeline need them).
     public var observesTaskSteps: Bool { events != nil || timeline != nil }
+    /// Whether the timeline samples the charge (the summary keeps only its extremes).
+    public var observesChargeCurve: Bool { timeline != nil }
 
     /// Counts the task in the metrics and hands its record to `onTask`.
     public mutating func taskEnded(_ r: TaskRecord) {

@@ -1,0 +1,211 @@
+import PhoneWorld
+import SimEngine
+
+/// One app as the system sees it: its place in the life cycle, its BGTaskScheduler, and the
+/// work it has running.
+struct AppRuntime {
+    var life = AppLifecycle()
+    var scheduler: BGTaskScheduler
+    /// Tasks of this app running now that keep it running.
+    var running = 0
+    /// When it last entered the background, for the finite-length grant.
+    var enteredBackground: SimInstant?
+    /// The running continuous-mode session, by task index.
+    var modeSession: Int?
+}
+
+/// The app life cycle (docs/sources.md §1): launching, the foreground and the background,
+/// suspension, and termination, with what the app does on each move.
+extension PhoneSimulation {
+    mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause) {
+        let from = apps[app].life.state, wasSwipedAway = apps[app].life.swipedAway
+        apps[app].life.move(to: state, cause: cause)
+        if from.isForeground != state.isForeground || wasSwipedAway != apps[app].life.swipedAway { decisions.appGateChanges &+= 1 }
+        sink.lifecycle(LifecycleTransition(app: app, from: from, to: state, cause: cause), at: sim.now)
+    }
+
+    /// Starts the app's process; it registers its task identifiers before launching finishes.
+    mutating func launchProcess(_ app: Int, into state: AppState, cause: LifecycleCause) {
+        move(app, to: state, cause: cause)
+        for m in model.apps[app].tasks {
+            switch apps[app].scheduler.register(model.identifiers[m]) {
+            case .registered: break
+            case .notPermitted: sink.taskEvent(.registrationFailed(app: app, identifier: model.identifiers[m]), at: sim.now)
+            case .duplicate: preconditionFailure("identifiers are unique per app")
+            }
+        }
+        redoLost(app)
+    }
+
+    /// Ends the app's process: its running work is killed; pending requests stay with the
+    /// system.
+    ///
+    /// The system carries an app's background transfers on without it, unless the person
+    /// swiped the app away (then they are cancelled) or the phone died. A mode session ends
+    /// with the app: it was used as it went, so it counts as completed, not wasted.
+    mutating func terminate(_ app: Int, cause: LifecycleCause) {
+        for i in running where tasks[i].status == .running && tasks[i].appIndex == app {
+            let kind = tasks[i].kind
+            if kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) {
+                if cause == .swipe || cause == .shutdown {
+                    finish(TaskID(i), cause == .swipe ? .cancelled : .killed, at: sim.now, suspendIfIdle: false)
+                }
+                continue
+            }
+            finish(TaskID(i), kind.isMode ? .completed : .killed, at: sim.now, suspendIfIdle: false)
+        }
+        if cause == .swipe {
+            for i in pendingTransfers where tasks[i].appIndex == app { finish(TaskID(i), .cancelled, at: sim.now) }
+        }
+        loseUnsaved(app, cause: cause)
+        apps[app].scheduler.processEnded()
+        apps[app].enteredBackground = nil
+        if person.frontApp == app { person.frontApp = nil }
+        move(app, to: .notRunning, cause: cause)
+    }
+
+    /// Puts the app the person is looking at in the foreground and the one they left in the
+    /// background. A call takes the foreground from an app and gives it back.
+    mutating func updateFront(cause: LifecycleCause) {
+        let wanted = person.inCall ? nil : person.foreground.flatMap { world.drawnLaunch($0).app }
+        guard wanted != person.frontApp else { return }
+        if let old = person.frontApp {
+            person.frontApp = nil
+            enterBackground(old, cause: cause == .open ? .leave : cause)
+        }
+        if let new = wanted {
+            person.frontApp = new
+            enterForeground(new, cause: cause)
+        }
+    }
+
+    mutating func enterForeground(_ app: Int, cause: LifecycleCause) {
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .inactive, cause: cause)
+        case .background, .suspended: move(app, to: .inactive, cause: cause)
+        case .active, .inactive: preconditionFailure("app \(app) is already in the foreground")
+        }
+        move(app, to: .active, cause: cause)
+        apps[app].enteredBackground = nil
+        // The person sees what the app fetched; it saves its state on the way out
+        // (assumption: apps archive in `applicationDidEnterBackground`).
+        unsaved.clear(app)
+        // Finite-length work keeps running in the foreground, without a deadline.
+        for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
+            tasks[i].deadline = .distantFuture
+            rescheduleEnd(i)
+        }
+        // After the horizon the app's code no longer changes what is pending.
+        if cause == .open && model.apps[app].cancelOnOpen && !draining { cancelAll(app: app) }
+    }
+
+    /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length
+    /// work and submit requests; then it is suspended unless it has work running.
+    mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
+        // Already inactive when an interruption was over it.
+        if apps[app].life.state != .inactive { move(app, to: .inactive, cause: cause) }
+        // Swiped away as it is left: the app switcher shows it inactive and the swipe ends
+        // it there, before `didEnterBackground` (docs/sources.md §1), so it begins no work
+        // and submits nothing. Its leave draws are made all the same, so that later leaves
+        // draw what they would have.
+        if person.swipingAway == app && !draining {
+            if !model.apps[app].exitsOnSuspend {
+                discardLeaveDraws(app)
+                startModeSession(app: app)
+            }
+            terminate(app, cause: .swipe)
+            return
+        }
+        move(app, to: .background, cause: cause)
+        // `UIApplicationExitsOnSuspend`: the app terminates instead of suspending, after
+        // `applicationWillTerminate`, and does nothing in the background.
+        if model.apps[app].exitsOnSuspend {
+            terminate(app, cause: .exitsOnSuspend)
+            return
+        }
+        apps[app].enteredBackground = sim.now
+        let deadline = sim.now + setup.system.backgroundTime
+        for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
+            tasks[i].deadline = deadline
+            rescheduleEnd(i)
+        }
+        // After the horizon only the work already running finishes.
+        if draining {
+            if apps[app].running == 0 { move(app, to: .suspended, cause: .workDone) }
+            return
+        }
+        if model.apps[app].hasLeaveWork { beginLeaveWork(app, deadline: deadline) }
+        for m in model.apps[app].tasks where model.tasks[m].submitsOnLeave {
+            submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
+        }
+        startModeSession(app: app)
+        handOverTransfers(app)
+        // The system lets the app finish what it was doing for a moment before suspending it.
+        if apps[app].running == 0 && apps[app].life.state == .background {
+            if setup.system.suspensionDelay > .zero {
+                sim.schedule(.suspend(app), at: sim.now + setup.system.suspensionDelay, priority: PhoneEvent.worldPriority)
+            } else {
+                move(app, to: .suspended, cause: .workDone)
+            }
+        }
+    }
+
+    /// The finite-length work the app begins as it enters the background, each item with its
+    /// probability, sharing the grant that ends at `deadline`.
+    mutating func beginLeaveWork(_ app: Int, deadline: SimInstant) {
+        let stream = streams.appLeave[app]
+        let range = model.apps[app].work
+        for w in range where !model.work[w].inUse {
+            // Drawn whether or not the work begins, so later draws stay aligned.
+            let begins = stream.bernoulli(model.work[w].probability)
+            let cpu = model.work[w].cpu.draw(stream)
+            let up = model.work[w].upBytes.draw(stream)
+            let down = model.work[w].downBytes.draw(stream)
+            let forgets = stream.bernoulli(model.apps[app].forgetsEndBackground)
+            guard begins else { continue }
+            let id = newTask(
+                app: app, kind: .finiteLength, source: w - range.lowerBound, work: SimDuration(seconds: cpu), upBytes: up.rounded(),
+                downBytes: down.rounded())
+            if forgets { tasks[id.rawValue].flags.insert(.forgetsCompletion) }
+            tasks[id.rawValue].deadline = deadline
+            begin(id)
+        }
+    }
+
+    /// The draws a leave makes for finite-length work and background transfers, unused.
+    mutating func discardLeaveDraws(_ app: Int) {
+        let stream = streams.appLeave[app]
+        for w in model.apps[app].work where !model.work[w].inUse {
+            _ = stream.bernoulli(model.work[w].probability)
+            _ = model.work[w].cpu.draw(stream)
+            _ = model.work[w].upBytes.draw(stream)
+            _ = model.work[w].downBytes.draw(stream)
+            _ = stream.bernoulli(model.apps[app].forgetsEndBackground)
+        }
+        if let transfers = model.apps[app].transfers, let stream = streams.appTransfer[app] {
+            _ = stream.bernoulli(transfers.probability)
+            _ = transfers.upBytes.draw(stream)
+            _ = transfers.downBytes.draw(stream)
+            _ = transfers.cpu.draw(stream)
+        }
+    }
+
+    /// The moment after the app left is over: suspended, unless it has work running or is
+    /// no longer in the background it entered then.
+    mutating func suspendAfterLeaving(_ app: Int) {
+        guard apps[app].life.state == .background, apps[app].running == 0,
+            apps[app].enteredBackground.map({ $0 + setup.system.suspensionDelay == sim.now }) ?? false
+        else { return }
+        move(app, to: .suspended, cause: .workDone)
+    }
+
+    /// `UIApplication.backgroundTimeRemaining` for the app now: the rest of the grant while
+    /// it is in the background with finite-length work, unlimited in the foreground (iOS
+    /// returns `greatestFiniteMagnitude`), nothing otherwise.
+    public func backgroundTimeRemaining(app: Int) -> SimDuration? {
+        let life = apps[app].life
+        if life.state.isForeground { return nil }
+        guard life.state == .background, let entered = apps[app].enteredBackground else { return .zero }
+        return max(.zero, entered + setup.system.backgroundTime - sim.now)
+    }
+}

@@ -1,0 +1,160 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// One app's code, compiled from the scenario for a run: plain values read at every
+/// submission, launch and leave, without reaching into the scenario's nested parameters
+/// (copies of which retain every array they hold).
+struct AppModel {
+    /// CPU power of its background work, in watts (its own, or the phone's default).
+    var cpuPowerW: Double
+    var expirationResponse: SimDuration
+    var forgetsCompletion: Double
+    var forgetsEndBackground: Double
+    var cancelOnOpen: Bool
+    var launchDownBytes: Double
+    var exitsOnSuspend: Bool
+    /// Its own Background App Refresh switch.
+    var backgroundRefresh: Bool
+    /// `UIBackgroundModes` has `remote-notification`.
+    var receivesPushes: Bool
+    /// Its BGTaskScheduler tasks, as a range of `PhoneModel.tasks`.
+    var tasks: Range<Int>
+    /// Its finite-length work, as a range of `PhoneModel.work`.
+    var work: Range<Int>
+    var hasLeaveWork: Bool
+    var hasInUseWork: Bool
+    var fetch: FetchModel?
+    var mode: ModeModel?
+    var push: PushModel?
+    var transfers: TransferModel?
+    var archiveProbability: Double
+    var archiveCPU: SimDuration
+    var extensionRunsPerDay: Double
+}
+
+/// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
+/// in `PhoneModel.identifiers`): reading a field of a model that held a string copied the
+/// whole model, retaining the string.
+struct TaskModel {
+    var app: Int
+    /// Its index among the app's tasks.
+    var index: Int
+    var kind: TaskKind
+    var interval: SimDuration
+    var earliestBegin: SimDuration
+    var requiresExternalPower: Bool
+    var requiresNetworkConnectivity: Bool
+    var cpu, upBytes, downBytes: PreparedDistribution
+    var cpuShare: Double
+    var successProbability: Double
+    var expirationHandler: Bool
+    var submitsOnStart, submitsOnLeave, resubmitsInHandler, submitsFromExtension: Bool
+}
+
+/// Finite-length work an app begins when the person leaves it, or while in use.
+struct WorkModel {
+    var inUse: Bool
+    var probability: Double
+    var cpu, upBytes, downBytes: PreparedDistribution
+}
+
+/// Legacy background fetch.
+struct FetchModel {
+    var minimumInterval: SimDuration
+    var cpu, upBytes, downBytes: PreparedDistribution
+    var successProbability: Double
+}
+
+/// A continuous background mode's sessions.
+struct ModeModel {
+    var kind: BackgroundModeKind
+    /// Whether `UIBackgroundModes` has one of the mode's keys.
+    var declared: Bool
+    var probability: Double
+    var duration: PreparedDistribution
+    var powerW: Double
+    var chunkInterval: SimDuration?
+    var chunkUpBytes, chunkDownBytes: Double
+}
+
+/// Silent pushes from the app's server.
+struct PushModel {
+    var parameters: SilentPushes
+}
+
+/// Background URLSession transfers handed over on leaving.
+struct TransferModel {
+    var probability: Double
+    var upBytes, downBytes, cpu: PreparedDistribution
+    var discretionary: Bool
+}
+
+/// Every app's and task's model, indexed like the scenario's apps.
+struct PhoneModel {
+    var apps: [AppModel] = []
+    var tasks: [TaskModel] = []
+    /// Each task model's BGTaskScheduler identifier.
+    var identifiers: [String] = []
+    var work: [WorkModel] = []
+    /// `background-work.<n>`, the identifiers of finite-length work.
+    var workIdentifiers: [String] = []
+
+    init(_ setup: PhoneSetup) {
+        for (a, app) in setup.apps.enumerated() {
+            let taskBase = tasks.count, workBase = work.count
+            for (k, t) in app.tasks.enumerated() {
+                tasks.append(
+                    TaskModel(
+                        app: a, index: k, kind: t.kind == .refresh ? .refresh : .processing,
+                        interval: t.interval, earliestBegin: t.earliestBegin,
+                        requiresExternalPower: t.requiresExternalPower, requiresNetworkConnectivity: t.requiresNetworkConnectivity,
+                        cpu: PreparedDistribution(t.cpu), upBytes: PreparedDistribution(t.upBytes),
+                        downBytes: PreparedDistribution(t.downBytes), cpuShare: t.cpuShare,
+                        successProbability: t.successProbability, expirationHandler: t.expirationHandler,
+                        submitsOnStart: t.submitOn.contains(.start), submitsOnLeave: t.submitOn.contains(.background),
+                        resubmitsInHandler: t.submitOn.contains(.handler), submitsFromExtension: t.submitOn.contains(.extension)))
+                identifiers.append(t.identifier)
+            }
+            for w in app.backgroundWork {
+                work.append(
+                    WorkModel(
+                        inUse: w.begin == .inUse, probability: w.probability, cpu: PreparedDistribution(w.cpu),
+                        upBytes: PreparedDistribution(w.upBytes), downBytes: PreparedDistribution(w.downBytes)))
+            }
+            let cpuPowerW = app.cpuPowerW ?? setup.power.cpuBackgroundW
+            apps.append(
+                AppModel(
+                    cpuPowerW: cpuPowerW, expirationResponse: app.expirationResponse,
+                    forgetsCompletion: app.forgetsCompletion, forgetsEndBackground: app.forgetsEndBackground,
+                    cancelOnOpen: app.cancelOnOpen, launchDownBytes: app.launchDownBytes,
+                    exitsOnSuspend: app.exitsOnSuspend, backgroundRefresh: app.backgroundRefresh,
+                    receivesPushes: app.declares(.remoteNotification), tasks: taskBase..<tasks.count,
+                    work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
+                    hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
+                    fetch: app.usesBackgroundFetch
+                        ? app.backgroundFetch.map {
+                            FetchModel(
+                                minimumInterval: $0.minimumInterval, cpu: PreparedDistribution($0.cpu),
+                                upBytes: PreparedDistribution($0.upBytes), downBytes: PreparedDistribution($0.downBytes),
+                                successProbability: $0.successProbability)
+                        } : nil,
+                    mode: app.backgroundMode.map {
+                        ModeModel(
+                            kind: $0.kind, declared: $0.kind.keys.contains(where: app.declares), probability: $0.probability,
+                            duration: PreparedDistribution($0.duration), powerW: $0.powerW, chunkInterval: $0.chunkInterval,
+                            chunkUpBytes: $0.chunkUpBytes, chunkDownBytes: $0.chunkDownBytes)
+                    },
+                    push: app.silentPushes.map { PushModel(parameters: $0) },
+                    transfers: app.backgroundTransfers.map {
+                        TransferModel(
+                            probability: $0.probability, upBytes: PreparedDistribution($0.upBytes),
+                            downBytes: PreparedDistribution($0.downBytes), cpu: PreparedDistribution($0.cpu),
+                            discretionary: $0.discretionary)
+                    },
+                    archiveProbability: app.statePreservation.archiveProbability,
+                    archiveCPU: app.statePreservation.archiveCPU, extensionRunsPerDay: app.extensionRunsPerDay))
+        }
+        workIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
+    }
+}

@@ -1,0 +1,241 @@
+import PhoneWorld
+import SimEngine
+
+/// What the system's gates read besides each request's fixed fields: while it is unchanged,
+/// every request's gates give the same answer.
+struct GateKey: Equatable {
+    var phone: UInt8
+    var appChanges: Int
+}
+
+/// The requests past their `earliestBeginDate`, what the gates and the policy made of them,
+/// and the policy's timer: the state of the seam between the system and the policy.
+struct Decisions {
+    /// The policy's requested wake.
+    let timer: TimerID
+    /// Requests past `earliestBegin`, in the order they became eligible.
+    var eligible: [EligibleTask] = []
+    /// The requests a decision is shown when gates hold some, kept to reuse their storage;
+    /// and whether it may differ from the open requests in `eligible`.
+    var shown: [EligibleTask] = []
+    var shownIsStale = true
+    /// Times an app entered or left the foreground or the swiped-away state, which the gates
+    /// read (`gateKey`).
+    var appGateChanges = 0
+    /// Advanced whenever anything the gates read changes (`gateKey`, as of `epochKey`): a
+    /// request checked in the current epoch has the same answer now.
+    var epoch: UInt32 = 1
+    var epochKey: GateKey?
+    /// The requests a decision starts, in a buffer kept across decisions.
+    var starting: [TaskID] = []
+    /// The reasons policies gave for holding requests, numbered in the order first heard.
+    var reasonTokens: [String] = []
+
+    init(timer: TimerID) { self.timer = timer }
+
+    mutating func append(_ task: EligibleTask) {
+        eligible.append(task)
+        shownIsStale = true
+    }
+
+    /// Removes request `id` from the eligible ones, if it is there.
+    mutating func remove(_ id: TaskID) {
+        if let k = eligible.firstIndex(where: { $0.id == id }) { eligible.removeQuickly(at: k) }
+        shownIsStale = true
+    }
+}
+
+/// The gates every policy obeys and the policy's decisions (docs/sources.md §1-5).
+extension PhoneSimulation {
+    /// Whether the person is using the phone: an app in the foreground, or a call.
+    @inline(__always)
+    var inUse: Bool { person.foreground != nil || person.inCall }
+
+    /// The first gate that keeps this request from starting now, or `nil` when the system
+    /// lets it start (docs/sources.md §1-5): the phone on, Low Power Mode off, Background App
+    /// Refresh on (for the phone and the app, on Wi-Fi if it says so), the app in the
+    /// switcher and not in the foreground; for processing, the phone idle and the request's
+    /// power and network requirements met.
+    @inline(__always)
+    func closedGate(_ task: EligibleTask) -> HoldReason? {
+        guard books.isOn else { return .phoneOff }
+        guard !books.lowPower else { return .lowPowerMode }
+        guard model.apps[task.app].backgroundRefresh else { return .backgroundRefreshOff }
+        switch setup.settings.backgroundAppRefresh {
+        case .off: return .backgroundRefreshOff
+        case .wifi: guard radios.connection.kind == .wifi else { return .wifiOnly }
+        case .wifiAndCellular: break
+        }
+        let life = apps[task.app].life
+        guard !life.swipedAway else { return .appSwipedAway }
+        guard !life.state.isForeground else { return .appInForeground }
+        guard task.kind == .processing else { return nil }
+        if inUse { return .deviceInUse }
+        if task.requiresExternalPower && !books.isCharging { return .noExternalPower }
+        if task.requiresNetworkConnectivity && radios.connection.kind == .none { return .noNetwork }
+        return nil
+    }
+
+    /// What the gates read besides each request's own fixed fields (`closedGate`): the
+    /// phone's state in bits, and how many times an app entered or left the foreground or
+    /// the swiped-away state.
+    @inline(__always)
+    var gateKey: GateKey {
+        var bits = UInt8(truncatingIfNeeded: radios.connection.kind.index)
+        if books.isOn { bits |= 1 << 2 }
+        if books.lowPower { bits |= 1 << 3 }
+        if inUse { bits |= 1 << 4 }
+        if books.isCharging { bits |= 1 << 5 }
+        return GateKey(phone: bits, appChanges: decisions.appGateChanges)
+    }
+
+    /// Whether an eligible request is open to the policy: no gate holds it (after the gates
+    /// were checked at this decision point).
+    @inline(__always)
+    static func isShown(_ task: EligibleTask) -> Bool { task.heldBy == nil || task.heldBy == .policy }
+
+    /// From now on, the request `decisions.eligible[k]` is held for `reason` (`nil`: no longer
+    /// held), in its record and in the eligible list's copy.
+    mutating func hold(eligible k: Int, _ reason: HoldReason?) {
+        let id = decisions.eligible[k].id
+        hold(id.rawValue, reason, at: sim.now)
+        decisions.eligible[k].heldBy = reason
+    }
+
+    /// From now on, task `i` is held for `reason` (`nil`: no longer held); the time since the
+    /// last change goes to the previous reason. `at` is later than now only for the requests
+    /// that never ran, ended at the horizon after the last event.
+    mutating func hold(_ i: Int, _ reason: HoldReason?, at time: SimInstant) {
+        if let previous = tasks[i].heldBy { tasks[i].held.add(time - tasks[i].heldSince, to: previous) }
+        tasks[i].heldBy = reason
+        tasks[i].heldSince = time
+    }
+
+    /// The bit of a policy's reason token in a task's `policyReasons` mask; tokens are
+    /// numbered in the order the run first hears them (at most 32 distinct ones are kept).
+    mutating func policyReasonBit(_ reason: String?) -> UInt32 {
+        let token = reason ?? policy.name
+        if let k = decisions.reasonTokens.firstIndex(of: token) { return 1 << UInt32(k) }
+        guard decisions.reasonTokens.count < 32 else { return 0 }
+        decisions.reasonTokens.append(token)
+        return 1 << UInt32(decisions.reasonTokens.count - 1)
+    }
+
+    /// What the policy may observe now.
+    mutating func deviceState() -> DeviceState {
+        var state = DeviceState(
+            now: sim.now, charge: books.battery.charge, isCharging: books.isCharging,
+            network: radios.connection.kind, inUse: inUse, inCall: person.inCall, lowPowerMode: books.lowPower)
+        state.networkQuality = radios.quality
+        state.radioAwake = radios.currentIsAwake
+        if !state.inUse { state.lastInUse = person.lastInUse }
+        state.powerChangedAt = powerChangedAt
+        state.usage = person.usage
+        return state
+    }
+
+    /// A decision point: each eligible request's gates, then the policy's choice among the
+    /// open ones, which start at once.
+    mutating func consultPolicy() {
+        guard !decisions.eligible.isEmpty else { return }
+        // Each request's gates, noted for its hold times. A request no gate holds is shown to
+        // the policy; one the policy held last time stays held by it until the policy starts
+        // it or a gate closes (hold times are whole microseconds, so not splitting the hold
+        // at every decision changes nothing). Most of the time every request passes, and
+        // `eligible` itself is shown; otherwise the open ones, in a buffer kept across calls
+        // and rebuilt only when a gate opened or closed or the eligible requests changed.
+        //
+        // A request whose gates were checked since anything they read last changed (the same
+        // epoch) keeps its answer, which its hold already records: a gate's reason, or none or
+        // the policy's when open. Requests waiting for the charger sit in the list all day.
+        let key = gateKey
+        if key != decisions.epochKey {
+            decisions.epochKey = key
+            decisions.epoch &+= 1
+        }
+        let epoch = decisions.epoch
+        var closed = 0
+        for k in decisions.eligible.indices {
+            let task = decisions.eligible[k]
+            if task.gatesCheckedAt == epoch {
+                assert(closedGate(task) == (task.heldBy == .policy ? nil : task.heldBy), "a gate's answer changed within its epoch")
+                if task.heldBy != nil && task.heldBy != .policy { closed += 1 }
+                continue
+            }
+            decisions.eligible[k].gatesCheckedAt = epoch
+            let gate = closedGate(task)
+            let current = task.heldBy
+            assert(current == tasks[task.id.rawValue].heldBy, "the eligible list's copy of a hold differs from the task's")
+            if gate != current && !(gate == nil && current == .policy) {
+                hold(eligible: k, gate)
+                decisions.shownIsStale = true
+            }
+            if gate != nil { closed += 1 }
+        }
+        guard closed < decisions.eligible.count else { return }
+        let state = deviceState()
+        let decision: PolicyDecision
+        if closed == 0 {
+            decision = policy.decide(state, eligible: decisions.eligible)
+        } else {
+            if decisions.shownIsStale {
+                decisions.shown.removeAllKeepingCapacity()
+                for task in decisions.eligible where Self.isShown(task) { decisions.shown.append(task) }
+                decisions.shownIsStale = false
+            }
+            // Debug builds (the tests) check the kept list against a fresh one at every decision.
+            assert(
+                decisions.shown.map(\.id) == decisions.eligible.filter { Self.isShown($0) }.map(\.id),
+                "the requests shown are not the open ones")
+            decision = policy.decide(state, eligible: decisions.shown)
+        }
+        apply(decision, closed: closed)
+    }
+
+    /// Starts what the policy chose, notes why it held the rest, and sets its timer.
+    mutating func apply(_ decision: PolicyDecision, closed: Int) {
+        decisions.starting.removeAllKeepingCapacity()
+        switch decision.start {
+        case .none: break
+        case .all:
+            for task in decisions.eligible where Self.isShown(task) { decisions.starting.append(task.id) }
+        case .some(let chosen):
+            for id in chosen {
+                require(
+                    decisions.eligible.contains { $0.id == id && Self.isShown($0) },
+                    "policy \(policy.name) chose \(id), which it was not shown")
+            }
+            decisions.starting.append(contentsOf: chosen)
+        }
+        if decisions.starting.count < decisions.eligible.count - closed {
+            let bit = policyReasonBit(decision.reason)
+            for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
+                if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
+                // Written only when new: a request the policy holds is held again at most
+                // decisions.
+                if decisions.eligible[k].policyReasons & bit == 0 {
+                    decisions.eligible[k].policyReasons |= bit
+                    tasks[decisions.eligible[k].id.rawValue].policyReasons |= bit
+                }
+            }
+        }
+        if !decisions.starting.isEmpty {
+            let ids = decisions.starting
+            if ids.count == decisions.eligible.count {
+                decisions.eligible.removeAllKeepingCapacity()
+            } else {
+                decisions.eligible.removeAll { ids.contains($0.id) }
+            }
+            decisions.shownIsStale = true
+            for id in ids { start(id) }
+            rescheduleBattery()
+        }
+        if let at = decision.reconsiderAt {
+            // Strictly later: a policy woken at the instant it was asked could loop there forever.
+            require(at > sim.now, "policy \(policy.name) asked to be woken at \(at), which is not after now (\(sim.now))")
+            sim.setTimer(decisions.timer, .policyWake, at: at, priority: PhoneEvent.policyPriority)
+        } else {
+            sim.cancelTimer(decisions.timer)
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import PhoneWorld
+import SimEngine
+
+/// Running background work (docs/sources.md §2-3): the handler's launch, the time each kind
+/// has, the transfer then the CPU work, the expiration handler and its grace, and the
+/// system's reasons to end work early (the person, the charger, the CPU monitor).
+extension PhoneSimulation {
+    /// The time a task of `kind` has once it starts.
+    @inline(__always)
+    mutating func budget(_ kind: TaskKind) -> SimDuration {
+        switch kind {
+        case .refresh:
+            if let grant = setup.system.refreshGrant, let stream = streams.grants {
+                max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
+            } else {
+                setup.system.refreshBudget
+            }
+        case .processing: setup.system.processingBudget
+        case .finiteLength, .redo: setup.system.backgroundTime
+        case .fetch: setup.system.fetchBudget
+        case .silentPush, .backgroundTransfer: setup.system.wakeBudget
+        case .region: setup.system.regionBudget
+        case .audio, .location, .voip, .bluetooth: .days(365)
+        }
+    }
+
+    /// Starts a scheduled task: the system launches or resumes the app in the background and
+    /// calls the task's handler, which resubmits if the app does that; the task transfers its
+    /// data, then computes, within its budget.
+    mutating func start(_ id: TaskID) {
+        let i = id.rawValue
+        require(tasks[i].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
+        hold(i, nil, at: sim.now)
+        let app = tasks[i].appIndex, kind = tasks[i].kind
+        apps[app].scheduler.remove(id)
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
+        case .suspended: move(app, to: .background, cause: .backgroundWork)
+        case .background: break
+        case .active, .inactive: preconditionFailure("\(id) started while its app is in the foreground")
+        }
+        tasks[i].deadline = sim.now + budget(kind)
+        begin(id)
+        if kind == .refresh || kind == .processing {
+            let m = Int(tasks[i].source)
+            if model.tasks[m].resubmitsInHandler { submit(task: m, earliestBegin: sim.now + model.tasks[m].interval) }
+        } else if kind == .fetch, let interval = model.apps[app].fetch?.minimumInterval {
+            submitFetch(app: app, earliestBegin: sim.now + interval)
+        }
+        watchCPU(id)
+    }
+
+    /// The system launches or resumes the app in the background (or finds it running) and
+    /// calls its handler for the task, which has its kind's time.
+    mutating func wake(_ id: TaskID) {
+        let app = tasks[id.rawValue].appIndex
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
+        case .suspended: move(app, to: .background, cause: .backgroundWork)
+        case .background, .active, .inactive: break
+        }
+        tasks[id.rawValue].deadline = sim.now + budget(tasks[id.rawValue].kind)
+        begin(id)
+    }
+
+    /// A task begins running: its CPU draws power, its transfer goes to the radio, and its
+    /// phase ends when the transfer and then the work are done, or its time is up.
+    ///
+    /// A background transfer runs in the system, without its app, until its data has moved;
+    /// a mode session runs for its length, fetching its chunks.
+    mutating func begin(_ id: TaskID) {
+        drawArchive(id)
+        let i = id.rawValue
+        let app = tasks[i].appIndex, kind = tasks[i].kind
+        tasks[i].status = .running
+        tasks[i].started = sim.now
+        tasks[i].flags.insert(.started)
+        running.append(i)
+        if sink.observesTaskSteps {
+            sink.taskEvent(
+                .started(request(i), timeRemaining: kind.usesGrant ? backgroundTimeRemaining(app: app) : tasks[i].deadlineOrNil.map { $0 - sim.now }),
+                at: sim.now)
+        }
+        if kind != .backgroundTransfer {
+            tasks[i].flags.insert(.holdsApp)
+            apps[app].running += 1
+            setCPU(i, on: true)
+        }
+        if kind.isMode {
+            apps[app].modeSession = i
+            tasks[i].transferEnd = sim.now
+            tasks[i].workEnd = sim.now + tasks[i].work
+            rescheduleEnd(i)
+            modeChunk(id)
+            return
+        }
+        let transfer = Transfer(owner: .task(i), upBytes: tasks[i].upBytes, downBytes: tasks[i].downBytes)
+        let end = transfer.isEmpty ? sim.now : send(transfer) ?? .distantFuture
+        tasks[i].transferEnd = end
+        tasks[i].workEnd = workEnd(i, transferEnd: end)
+        if tasks[i].workEnd == sim.now, kind == .backgroundTransfer, !tasks[i].flags.contains(.holdsApp) {
+            transferDelivered(id)
+            return
+        }
+        rescheduleEnd(i)
+    }
+
+    /// When task `i`'s work is done, with its transfer done at `transferEnd`: its CPU time
+    /// after that, or for a background transfer the system carries, the transfer's end.
+    @inline(__always)
+    func workEnd(_ i: Int, transferEnd: SimInstant) -> SimInstant {
+        if transferEnd == .distantFuture { return .distantFuture }
+        if tasks[i].kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) { return transferEnd }
+        return transferEnd + tasks[i].work
+    }
+
+    /// Task `i`'s CPU starts or stops drawing its power.
+    mutating func setCPU(_ i: Int, on: Bool) {
+        let w = tasks[i].powerW, kind = tasks[i].kind
+        if on {
+            guard tasks[i].cpuSince == .distantFuture else { return }
+            tasks[i].cpuSince = sim.now
+        } else {
+            let since = tasks[i].cpuSince
+            guard since != .distantFuture else { return }
+            tasks[i].cpuJ += w * (sim.now - since).seconds
+            tasks[i].cpuTime += sim.now - since
+            tasks[i].cpuSince = .distantFuture
+        }
+        books.setCPU(w, on: on, scheduled: kind.isScheduled, mode: kind.isMode)
+    }
+
+    /// Schedules the end of task `i`'s current phase: its work (after its transfer) or its
+    /// time, whichever comes first; idle, its time; expiring, the handler's end.
+    mutating func rescheduleEnd(_ i: Int) {
+        if let h = tasks[i].timer { sim.cancel(h) }
+        let at: SimInstant
+        switch tasks[i].phase {
+        case .working: at = min(tasks[i].deadline, tasks[i].workEnd)
+        case .idle: at = tasks[i].deadline
+        case .expiring: at = tasks[i].expiresAt
+        }
+        tasks[i].timer = at == .distantFuture ? nil : sim.schedule(.phaseEnd(TaskID(i)), at: at, priority: PhoneEvent.taskEndPriority)
+    }
+
+    /// The end of a running task's phase came; whether a policy may see a change (a
+    /// background transfer the system finished is handed to its app: nothing ended).
+    mutating func phaseEnded(_ id: TaskID) -> Bool {
+        let i = id.rawValue
+        tasks[i].timer = nil
+        switch tasks[i].phase {
+        case .working where sim.now >= tasks[i].workEnd:
+            if tasks[i].kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) {
+                transferDelivered(id)
+                return false
+            } else if tasks[i].flags.contains(.forgetsCompletion) {
+                setCPU(i, on: false)
+                tasks[i].phase = .idle
+                sink.taskEvent(.workDoneNotCompleted(id, app: tasks[i].appIndex), at: sim.now)
+                rescheduleEnd(i)
+            } else {
+                finish(id, .completed, at: sim.now)
+            }
+        case .expiring:
+            if tasks[i].flags.contains(.killOnExpiry) { terminate(tasks[i].appIndex, cause: .terminated) } else { finish(id, .expired, at: sim.now) }
+        default:
+            expire(id, .timeUp)
+        }
+        return true
+    }
+
+    /// The system calls the task's expiration handler: the app stops its transfers and ends
+    /// the task after its response time, unless it never ends it or takes longer than the
+    /// grace the system gives, in which case the app is terminated at the end of the grace.
+    mutating func expire(_ id: TaskID, _ reason: ExpirationReason) {
+        let i = id.rawValue
+        let app = tasks[i].appIndex
+        if tasks[i].isTransferring(at: sim.now) { cancelTransfer(of: id) }
+        // No handler to call: the system marks the task completed, unsuccessful, at once.
+        guard tasks[i].flags.contains(.expirationHandler) else {
+            finish(id, .expired, at: sim.now)
+            return
+        }
+        sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
+        let grace = setup.system.expirationGrace
+        let response = tasks[i].expirationResponse
+        if tasks[i].flags.contains(.forgetsCompletion) {
+            setCPU(i, on: false)
+            expiring(i, until: sim.now + grace, kill: true)
+        } else if response > grace {
+            expiring(i, until: sim.now + grace, kill: true)
+        } else if response == .zero {
+            finish(id, .expired, at: sim.now)
+            return
+        } else {
+            expiring(i, until: sim.now + response, kill: false)
+        }
+        if tasks[i].expiresAt == sim.now && tasks[i].flags.contains(.killOnExpiry) {
+            terminate(app, cause: .terminated)
+        } else {
+            rescheduleEnd(i)
+        }
+    }
+
+    @inline(__always)
+    mutating func expiring(_ i: Int, until: SimInstant, kill: Bool) {
+        tasks[i].phase = .expiring
+        tasks[i].expiresAt = until
+        if kill { tasks[i].flags.insert(.killOnExpiry) } else { tasks[i].flags.remove(.killOnExpiry) }
+    }
+
+    /// Ends running processing tasks the system stops early: when the person starts using the
+    /// phone, and those that require external power when the charger goes.
+    mutating func endProcessing(_ reason: ExpirationReason, onlyRequiringPower: Bool) {
+        for i in running where tasks[i].status == .running && tasks[i].kind == .processing {
+            if !tasks[i].isExpiring && (!onlyRequiringPower || tasks[i].flags.contains(.requiresExternalPower)) {
+                expire(TaskID(i), reason)
+            }
+        }
+    }
+
+    /// The charger came or went: tasks that require power lose it; the CPU monitor watches
+    /// only on battery.
+    mutating func powerChanged() {
+        if !books.isCharging { endProcessing(.powerLost, onlyRequiringPower: true) }
+        for i in running { watchCPU(TaskID(i)) }
+    }
+
+    /// Arms or disarms the CPU monitor for a running task (docs/sources.md §2).
+    mutating func watchCPU(_ id: TaskID) {
+        let i = id.rawValue
+        guard tasks[i].status == .running, let monitor = setup.system.cpuMonitor else { return }
+        let watched =
+            !books.isCharging && tasks[i].kind == .processing && !tasks[i].flags.contains(.requiresExternalPower)
+            && tasks[i].cpuShare > monitor.threshold && !tasks[i].isExpiring
+        if watched, tasks[i].monitorEvent == nil {
+            tasks[i].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: PhoneEvent.taskEndPriority)
+        } else if !watched, let h = tasks[i].monitorEvent {
+            sim.cancel(h)
+            tasks[i].monitorEvent = nil
+        }
+    }
+
+    mutating func cpuMonitorFired(_ id: TaskID) {
+        tasks[id.rawValue].monitorEvent = nil
+        guard tasks[id.rawValue].status == .running else { return }
+        terminate(tasks[id.rawValue].appIndex, cause: .terminated)
+    }
+}
+
+extension TaskState {
+    /// `deadline`, or `nil` when there is none.
+    var deadlineOrNil: SimInstant? { deadline == .distantFuture ? nil : deadline }
+}

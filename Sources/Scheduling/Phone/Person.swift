@@ -1,0 +1,161 @@
+import PhoneWorld
+import SimEngine
+
+/// What the person is doing with the phone now, and what the system has recorded of their use.
+struct PersonState {
+    /// The launch the person is in, as an index into the timeline's launches.
+    var foreground: Int?
+    /// The app in the foreground (the launch's app, unless a call took the foreground).
+    var frontApp: Int?
+    /// The app the current leave swipes away, while the leave moves it to the background:
+    /// the person stops its music or navigation, so no mode session begins.
+    var swipingAway: Int?
+    var inCall = false
+    /// What policies observe of the past: each app's use, and when the phone was last in use.
+    var usage: UsageHistory
+    var lastInUse = SimInstant.start
+
+    init(apps: Int) { usage = UsageHistory(apps: apps) }
+}
+
+/// The person opening and leaving apps, taking calls, pulling Notification Centre over an app,
+/// and memory pressure purging apps (docs/sources.md §1).
+extension PhoneSimulation {
+    /// A person's event; whether a policy may see a change.
+    mutating func handlePerson(_ event: PersonEvent) -> Bool {
+        switch event {
+        case .launch(let i): launch(i)
+        case .leave(let i): leave(i)
+        case .call(let i): startCall(i)
+        case .callEnd: endCall()
+        case .purge(let i):
+            purge(i)
+            return false
+        case .interrupt(let i):
+            interrupt(i)
+            return false
+        case .interruptEnd(let i):
+            endInterruption(i)
+            return false
+        case .beginInUse(let k): beginInUse(k)
+        }
+        return true
+    }
+
+    mutating func launch(_ i: Int) {
+        let l = world.drawnLaunch(i)
+        if let next = world.launch(i + 1) { scheduleWorld(.person(.launch(i + 1)), at: next.start) }
+        // Launch i - 1's leave may still be due at this instant.
+        world.forget(launchesBefore: i - 1)
+        scheduleWorld(.person(.leave(i)), at: l.end)
+        let wasInUse = inUse
+        person.foreground = i
+        books.screenOn = true
+        sink.worldEvent(.launch(app: l.app), at: sim.now)
+        guard books.isOn else { return }
+        if let app = l.app { person.usage.opened(app, at: sim.now) }
+        // The system ends processing tasks when the person starts using the phone (docs/sources.md §2).
+        if !wasInUse { endProcessing(.deviceInUse, onlyRequiringPower: false) }
+        updateFront(cause: .open)
+        if let app = l.app, model.apps[app].launchDownBytes > 0 {
+            send(Transfer(owner: .foreground, upBytes: 0, downBytes: model.apps[app].launchDownBytes))
+        }
+        if let app = l.app, model.apps[app].hasInUseWork, let stream = streams.appUse[app] {
+            drawInUseWork(app, launch: l, stream: stream)
+        }
+    }
+
+    mutating func leave(_ i: Int) {
+        let l = world.drawnLaunch(i)
+        if person.foreground == i {
+            person.foreground = nil
+            books.screenOn = false
+        }
+        if let app = l.app { person.usage.left(app, at: sim.now) }
+        if !inUse { person.lastInUse = sim.now }
+        sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
+        guard books.isOn else { return }
+        person.swipingAway = l.swipedAway ? l.app : nil
+        updateFront(cause: .leave)
+        person.swipingAway = nil
+        // A swipe in the app switcher terminates the app, unless the person went straight
+        // back to it.
+        if let app = l.app, l.swipedAway, person.frontApp != app {
+            if apps[app].life.state.isRunning {
+                terminate(app, cause: .swipe)
+            } else {
+                apps[app].life.markSwipedAway()
+                decisions.appGateChanges &+= 1
+            }
+        }
+    }
+
+    /// Notification Centre, Control Centre or a declined call over the app in use: it resigns
+    /// active and stays in the foreground (docs/sources.md §1).
+    mutating func interrupt(_ i: Int) {
+        let x = world.drawnInterruption(i)
+        if let next = world.interruption(i + 1) { scheduleWorld(.person(.interrupt(i + 1)), at: next.start) }
+        world.forget(interruptionsBefore: i - 1)
+        scheduleWorld(.person(.interruptEnd(i)), at: x.end)
+        guard books.isOn, person.frontApp == x.app, apps[x.app].life.state == .active else { return }
+        move(x.app, to: .inactive, cause: .interruption)
+    }
+
+    mutating func endInterruption(_ i: Int) {
+        let app = world.drawnInterruption(i).app
+        guard books.isOn, person.frontApp == app, apps[app].life.state == .inactive else { return }
+        move(app, to: .active, cause: .interruption)
+    }
+
+    mutating func startCall(_ i: Int) {
+        let call = world.call(i)!
+        if let next = world.call(i + 1) { scheduleWorld(.person(.call(i + 1)), at: next.start) }
+        scheduleWorld(.person(.callEnd(i)), at: call.end)
+        world.forget(callsBefore: i)
+        let wasInUse = inUse
+        person.inCall = true
+        books.inCall = true
+        sink.worldEvent(.callStarted, at: sim.now)
+        guard books.isOn else { return }
+        if !wasInUse { endProcessing(.deviceInUse, onlyRequiringPower: false) }
+        updateFront(cause: .call)
+    }
+
+    mutating func endCall() {
+        person.inCall = false
+        books.inCall = false
+        if !inUse { person.lastInUse = sim.now }
+        sink.worldEvent(.callEnded, at: sim.now)
+        guard books.isOn else { return }
+        updateFront(cause: .call)
+    }
+
+    /// Memory pressure purges a suspended app, without notice (docs/sources.md §1). A purge a
+    /// trace names may also hit an app running in the background, which then hears
+    /// `applicationWillTerminate`; drawn purges pick among suspended apps, which the system
+    /// reclaims first.
+    mutating func purge(_ i: Int) {
+        let p = world.people.purges[i]
+        if i + 1 < world.people.purges.count { scheduleWorld(.person(.purge(i + 1)), at: world.people.purges[i + 1].time) }
+        var victim: Int?
+        if let named = p.app {
+            let state = apps[named].life.state
+            victim = state == .suspended || state == .background ? named : nil
+        } else {
+            var suspended = 0
+            for a in apps.indices where apps[a].life.state == .suspended { suspended += 1 }
+            if suspended > 0 {
+                var pick = min(Int(p.pick * Double(suspended)), suspended - 1)
+                for a in apps.indices where apps[a].life.state == .suspended {
+                    if pick == 0 {
+                        victim = a
+                        break
+                    }
+                    pick -= 1
+                }
+            }
+        }
+        if let victim { terminate(victim, cause: .purge) }
+        sink.worldEvent(.purge(app: victim), at: sim.now)
+    }
+}

@@ -1,0 +1,148 @@
+import PhoneWorld
+import SimEngine
+
+/// Tasks reaching their final state, and what the sink and the policy are told of them: the
+/// request and the record are made here from the task's state, when they are needed.
+extension PhoneSimulation {
+    /// Moves a task to its final state and reports it. A running task's app is suspended
+    /// when it has no work left in the background, unless `suspendIfIdle` is false (the app
+    /// is being terminated).
+    mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, suspendIfIdle: Bool = true) {
+        let i = id.rawValue
+        if let earlier = tasks[i].outcome { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
+        let app = tasks[i].appIndex
+        switch tasks[i].status {
+        case .running:
+            setCPU(i, on: false)
+            running.removeQuickly(at: running.firstIndex(of: i)!)
+            if tasks[i].flags.contains(.holdsApp) { apps[app].running -= 1 }
+            if apps[app].modeSession == i { apps[app].modeSession = nil }
+            let transferring = tasks[i].isTransferring(at: sim.now) || tasks[i].kind.isMode
+            tasks[i].status = .ended
+            tasks[i].outcome = outcome
+            // Ended first, so the resynchronised transfers skip it.
+            if transferring { cancelTransfer(of: id) }
+            if let h = tasks[i].timer { sim.cancel(h) }
+            if let h = tasks[i].monitorEvent { sim.cancel(h) }
+            if let h = tasks[i].chunkEvent { sim.cancel(h) }
+            tasks[i].timer = nil
+            tasks[i].monitorEvent = nil
+            tasks[i].chunkEvent = nil
+            if outcome == .completed { keepResult(i) }
+        case .eligible:
+            decisions.remove(id)
+            apps[app].scheduler.remove(id)
+            hold(i, nil, at: time)
+        case .waiting:
+            if let h = tasks[i].timer { sim.cancel(h) }
+            tasks[i].timer = nil
+            apps[app].scheduler.remove(id)
+            if pushes.held[app] == i {
+                pushes.held[app] = nil
+                pushes.heldCount -= 1
+            }
+            if tasks[i].kind == .backgroundTransfer { pendingTransfers.removeAll { $0 == i } }
+        case .ended: preconditionFailure("unreachable")
+        }
+        tasks[i].status = .ended
+        tasks[i].outcome = outcome
+        tasks[i].endedAt = time
+        tasks.endedSinceCompaction += 1
+        var record = endedRecord(i)
+        sink.taskEvent(.ended(record), at: time)
+        policy.taskEnded(record)
+        // Its share of the radio tail after its transfer is known only when that tail ends.
+        if radioUsers(contain: .task(i)) {
+            tasks[i].flags.insert(.awaitingTail)
+        } else {
+            report(i, completing: &record)
+        }
+        if suspendIfIdle, tasks[i].hasStarted, apps[app].running == 0, apps[app].life.state == .background {
+            move(app, to: .suspended, cause: .workDone)
+        }
+    }
+
+    /// Task `i`'s BGTaskScheduler identifier, or for the system's own work a name of its door.
+    func identifier(of i: Int) -> String {
+        let source = Int(tasks[i].source)
+        switch tasks[i].kind {
+        case .refresh, .processing: return model.identifiers[source]
+        case .finiteLength: return model.workIdentifiers[source]
+        case .fetch: return "background-fetch"
+        case .silentPush: return "silent-push"
+        case .backgroundTransfer:
+            return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
+        case .region:
+            let place = setup.apps[tasks[i].appIndex].regions?.places[source >> 1] ?? ""
+            return "region.\(source & 1 == 0 ? "exit" : "enter").\(place)"
+        case .audio, .location, .voip, .bluetooth: return "mode.\(modeName(tasks[i].kind))"
+        case .redo: return "redo.\(source)"
+        }
+    }
+
+    /// The mode's name in identifiers (`BackgroundModeKind.rawValue`).
+    func modeName(_ kind: TaskKind) -> String {
+        switch kind {
+        case .audio: BackgroundModeKind.audio.rawValue
+        case .location: BackgroundModeKind.location.rawValue
+        case .voip: BackgroundModeKind.voip.rawValue
+        default: BackgroundModeKind.bluetooth.rawValue
+        }
+    }
+
+    /// The request task `i` is, as sinks and policies see it.
+    @inline(__always)
+    func request(_ i: Int) -> TaskRequest {
+        var r = TaskRequest(
+            id: TaskID(i), app: tasks[i].appIndex, kind: tasks[i].kind, identifier: identifier(of: i),
+            submitted: tasks[i].submitted, earliestBegin: tasks[i].earliestBegin, work: tasks[i].work, powerW: tasks[i].powerW)
+        let flags = tasks[i].flags
+        r.requiresExternalPower = flags.contains(.requiresExternalPower)
+        r.requiresNetworkConnectivity = flags.contains(.requiresNetworkConnectivity)
+        r.cpuShare = tasks[i].cpuShare
+        r.upBytes = tasks[i].upBytes
+        r.downBytes = tasks[i].downBytes
+        r.success = flags.contains(.success)
+        r.forgetsCompletion = flags.contains(.forgetsCompletion)
+        r.expirationResponse = tasks[i].expirationResponse
+        r.expirationHandler = flags.contains(.expirationHandler)
+        return r
+    }
+
+    /// An ended task's record as the sink's and the policy's end-of-task calls see it: the
+    /// request, times, outcome and energy so far (a share of a radio tail may come later).
+    @inline(__always)
+    func endedRecord(_ i: Int) -> TaskRecord {
+        guard let outcome = tasks[i].outcome else { preconditionFailure("task \(i) has not ended") }
+        var record = TaskRecord(
+            request: request(i), started: tasks[i].hasStarted ? tasks[i].started : nil, ended: tasks[i].endedAt,
+            outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
+        record.success = outcome == .completed && tasks[i].flags.contains(.success)
+        record.rejection = tasks[i].rejection
+        return record
+    }
+
+    /// Reports an ended task's complete record: what it used (energy, CPU time, bytes, holds).
+    mutating func report(_ i: Int) {
+        var record = endedRecord(i)
+        report(i, completing: &record)
+    }
+
+    /// Completes `record`, made by `endedRecord` and not changed since, and reports it.
+    mutating func report(_ i: Int, completing record: inout TaskRecord) {
+        tasks[i].flags.remove(.awaitingTail)
+        record.radioTailEnergyJ = tasks[i].tailJ
+        record.cpuTime = tasks[i].cpuTime
+        if tasks[i].hasStarted {
+            record.movedUpBytes = max(0, (tasks[i].upBytes - tasks[i].leftUpBits / 8).rounded(.down))
+            record.movedDownBytes = max(0, (tasks[i].downBytes - tasks[i].leftDownBits / 8).rounded(.down))
+        }
+        record.held = tasks[i].held
+        let reasons = tasks[i].policyReasons
+        if reasons != 0 {
+            record.policyReasons = decisions.reasonTokens.indices.filter { reasons & (1 << UInt32($0)) != 0 }
+                .map { decisions.reasonTokens[$0] }
+        }
+        sink.taskEnded(record)
+    }
+}

@@ -1,0 +1,95 @@
+/// Per-task state by task id, keeping only the states still needed, so a run's memory does
+/// not grow with the number of tasks it has seen: ended tasks are dropped in batches by
+/// `compact`. Ids stay valid for live tasks; the id-to-slot map costs 4 bytes per task.
+///
+/// The states live in one buffer reached through addressors (`unsafeAddress`), so
+/// `tasks[i].field` is a load or a store at an offset. With an array and `_read`/`_modify`
+/// accessors the compiler often copied a whole state (hundreds of bytes, its strings
+/// retained) to read a few fields: several copies per task, seen with `objdump`.
+///
+/// The store cannot be copied (`~Copyable`), so it owns its buffer outright: no copy on
+/// write, hence no uniqueness check on each of the dozens of writes per task, which were 4%
+/// of a run's instructions (callgrind). The compiler rejects any copy of the store, or of
+/// the simulation that holds it.
+struct TaskStore<State>: ~Copyable {
+    /// `count` initialized states from `base`, room for `capacity`.
+    private var base: UnsafeMutablePointer<State>
+    private var stored = 0
+    private var capacity: Int
+    /// For each id handed out, its index in the buffer, or -1 once dropped.
+    private var slot: [Int32] = []
+    /// Ended tasks since the last compaction (the caller counts them).
+    var endedSinceCompaction = 0
+
+    init(capacity: Int = 1024) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        base.deinitialize(count: stored)
+        base.deallocate()
+    }
+
+    /// Ids handed out so far: the next task's id.
+    var count: Int { slot.count }
+
+    private mutating func grow() {
+        let bigger = UnsafeMutablePointer<State>.allocate(capacity: capacity * 2)
+        bigger.moveInitialize(from: base, count: stored)
+        base.deallocate()
+        base = bigger
+        capacity *= 2
+    }
+
+    mutating func append(_ state: consuming State) {
+        if stored == capacity { grow() }
+        slot.append(Int32(stored))
+        (base + stored).initialize(to: state)
+        stored += 1
+    }
+
+    subscript(id: Int) -> State {
+        unsafeAddress {
+            let k = Int(slot[id])
+            precondition(k >= 0 && k < stored, "task \(id) is not kept")
+            return UnsafePointer(base + k)
+        }
+        unsafeMutableAddress {
+            let k = Int(slot[id])
+            precondition(k >= 0 && k < stored, "task \(id) is not kept")
+            return base + k
+        }
+    }
+
+    /// Whether the state of `id` is still kept.
+    func isKept(_ id: Int) -> Bool { slot[id] >= 0 }
+
+    /// The ids whose states are kept, ascending.
+    var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
+
+    /// Whether enough tasks ended since the last compaction to make one worth its moves.
+    var wantsCompaction: Bool { endedSinceCompaction >= max(1024, stored / 2) }
+
+    /// Drops the states `keep` says are no longer needed, moving the others down in place, in
+    /// id order.
+    mutating func compact(keeping keep: (Int, borrowing State) -> Bool) {
+        var kept = 0
+        for id in slot.indices where slot[id] >= 0 {
+            let from = Int(slot[id])
+            // States are in id order (appends go last, compaction keeps the order), so the
+            // place a state moves to is always free.
+            assert(from >= kept, "task states out of id order")
+            if keep(id, base[from]) {
+                if from != kept { (base + kept).moveInitialize(from: base + from, count: 1) }
+                slot[id] = Int32(kept)
+                kept += 1
+            } else {
+                (base + from).deinitialize(count: 1)
+                slot[id] = -1
+            }
+        }
+        stored = kept
+        endedSinceCompaction = 0
+    }
+}

@@ -38,7 +38,7 @@ public enum TaskKind: String, Sendable, CaseIterable {
     case redo
 
     /// Position in `allCases`, without building that array (this runs per task).
-    public var index: Int {
+    @inlinable public var index: Int {
         switch self {
         case .refresh: 0
         case .processing: 1
@@ -56,17 +56,17 @@ public enum TaskKind: String, Sendable, CaseIterable {
     }
 
     /// Work a scheduling policy decides on: BGTaskScheduler's two kinds and legacy fetch.
-    public var isScheduled: Bool { self == .refresh || self == .processing || self == .fetch }
+    @inlinable public var isScheduled: Bool { self == .refresh || self == .processing || self == .fetch }
 
     /// Work the system decides on like a refresh (docs/sources.md §2, §4).
-    public var isRefreshLike: Bool { self == .refresh || self == .fetch }
+    @inlinable public var isRefreshLike: Bool { self == .refresh || self == .fetch }
 
     /// A session of a continuous background mode.
-    public var isMode: Bool { self == .audio || self == .location || self == .voip || self == .bluetooth }
+    @inlinable public var isMode: Bool { self == .audio || self == .location || self == .voip || self == .bluetooth }
 
     /// Work whose time is the app's finite-length grant in the background and unlimited in
     /// the foreground.
-    public var usesGrant: Bool { self == .finiteLength || self == .redo }
+    @inlinable public var usesGrant: Bool { self == .finiteLength || self == .redo }
 
     /// The kind of a session of the continuous background `mode`.
     public init(_ mode: BackgroundModeKind) {

@@ -36,7 +36,7 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// horizon (at most 100 years), and small enough that adding a few to an instant never
     /// overflows. A draw from a wide distribution or a size over a tiny throughput saturates
     /// here instead of trapping.
-    public static let far = SimDuration(microseconds: 10_000_000_000_000_000)
+    @inlinable public static var far: SimDuration { SimDuration(microseconds: 10_000_000_000_000_000) }
 
     /// A duration from a real number of seconds, rounded to the nearest microsecond, and
     /// saturated at `±far` (not a number: `far`).
@@ -60,8 +60,14 @@ public struct SimDuration: Hashable, Comparable, Sendable, CustomStringConvertib
     /// A duration of at least `us` microseconds, rounded up, saturated at `far`.
     @inlinable
     public init(microsecondsRoundedUp us: Double) {
-        let up = us.rounded(.up)
-        self = up.magnitude < 1e16 ? SimDuration(microseconds: Int64(up)) : (up < 0 ? SimDuration(microseconds: -Self.far.microseconds) : Self.far)
+        guard us.magnitude < 1e16 else {
+            self = us < 0 ? SimDuration(microseconds: -Self.far.microseconds) : Self.far
+            return
+        }
+        // Up by hand: `.rounded(.up)` is a libm call, and this runs per radio phase. Truncation
+        // is exact beyond 2^53, where a Double has no fraction.
+        let t = Int64(us)
+        self.init(microseconds: Double(t) < us ? t + 1 : t)
     }
 
     /// The duration in seconds, as a real number (for energy and rate arithmetic).

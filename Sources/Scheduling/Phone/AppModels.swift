@@ -99,6 +99,8 @@ struct PhoneModel {
     var work: [WorkModel] = []
     /// `background-work.<n>`, the identifiers of finite-length work.
     var workIdentifiers: [String] = []
+    /// The time granted to each refresh, when drawn (`SystemRules.refreshGrant`).
+    var refreshGrant: PreparedDistribution?
 
     init(_ setup: PhoneSetup) {
         for (a, app) in setup.apps.enumerated() {
@@ -156,5 +158,6 @@ struct PhoneModel {
                     archiveCPU: app.statePreservation.archiveCPU, extensionRunsPerDay: app.extensionRunsPerDay))
         }
         workIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
+        refreshGrant = setup.system.refreshGrant.map(PreparedDistribution.init)
     }
 }

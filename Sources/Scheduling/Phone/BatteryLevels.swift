@@ -72,31 +72,32 @@ struct BatteryLevels {
     @inline(__always)
     func bootLevelJ(_ battery: Battery) -> Double { bootCharge * battery.availableCapacityJ }
 
-    func states(_ books: inout EnergyBooks) -> States {
+    @inline(__always)
+    func states(_ books: EnergyBooks) -> States {
         States(isOn: books.isOn, isCharging: books.isCharging, holding: books.holding, lowPower: books.lowPower, prompted: prompted)
     }
 
-    /// Sets the timer after the event at `now`, with the radios drawing `radioW` now and at
-    /// most `radioPeakW` until one of them is changed, and their next transition at
-    /// `radioTransition`. When a watch ends (`watching` false), the instant is worked out from
-    /// the battery as of the last accounting; the next event that changes the load may start
-    /// a new watch.
+    /// Whether the watch still holds after the event at `now`, with the load at most
+    /// `loadBound` until the next event (the radios move through their transitions without
+    /// events: their peak counts) and the states `states`.
+    @inline(__always)
+    func watchHolds(loadBound: Double, states: States, now: SimInstant) -> Bool {
+        guard let watch else { return false }
+        return now < watch.until && loadBound <= watch.maxLoadW && watch.states == states
+    }
+
+    /// Sets the timer after the event at `now`, the books brought to now, with the radios
+    /// drawing `radioW`, the load at most `bound` until the next event, and the radios' next
+    /// transition at `radioTransition`. When a watch ends (`watching` false), the instant is
+    /// worked out; the next event that changes the load may start a new watch.
     mutating func reschedule(
-        _ books: inout EnergyBooks, radioW: Double, radioPeakW: Double, radioTransition: SimInstant?,
+        _ books: inout EnergyBooks, radioW: Double, loadBound bound: Double, radioTransition: SimInstant?,
         now: SimInstant, watching: Bool = true, sim: inout Simulator<PhoneEvent>
     ) {
         let load = books.loadW(radioW: radioW)
-        // The most the load can reach before the next event: the radios move through their
-        // transitions without events.
-        let bound = books.isOn ? load - radioW + radioPeakW : 0
-        let states = states(&books)
-        if let watch, now < watch.until, bound <= watch.maxLoadW, watch.states == states {
-            assert(holds(watch, &books, radioW: radioW), "a battery level comes before the watch ends")
-            return
-        }
+        let states = states(books)
         watch = nil
-        // The battery is as of the last accounting: now, except when a watch ends between events.
-        let base = books.accountedUntil
+        let base = books.batteryUntil
         let net = books.battery.netPowerW(loadW: load, chargerW: books.chargerW(loadW: load))
         // Between levels the net power is constant, so while it and the states the levels
         // depend on are unchanged, the planned instant is still right.
@@ -104,6 +105,20 @@ struct BatteryLevels {
         if plan == self.plan {
             assert(followsPlan(&books, netW: net, now: now), "the battery timer is not where its plan puts it")
             arm(&books, loadBound: bound, radioTransition: radioTransition, now: now, sim: &sim)
+            return
+        }
+        // On a charger that powers the whole load and gives the battery nothing (full, or at its
+        // limit or hold), the charge stays where it is while the load stays within the charger's
+        // peak: no level comes, however near (the night, mostly).
+        if watching && watches && books.isOn && books.isCharging && bound <= books.charger.peakW
+            && (books.battery.isFull || books.charger.acceptedW(charge: books.battery.charge, holding: books.holding) == 0)
+        {
+            watch = Watch(until: base + Self.longestWatch, maxLoadW: books.charger.peakW, states: states)
+            assert(holds(watch!, &books, radioW: radioW), "a battery level comes before the watch ends")
+            watchCount += 1
+            self.plan = nil
+            armedForReplan = nil
+            sim.setTimer(timer, .power(.watchEnded), at: max(watch!.until, now), priority: PhoneEvent.worldPriority)
             return
         }
         // Far from every level, watch instead: the net power's size is at most the load, or
@@ -192,7 +207,7 @@ struct BatteryLevels {
         let load = books.loadW(radioW: radioW)
         let net = books.battery.netPowerW(loadW: load, chargerW: books.chargerW(loadW: load))
         guard let wait = nextLevelWait(&books, netW: net) else { return true }
-        return books.accountedUntil + wait >= watch.until
+        return books.batteryUntil + wait >= watch.until
     }
 
     /// The plan's promise, checked by debug builds whenever it is kept: while the net power and
@@ -201,7 +216,7 @@ struct BatteryLevels {
     func followsPlan(_ books: inout EnergyBooks, netW net: Double, now: SimInstant) -> Bool {
         guard let wait = nextLevelWait(&books, netW: net) else { return levelAt == nil }
         guard let levelAt else { return false }
-        let expected = max(books.accountedUntil + wait, now)
+        let expected = max(books.batteryUntil + wait, now)
         let slackMicroseconds = 2 + (net == 0 ? 0 : 1e-9 * books.battery.capacityJ / abs(net) * 1e6)
         return abs(Double((levelAt - expected).microseconds)) <= slackMicroseconds
     }

@@ -173,6 +173,7 @@ extension PhoneSimulation {
             if gate != nil { closed += 1 }
         }
         guard closed < decisions.eligible.count else { return }
+        bringBooks()
         let state = deviceState()
         let decision: PolicyDecision
         if closed == 0 {

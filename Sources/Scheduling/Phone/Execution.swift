@@ -10,7 +10,7 @@ extension PhoneSimulation {
     mutating func budget(_ kind: TaskKind) -> SimDuration {
         switch kind {
         case .refresh:
-            if let grant = setup.system.refreshGrant, let stream = streams.grants {
+            if let grant = model.refreshGrant, let stream = streams.grants {
                 max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
             } else {
                 setup.system.refreshBudget
@@ -127,7 +127,7 @@ extension PhoneSimulation {
             tasks[i].cpuTime += sim.now - since
             tasks[i].cpuSince = .distantFuture
         }
-        books.setCPU(w, on: on, scheduled: kind.isScheduled, mode: kind.isMode)
+        books.setCPU(w, on: on, scheduled: kind.isScheduled, mode: kind.isMode, at: sim.now)
     }
 
     /// Schedules the end of task `i`'s current phase: its work (after its transfer) or its

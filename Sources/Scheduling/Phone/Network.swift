@@ -10,7 +10,7 @@ extension PhoneSimulation {
         let old = radios.current
         radios.connection = change.state
         radios.quality = change.state.quality
-        books.network = change.state.kind
+        books.setNetwork(change.state.kind, at: sim.now)
         sink.worldEvent(.network(change.state), at: sim.now)
         let left = radios.place
         radios.place = change.place

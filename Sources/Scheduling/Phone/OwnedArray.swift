@@ -22,13 +22,14 @@ struct OwnedArray<Element>: ~Copyable {
 
     var indices: Range<Int> { 0..<count }
 
+    /// Indices come only from the simulation's own code; debug builds check them.
     subscript(i: Int) -> Element {
-        unsafeAddress {
-            precondition(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
+        @inline(__always) unsafeAddress {
+            assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
             return UnsafePointer(base + i)
         }
-        unsafeMutableAddress {
-            precondition(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
+        @inline(__always) unsafeMutableAddress {
+            assert(i >= 0 && i < count, "index \(i) out of 0..<\(count)")
             return base + i
         }
     }

@@ -50,7 +50,7 @@ extension PhoneSimulation {
         scheduleWorld(.person(.leave(i)), at: l.end)
         let wasInUse = inUse
         person.foreground = i
-        books.screenOn = true
+        books.setScreen(true, at: sim.now)
         sink.worldEvent(.launch(app: l.app), at: sim.now)
         guard books.isOn else { return }
         if let app = l.app { person.usage.opened(app, at: sim.now) }
@@ -69,7 +69,7 @@ extension PhoneSimulation {
         let l = world.drawnLaunch(i)
         if person.foreground == i {
             person.foreground = nil
-            books.screenOn = false
+            books.setScreen(false, at: sim.now)
         }
         if let app = l.app { person.usage.left(app, at: sim.now) }
         if !inUse { person.lastInUse = sim.now }
@@ -114,7 +114,7 @@ extension PhoneSimulation {
         world.forget(callsBefore: i)
         let wasInUse = inUse
         person.inCall = true
-        books.inCall = true
+        books.setCall(true, at: sim.now)
         sink.worldEvent(.callStarted, at: sim.now)
         guard books.isOn else { return }
         if !wasInUse { endProcessing(.deviceInUse, onlyRequiringPower: false) }
@@ -123,7 +123,7 @@ extension PhoneSimulation {
 
     mutating func endCall() {
         person.inCall = false
-        books.inCall = false
+        books.setCall(false, at: sim.now)
         if !inUse { person.lastInUse = sim.now }
         sink.worldEvent(.callEnded, at: sim.now)
         guard books.isOn else { return }

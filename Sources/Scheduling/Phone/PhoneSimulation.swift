@@ -210,15 +210,16 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         #endif
         if case .power(.watchEnded) = event {
-            // Not a change in the world: no accounting (which would split the energy books'
-            // sums at an instant nothing happened) and no decision. The radios' transitions
-            // since the last event are applied, so the plan starts from the load of now.
-            applyRadioTransitions(before: sim.now)
+            // Not a change in the world: no decision, and where the battery steps at constant
+            // load no stretch closed at an instant nothing happened (watching or not, the books
+            // come out the same): the radios' transitions before now are applied, and the plan
+            // starts from the last of them.
+            if books.stepsWithRadios { applyRadioTransitions(before: sim.now) } else { advanceToEvent() }
             levels.watch = nil
             rescheduleBattery(watching: false)
             return
         }
-        account(to: sim.now)
+        advanceToEvent()
         // Whether anything a policy sees may have changed: a radio's transition, a purge, a
         // session's chunk, the moment before suspension and an interruption change nothing
         // it sees; after the horizon new work and decisions stop.

@@ -1,13 +1,6 @@
 import PhoneWorld
 import SimEngine
 
-/// Radio energy taken from the links' books during a stretch, by use.
-struct RadioSums {
-    var background = 0.0, scheduled = 0.0, foreground = 0.0
-    /// All of it: what the battery supplies with the rest of the load.
-    var joules = 0.0
-}
-
 /// The energy books kept up to date, the charger, the battery's levels and the bench load:
 /// the glue between `EnergyBooks`, `BatteryLevels` and `Radios`.
 extension PhoneSimulation {
@@ -29,105 +22,112 @@ extension PhoneSimulation {
 
     // MARK: - Accounting
 
-    /// Integrates energy from the last accounting to `time`, applying the radios' transitions
-    /// as they come (those at `time` too, unless `through` is false): each link charges its
-    /// energy to its owners. When the battery's step needs a constant load
-    /// (`EnergyBooks.stepsWithRadios`) the books close a stretch at every transition; otherwise
-    /// once, and the radios' charges are taken only when an owner's share must be known.
+    /// Brings the radios to the event at `sim.now`, applying their transitions on the way (each
+    /// link charges the stretch it ends), and reports the owners of bursts that ended. When
+    /// the battery steps at constant load, every transition and the event close a stretch of
+    /// the books; otherwise the battery waits until it is read (`bringBooks`).
+    @inline(__always)
+    mutating func advanceToEvent() {
+        if books.stepsWithRadios {
+            account(to: sim.now)
+        } else {
+            while let (t, r) = radios.nextTransition(notAfter: sim.now, through: true) {
+                radios.links[r].advance(to: t)
+                if radios.links[r].settledCount > 0 { settleRadios() }
+            }
+        }
+    }
+
+    /// Books everything up to `time`: the radios (their transitions at `time` too, unless
+    /// `through` is false), the meters and the battery.
     mutating func account(to time: SimInstant, through: Bool = true) {
-        var sums = RadioSums()
         if books.stepsWithRadios {
             while let (t, _) = radios.nextTransition(notAfter: time, through: through) {
                 let radioW = radios.powerW
                 radios.advance(to: t, through: true)
-                closeStretch(to: t, radioW: radioW, &sums)
+                closeStretch(to: t, radioW: radioW)
                 settleRadios()
             }
-            let radioW = radios.powerW
-            radios.advance(to: time, through: through)
-            closeStretch(to: time, radioW: radioW, &sums)
         } else {
             while let (t, r) = radios.nextTransition(notAfter: time, through: through) {
                 radios.links[r].advance(to: t)
-                if !radios.links[r].settled.isEmpty {
-                    drainRadioCharges(into: &sums)
-                    settleRadios()
-                }
+                if radios.links[r].settledCount > 0 { settleRadios() }
             }
-            radios.advance(to: time, through: through)
-            closeStretch(to: time, radioW: 0, &sums)
         }
+        let radioW = radios.powerW
+        radios.advance(to: time, through: through)
+        closeStretch(to: time, radioW: radioW)
         settleRadios()
     }
 
-    /// Applies the radios' transitions before `time` without closing the books past the last
-    /// of them (a battery watch ending, where nothing happens, must not split the books).
+    /// Books energy up to each radio transition before `time` and applies it, the battery
+    /// stepped at constant load: the books then stand at the last such transition.
     mutating func applyRadioTransitions(before time: SimInstant) {
-        var sums = RadioSums()
         while let (t, _) = radios.nextTransition(notAfter: time, through: false) {
             let radioW = radios.powerW
             radios.advance(to: t, through: true)
-            closeStretch(to: t, radioW: radioW, &sums)
+            closeStretch(to: t, radioW: radioW)
             settleRadios()
         }
     }
 
-    /// Closes the books' stretch to `time` at the parts' constant power, with the radios at
-    /// `radioW` (or their charges, when the battery's step may span their transitions), and
-    /// tells the sink the charge.
+    /// Brings the books and the battery to now, where the battery is read.
     @inline(__always)
-    mutating func closeStretch(to time: SimInstant, radioW: Double, _ sums: inout RadioSums) {
-        guard time > books.accountedUntil else { return }
-        let dt = time - books.accountedUntil
-        let parts = books.bookParts(seconds: dt.seconds, dt)
-        var stretch = RadioSums(
-            background: parts.background + sums.background, scheduled: parts.scheduled + sums.scheduled,
-            foreground: parts.foreground + sums.foreground, joules: sums.joules)
-        sums = RadioSums()
-        drainRadioCharges(into: &stretch)
-        books.close(
-            to: time, dt, background: stretch.background, scheduled: stretch.scheduled, foreground: stretch.foreground,
-            radioW: radioW, radioJ: stretch.joules)
+    mutating func bringBooks() {
+        if books.batteryUntil < sim.now || books.metersUntil < sim.now { account(to: sim.now) }
+    }
+
+    /// Closes the books' stretch to `time`: the meters, the radios' charges and the battery,
+    /// with the radios at `radioW` over it when the battery steps at constant load; tells the
+    /// sink the charge.
+    @inline(__always)
+    mutating func closeStretch(to time: SimInstant, radioW: Double) {
+        books.advanceMeters(to: time)
+        drainRadioCharges()
+        guard time > books.batteryUntil else { return }
+        books.stepBattery(to: time, radioW: radioW)
         sink.chargeObserved(books.battery.charge, at: time)
     }
 
-    /// Takes the links' charges into the books: each task's radio energy, the use sums of
-    /// `sums` and the radio components.
+    /// Takes the links' charges into the books: each task's radio energy, the uses and the
+    /// radio components, and what the battery has to supply.
     @inline(__always)
-    mutating func drainRadioCharges(into sums: inout RadioSums) {
-        for r in radios.links.indices where !radios.links[r].charges.isEmpty {
+    mutating func drainRadioCharges() {
+        for r in radios.links.indices where radios.links[r].chargeCount > 0 {
             let active = radios.links[r].chargedActiveJ, tail = radios.links[r].chargedTailJ
-            books.components.radioActiveJ += active
-            books.components.radioTailJ += tail
-            sums.joules += active + tail
-            for k in radios.links[r].charges.indices {
+            books.radioActiveJ += active
+            books.radioTailJ += tail
+            books.pendingJ += active + tail
+            for k in 0..<radios.links[r].chargeCount {
                 let c = radios.links[r].charges[k]
                 switch c.owner {
                 case .task(let i):
                     tasks[i].radioJ += c.joules
                     if c.tail { tasks[i].tailJ += c.joules }
-                    sums.background += c.joules
-                    if tasks[i].kind.isScheduled { sums.scheduled += c.joules }
+                    books.backgroundJ += c.joules
+                    books.pendingBackgroundJ += c.joules
+                    if tasks[i].kind.isScheduled { books.pendingScheduledJ += c.joules }
                 case .foreground:
-                    sums.foreground += c.joules
+                    books.foregroundJ += c.joules
                 }
             }
             radios.links[r].clearCharges()
         }
     }
 
-    /// Reports the tasks whose radio bursts are over and that were only waiting for that. Their
-    /// charges must be in the books already: outside `account`, a link changed at the instant
-    /// the books were closed has charged nothing since.
+    /// Reports the tasks whose radio bursts are over and that were only waiting for that, once
+    /// the links' charges are in the books.
     @inline(__always)
     mutating func settleRadios() {
-        for r in radios.links.indices where !radios.links[r].settled.isEmpty { reportSettled(r) }
+        for r in radios.links.indices where radios.links[r].settledCount > 0 {
+            drainRadioCharges()
+            reportSettled(r)
+        }
     }
 
     /// The link's outbox is read in place and then emptied, so its storage is reused.
     mutating func reportSettled(_ r: Int) {
-        assert(radios.links[r].charges.isEmpty, "a burst settled with charges not in the books")
-        let n = radios.links[r].settled.count
+        let n = radios.links[r].settledCount
         for k in 0..<n {
             guard case .task(let i) = radios.links[r].settled[k], tasks.isKept(i), tasks[i].flags.contains(.awaitingTail),
                 !radioUsers(contain: .task(i))
@@ -143,18 +143,36 @@ extension PhoneSimulation {
         return false
     }
 
-    /// Works out the battery's next level after an event (`BatteryLevels.reschedule`).
+    /// Works out the battery's next level after an event (`BatteryLevels`): while its watch
+    /// holds, nothing is read; otherwise the books are brought to now and the level planned.
+    /// First decides how the battery is booked over the stretch that follows.
     @inline(__always)
     mutating func rescheduleBattery(watching: Bool = true) {
-        levels.reschedule(
-            &books, radioW: radios.powerW, radioPeakW: radios.peakPowerW, radioTransition: radios.nextTransition, now: sim.now,
-            watching: watching, sim: &sim)
+        let radioW = radios.powerW
+        let bound = books.isOn ? books.baseLoadW + radios.peakPowerW : 0
+        let lumpable = books.lumpable(loadBound: bound)
+        if lumpable != books.lumping {
+            // The stretch so far is stepped the way it was booked.
+            bringBooks()
+            books.setLumping(lumpable)
+        }
+        if levels.watchHolds(loadBound: bound, states: levels.states(books), now: sim.now) {
+            // Checked where the battery is current (a booked-in-one-step battery is read only
+            // when needed, and a check must not change when that is).
+            assert(books.lumping || levels.holds(levels.watch!, &books, radioW: radioW), "a battery level comes before the watch ends")
+            return
+        }
+        // Stepped at constant load, the books stand at this event already (or, when a watch
+        // ends, at the last radio transition: the plan starts there).
+        if books.lumping { bringBooks() }
+        levels.reschedule(&books, radioW: radioW, loadBound: bound, radioTransition: radios.nextTransition, now: sim.now, watching: watching, sim: &sim)
     }
 
     // MARK: - Charger
 
     mutating func plugIn() {
-        books.isCharging = true
+        bringBooks()
+        books.setCharging(true, at: sim.now)
         powerChangedAt = sim.now
         levels.prompted = 0
         sink.worldEvent(.plugIn, at: sim.now)
@@ -172,7 +190,8 @@ extension PhoneSimulation {
     }
 
     mutating func unplug() {
-        books.isCharging = false
+        bringBooks()
+        books.setCharging(false, at: sim.now)
         powerChangedAt = sim.now
         books.holding = false
         if let h = optimizedRelease { sim.cancel(h) }
@@ -185,6 +204,7 @@ extension PhoneSimulation {
 
     mutating func batteryReachedLevel() {
         levels.plan = nil
+        bringBooks()
         let battery = books.battery
         let charge = battery.charge
         if books.isOn, battery.availableJ <= 1e-9 * battery.capacityJ {
@@ -209,12 +229,13 @@ extension PhoneSimulation {
     }
 
     mutating func setLowPower(_ on: Bool) {
-        books.lowPower = on
+        books.setLowPower(on, at: sim.now)
         sink.worldEvent(.lowPowerMode(on: on), at: sim.now)
     }
 
     mutating func shutDown() {
-        books.isOn = false
+        bringBooks()
+        books.setOn(false, at: sim.now)
         offSince = sim.now
         sink.phoneShutDown(at: sim.now)
         // Every app goes with the phone, and its running work with it.
@@ -229,7 +250,8 @@ extension PhoneSimulation {
     }
 
     mutating func boot() {
-        books.isOn = true
+        bringBooks()
+        books.setOn(true, at: sim.now)
         sink.phoneBooted(at: sim.now, offFor: sim.now - offSince!)
         offSince = nil
         if let r = radios.current {
@@ -242,7 +264,7 @@ extension PhoneSimulation {
     /// The bench load's step `index` begins; the next is scheduled if it begins before the horizon.
     mutating func changeLoad(_ index: Int) {
         guard let step = setup.load.step(index) else { return }
-        books.benchW = step.powerW
+        books.setBench(step.powerW, at: sim.now)
         if let next = setup.load.step(index + 1), next.start < .after(setup.duration) {
             sim.schedule(.power(.load(index + 1)), at: next.start, priority: PhoneEvent.worldPriority)
         }

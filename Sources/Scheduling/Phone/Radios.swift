@@ -88,16 +88,15 @@ struct Radios: ~Copyable {
 
     /// Moves every link to `time`, charging its energy; transitions at `time` are applied
     /// only when `through`.
+    @inline(__always)
     mutating func advance(to time: SimInstant, through: Bool) {
         for r in links.indices {
-            if through { links[r].advance(to: time) } else { links[r].charge(upTo: time) }
+            if through, let t = links[r].nextEvent, t <= time {
+                links[r].advance(to: time)
+            } else {
+                links[r].charge(upTo: time)
+            }
         }
-    }
-
-    /// Whether any link has charges or settled owners waiting to be taken.
-    var hasOutbox: Bool {
-        for r in links.indices where !links[r].charges.isEmpty || !links[r].settled.isEmpty { return true }
-        return false
     }
 
     /// Sends `transfer` over the current connection at `now`, or holds it until there is one it
@@ -114,7 +113,11 @@ struct Radios: ~Copyable {
     /// When `owner`'s transfer finishes, if it is on a link (the first one it has queued).
     func completion(of owner: TransferOwner) -> SimInstant? {
         for r in links.indices {
-            if let k = links[r].queue.firstIndex(where: { $0.owner == owner }) { return links[r].completions[k] }
+            var k = links[r].head
+            while k < links[r].end {
+                if links[r].buffer[k].owner == owner { return links[r].completionBuffer[k] }
+                k += 1
+            }
         }
         return nil
     }

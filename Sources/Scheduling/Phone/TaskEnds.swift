@@ -11,6 +11,9 @@ extension PhoneSimulation {
         let i = id.rawValue
         if let earlier = tasks[i].outcome { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
         let app = tasks[i].appIndex
+        // Its energy so far is in its state: the radios charge their stretches up to now first.
+        radios.advance(to: sim.now, through: false)
+        drainRadioCharges()
         switch tasks[i].status {
         case .running:
             setCPU(i, on: false)

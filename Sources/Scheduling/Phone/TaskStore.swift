@@ -12,27 +12,32 @@
 /// of a run's instructions (callgrind). The compiler rejects any copy of the store, or of
 /// the simulation that holds it.
 struct TaskStore<State>: ~Copyable {
-    /// `count` initialized states from `base`, room for `capacity`.
+    /// `stored` initialized states from `base`, room for `capacity`.
     private var base: UnsafeMutablePointer<State>
     private var stored = 0
     private var capacity: Int
-    /// For each id handed out, its index in the buffer, or -1 once dropped.
-    private var slot: [Int32] = []
+    /// For each id handed out (`count` of them, room for `slotCapacity`), its index in the
+    /// buffer, or -1 once dropped. A buffer of its own too: an array's bounds check and the
+    /// check that the state is kept were about 8% of a run (every field access pays them; the
+    /// ids come only from the simulation, so debug builds check them).
+    private var slot: UnsafeMutablePointer<Int32>
+    private(set) var count = 0
+    private var slotCapacity: Int
     /// Ended tasks since the last compaction (the caller counts them).
     var endedSinceCompaction = 0
 
     init(capacity: Int = 1024) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
+        slotCapacity = self.capacity
+        slot = .allocate(capacity: slotCapacity)
     }
 
     deinit {
         base.deinitialize(count: stored)
         base.deallocate()
+        slot.deallocate()
     }
-
-    /// Ids handed out so far: the next task's id.
-    var count: Int { slot.count }
 
     private mutating func grow() {
         let bigger = UnsafeMutablePointer<State>.allocate(capacity: capacity * 2)
@@ -42,23 +47,31 @@ struct TaskStore<State>: ~Copyable {
         capacity *= 2
     }
 
+    private mutating func growSlots() {
+        let bigger = UnsafeMutablePointer<Int32>.allocate(capacity: slotCapacity * 2)
+        bigger.moveInitialize(from: slot, count: count)
+        slot.deallocate()
+        slot = bigger
+        slotCapacity *= 2
+    }
+
     mutating func append(_ state: consuming State) {
         if stored == capacity { grow() }
-        slot.append(Int32(stored))
+        if count == slotCapacity { growSlots() }
+        slot[count] = Int32(stored)
+        count += 1
         (base + stored).initialize(to: state)
         stored += 1
     }
 
     subscript(id: Int) -> State {
-        unsafeAddress {
-            let k = Int(slot[id])
-            precondition(k >= 0 && k < stored, "task \(id) is not kept")
-            return UnsafePointer(base + k)
+        @inline(__always) unsafeAddress {
+            assert(id >= 0 && id < count && slot[id] >= 0 && Int(slot[id]) < stored, "task \(id) is not kept")
+            return UnsafePointer(base + Int(slot[id]))
         }
-        unsafeMutableAddress {
-            let k = Int(slot[id])
-            precondition(k >= 0 && k < stored, "task \(id) is not kept")
-            return base + k
+        @inline(__always) unsafeMutableAddress {
+            assert(id >= 0 && id < count && slot[id] >= 0 && Int(slot[id]) < stored, "task \(id) is not kept")
+            return base + Int(slot[id])
         }
     }
 
@@ -66,7 +79,7 @@ struct TaskStore<State>: ~Copyable {
     func isKept(_ id: Int) -> Bool { slot[id] >= 0 }
 
     /// The ids whose states are kept, ascending.
-    var keptIDs: [Int] { slot.indices.filter { slot[$0] >= 0 } }
+    var keptIDs: [Int] { (0..<count).filter { slot[$0] >= 0 } }
 
     /// Whether enough tasks ended since the last compaction to make one worth its moves.
     var wantsCompaction: Bool { endedSinceCompaction >= max(1024, stored / 2) }
@@ -75,7 +88,7 @@ struct TaskStore<State>: ~Copyable {
     /// id order.
     mutating func compact(keeping keep: (Int, borrowing State) -> Bool) {
         var kept = 0
-        for id in slot.indices where slot[id] >= 0 {
+        for id in 0..<count where slot[id] >= 0 {
             let from = Int(slot[id])
             // States are in id order (appends go last, compaction keeps the order), so the
             // place a state moves to is always free.

@@ -2,7 +2,7 @@
 /// radios, in watts. The total load at any instant is the sum of the components in use.
 ///
 /// The standby baseline (everything suspended, radios idle) is `BatteryParameters.idleDrainW`;
-/// radios are `RadioLink`s. Profiles in `models/phones/` give these per phone.
+/// radios are `RadioProfile`s. Profiles in `models/phones/` give these per phone.
 public struct PowerParameters: Equatable, Sendable {
     /// Display on at typical brightness: 0.58 W (AT&T ARO, docs/sources.md §6).
     public var screenW: Double = 0.58

@@ -81,8 +81,11 @@ public struct EventQueue<Event>: ~Copyable {
         @usableFromInline var time: Int64
         /// priority << 56 | sequence
         @usableFromInline var key: UInt64
-        @usableFromInline var slot: UInt32
+        /// The event before the slot: an event of up to 12 bytes (an enum with a word of
+        /// payload, say) then shares the slot's word, and an entry is 32 bytes, not 40, to move
+        /// at every level of the heap.
         @usableFromInline var event: Event
+        @usableFromInline var slot: UInt32
 
         @inlinable
         init(time: Int64, key: UInt64, slot: UInt32, event: Event) {

@@ -26,6 +26,9 @@ struct Decisions {
     /// request checked in the current epoch has the same answer now.
     var epoch: UInt32 = 1
     var epochKey: GateKey?
+    /// The epoch in which a decision point last found every eligible request held by a gate,
+    /// with none added since: until the epoch changes, the next one would too (0: none).
+    var allClosedEpoch: UInt32 = 0
     /// The requests a decision starts, in a buffer kept across decisions.
     var starting: [TaskID] = []
     /// The reasons policies gave for holding requests, numbered in the order first heard.
@@ -36,6 +39,7 @@ struct Decisions {
     mutating func append(_ task: EligibleTask) {
         eligible.append(task)
         shownIsStale = true
+        allClosedEpoch = 0
     }
 
     /// Removes request `id` from the eligible ones, if it is there.
@@ -154,6 +158,9 @@ extension PhoneSimulation {
             decisions.epoch &+= 1
         }
         let epoch = decisions.epoch
+        // Requests waiting all day for the charger are checked again only when a gate may have
+        // opened or a request came.
+        if decisions.allClosedEpoch == epoch { return }
         var closed = 0
         for k in decisions.eligible.indices {
             let task = decisions.eligible[k]
@@ -172,7 +179,10 @@ extension PhoneSimulation {
             }
             if gate != nil { closed += 1 }
         }
-        guard closed < decisions.eligible.count else { return }
+        guard closed < decisions.eligible.count else {
+            decisions.allClosedEpoch = epoch
+            return
+        }
         bringBooks()
         let state = deviceState()
         let decision: PolicyDecision
@@ -229,7 +239,6 @@ extension PhoneSimulation {
             }
             decisions.shownIsStale = true
             for id in ids { start(id) }
-            rescheduleBattery()
         }
         if let at = decision.reconsiderAt {
             // Strictly later: a policy woken at the instant it was asked could loop there forever.

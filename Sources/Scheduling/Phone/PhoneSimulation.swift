@@ -252,8 +252,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             if pushes.heldCount > 0 { for app in apps.indices where pushes.held[app] != nil { deliverHeldPush(app) } }
         default: break
         }
-        rescheduleBattery()
         if consult && !draining { consultPolicy() }
+        // After the decision, which may have started work.
+        rescheduleBattery()
         // Between events nothing refers to an ended task but through its parked record.
         if tasks.wantsCompaction {
             tasks.compact { id, state in state.status != .ended || state.flags.contains(.awaitingTail) }

@@ -45,7 +45,14 @@ public struct OraclePolicy: RegisteredPolicy {
     var launchesByApp: [[SimInstant]] = []
     /// Launches that fetch in the foreground, in time order.
     var fetchingLaunches: [SimInstant] = []
-    var plans: [Int: Plan] = [:]
+    /// The future cut where the network or the charger changes: segment `k` starts at
+    /// `segmentStarts[k]` (the first at the start) and has cost class `segmentCosts[k]`.
+    /// Worked out once from the future, so a plan is binary searches and a walk over the
+    /// segments of its window, not a scan of the whole future per instant it looks at.
+    var segmentStarts: [SimInstant] = []
+    var segmentCosts: [Int] = []
+    /// Each request's plan, by task number, made the first time it is seen.
+    var plans: [Plan?] = []
 
     /// The bound with `parameters`.
     public init(_ parameters: Parameters) { self.parameters = parameters }
@@ -64,7 +71,8 @@ public struct OraclePolicy: RegisteredPolicy {
     /// True: the oracle is shown the replication's future, and results mark it as a bound.
     public static var isClairvoyant: Bool { true }
 
-    /// Takes the replication's launches, to plan each request before the app's next use.
+    /// Takes the replication's launches, to plan each request before the app's next use, and
+    /// cuts the future into segments of one cost class.
     public mutating func foresee(_ future: FutureWorld) {
         self.future = future
         launchesByApp = Array(repeating: [], count: future.launchDownBytes.count)
@@ -74,12 +82,26 @@ public struct OraclePolicy: RegisteredPolicy {
             launchesByApp[app].append(l.start)
             if future.launchDownBytes[app] > 0 { fetchingLaunches.append(l.start) }
         }
-        plans = [:]
+        var changes: [SimInstant] = [.start]
+        for c in future.timeline.network where c.time > .start { changes.append(c.time) }
+        for session in future.timeline.charging {
+            if session.start > .start { changes.append(session.start) }
+            if session.end > .start { changes.append(session.end) }
+        }
+        changes.sort()
+        segmentStarts = []
+        segmentCosts = []
+        for t in changes where t != segmentStarts.last {
+            segmentStarts.append(t)
+            segmentCosts.append(Self.cost(at: t, in: future.timeline))
+        }
+        plans = []
     }
 
     /// Drops the plan of a task that ended.
     public mutating func taskEnded(_ record: TaskRecord) {
-        plans.removeValue(forKey: record.request.id.rawValue)
+        let i = record.request.id.rawValue
+        if i < plans.count { plans[i] = nil }
     }
 
     /// Starts the requests whose planned instant has come, and asks again at the next planned instant.
@@ -107,61 +129,75 @@ public struct OraclePolicy: RegisteredPolicy {
 
     /// The request's plan, made the first time it is seen.
     mutating func plan(_ task: EligibleTask, _ now: SimInstant) -> Plan {
-        if let p = plans[task.id.rawValue] { return p }
+        let id = task.id.rawValue
+        if id < plans.count, let p = plans[id] { return p }
         let future = future!
         let starts = launchesByApp[task.app]
-        let next = starts[firstIndex(in: starts, after: now)...].first ?? future.horizon
+        let k = firstIndex(in: starts, after: now)
+        let next = k < starts.count ? starts[k] : future.horizon
         let end = next - parameters.finishMargin
         var best = Plan(at: now, cost: cost(at: now))
         if end > now {
-            // The best class among every change of network or charger in the window...
-            for t in breakpoints(from: now, to: end) { best.cost = min(best.cost, cost(at: t)) }
+            // The best class in the window: of now, and of every segment that starts in it...
+            var s = segment(at: now) + 1
+            while s < segmentStarts.count, segmentStarts[s] < end {
+                best.cost = min(best.cost, segmentCosts[s])
+                s += 1
+            }
             // ...at its latest instant: the fewest runs (the handler resubmits an interval
             // after a run) and the freshest content at the next use.
             best.at = latestOfClass(best.cost, from: now, to: end) ?? now
             if best.cost >= 2 && parameters.rideForeground {
                 // Cellular: the last foreground fetch of that class in the window wakes the
                 // radio; riding it saves a promotion and a tail.
-                var i = firstIndex(in: fetchingLaunches, after: now) - 1
-                var ride: SimInstant?
-                while i + 1 < fetchingLaunches.count, fetchingLaunches[i + 1] < end {
-                    i += 1
-                    if cost(at: fetchingLaunches[i]) == best.cost { ride = fetchingLaunches[i] }
+                let first = firstIndex(in: fetchingLaunches, after: now)
+                var k = fetchingLaunches.partitionIndex { $0 >= end } - 1
+                while k >= first {
+                    if cost(at: fetchingLaunches[k]) == best.cost {
+                        best.at = fetchingLaunches[k]
+                        break
+                    }
+                    k -= 1
                 }
-                if let ride { best.at = ride }
             }
         }
-        plans[task.id.rawValue] = best
+        if id >= plans.count { plans += repeatElement(nil, count: id + 1 - plans.count) }
+        plans[id] = best
         return best
     }
 
-    /// The last instant in `[from, to]` whose class is `c`.
+    /// The last instant in `[from, to]` whose class is `c`: the end of the last run of segments
+    /// of class `c` in the window (`to` if the window ends in one).
     func latestOfClass(_ c: Int, from: SimInstant, to: SimInstant) -> SimInstant? {
         var last: SimInstant?
-        var segmentStart: SimInstant?
-        for t in [from] + breakpoints(from: from, to: to) {
-            if cost(at: t) == c { segmentStart = t } else if segmentStart != nil { last = t - .microseconds(1); segmentStart = nil }
+        var inClass = false
+        var s = segment(at: from)
+        var t = from
+        while true {
+            if segmentCosts[s] == c {
+                inClass = true
+            } else if inClass {
+                last = t - .microseconds(1)
+                inClass = false
+            }
+            s += 1
+            guard s < segmentStarts.count, segmentStarts[s] < to else { break }
+            t = segmentStarts[s]
         }
-        if segmentStart != nil { last = to }
-        return last
+        return inClass ? to : last
     }
 
-    /// Instants in `(from, to)` at which the network or the charger changes, in time order.
-    func breakpoints(from: SimInstant, to: SimInstant) -> [SimInstant] {
-        let world = future!.timeline
-        var out: [SimInstant] = []
-        for c in world.network where c.time > from && c.time < to { out.append(c.time) }
-        for s in world.charging {
-            if s.start > from && s.start < to { out.append(s.start) }
-            if s.end > from && s.end < to { out.append(s.end) }
-        }
-        return out.sorted()
+    /// The segment that holds `t`.
+    func segment(at t: SimInstant) -> Int {
+        max(0, segmentStarts.partitionIndex { $0 > t } - 1)
     }
 
     /// Cost class at `t`: 0 Wi-Fi and charging, 1 Wi-Fi, 2 cellular and charging, 3 cellular,
     /// 4 no connection.
-    func cost(at t: SimInstant) -> Int {
-        let world = future!.timeline
+    func cost(at t: SimInstant) -> Int { segmentCosts[segment(at: t)] }
+
+    /// Cost class at `t` in `world`, from its network changes and charging sessions.
+    static func cost(at t: SimInstant, in world: WorldTimeline) -> Int {
         var kind = NetworkKind.none
         let i = world.network.partitionIndex { $0.time > t }
         if i > 0 { kind = world.network[i - 1].state.kind }

@@ -38,14 +38,17 @@ datasets: deps
 ## Install what is missing and run the test suite, then the Slurm test (a one-node cluster on
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
 ## report test (chromium renders the reports), the event-costs test (the timing build still
-## compiles and simulates exactly what the normal build does) and the policy package test (the
-## template of a user's own policies, built outside the repository and run).
+## compiles and simulates exactly what the normal build does), the policy package test (the
+## template of a user's own policies, built outside the repository and run) and the add-policy
+## test (a built-in policy added to a copy of the tree: the files it touches, the tests that
+## fail when a step is forgotten).
 test: deps deps-slurm deps-chromium lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
+	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
 	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
 	$(MAKE) notebooks
 

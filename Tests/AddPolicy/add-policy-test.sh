@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Adding a built-in policy, done as docs/architecture.md says, in a copy of this working tree:
+# a policy file in Sources/Scheduling/Policies, then its line in PolicyRegistry.builtIn. With
+# the file alone, BuiltInPolicyTests must fail and name it; with the line, bgsim must list it,
+# run it by name and set its parameter from --set, and the policy tests must pass; then the
+# documentation tests must fail until its row and parameters are in docs/policies.md. Prints
+# the files the change touched. Run by `make test`; the copy and its build are kept in
+# .build-add-policy/ so that a second run builds only what changed.
+#
+#   Tests/AddPolicy/add-policy-test.sh
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+swift=${SWIFT:-swift}
+work=$repo/.build-add-policy
+copy=$work/repo
+fail() { echo "add-policy test FAILED: $*" >&2; exit 1; }
+
+# The working tree's files (tracked or not ignored), in a repository of their own so that git
+# counts what the addition touches; their times kept, so the kept build sees them unchanged.
+rm -rf "$copy" && mkdir -p "$copy"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
+    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh | xargs -0 cp -p --parents -t "$copy")
+cd "$copy"
+rm -rf .git && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+build=(--scratch-path "$work/build")
+
+# Step 1: the policy's file.
+cat > Sources/Scheduling/Policies/WifiFirstPolicy.swift <<'SWIFT'
+import SimEngine
+
+/// Holds requests off cellular until they have waited `max_wait`; on Wi-Fi starts them at once.
+public struct WifiFirstPolicy: RegisteredPolicy {
+    public var maxWait: SimDuration = .hours(1)
+    public static let policyName = "wifi-first"
+    public static let summary = "starts requests on Wi-Fi, or on cellular after max_wait"
+    public static let parameters: [PolicyParameter<Self>] = [
+        .duration("max_wait", \.maxWait, help: "how long a request may wait for Wi-Fi")
+    ]
+    public init() {}
+    public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        if state.network == .wifi { return .startAll }
+        let due = eligible.filter { state.now >= $0.eligibleSince + maxWait }.map(\.id)
+        let next = eligible.map { $0.eligibleSince + maxWait }.filter { $0 > state.now }.min()
+        return PolicyDecision(start: .some(due), reconsiderAt: next, reason: "waiting_for_wifi")
+    }
+}
+SWIFT
+"$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the copy with the policy's file did not build"; }
+set +e
+"$swift" test "${build[@]}" --skip-build --filter BuiltInPolicyTests > "$work/forgotten.log" 2>&1
+status=$?
+set -e
+[ "$status" != 0 ] || fail "BuiltInPolicyTests passed with the registration line forgotten"
+grep -q "WifiFirstPolicy" "$work/forgotten.log" || fail "BuiltInPolicyTests failed without naming the policy: $(tail -5 "$work/forgotten.log")"
+
+# Step 2: its line in the registry.
+sed -i 's/^        OraclePolicy.self,$/&\n        WifiFirstPolicy.self,/' Sources/Scheduling/Policies/BuiltInPolicies.swift
+grep -q 'WifiFirstPolicy.self' Sources/Scheduling/Policies/BuiltInPolicies.swift || fail "no line to add the registration after"
+"$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered policy did not build"; }
+"$swift" test "${build[@]}" --skip-build --filter BuiltInPolicyTests > "$work/registered.log" 2>&1 ||
+    { tail -20 "$work/registered.log" >&2; fail "BuiltInPolicyTests failed with the policy registered"; }
+bgsim=$work/build/debug/bgsim
+"$bgsim" policies | grep -q '^wifi-first' || fail "bgsim policies does not list wifi-first"
+"$bgsim" run models/scenarios/default.yaml --set duration=2d --replications 2 --quiet --out "$work/out" \
+    --set 'policies=[eager, wifi-first, {name: wifi-first, label: wifi-first-10m, max_wait: 10m}]' ||
+    fail "a scenario could not run wifi-first"
+python3 - "$work/out" <<'PY' || fail "wifi-first's results"
+import csv, sys
+rows = list(csv.DictReader(open(f"{sys.argv[1]}/runs.csv")))
+policies = {r["policy"] for r in rows}
+assert policies == {"eager", "wifi-first", "wifi-first-10m"}, policies
+held = [r for r in csv.DictReader(open(f"{sys.argv[1]}/tasks.csv")) if "waiting_for_wifi" in r["policy_reasons"]]
+assert held, "no request was ever held for Wi-Fi"
+PY
+
+code=$(git status --porcelain | awk '{print $2}' | tr '\n' ' ')
+[ "$(git status --porcelain | wc -l)" = 2 ] || fail "the policy's code touched more than its file and its line: $code"
+
+# Step 3: its documentation, which the documentation tests ask for until it is written.
+docs='thePolicyTableListsEveryBuiltInPolicy|policiesListsEveryParameterAsTheDocsShow'
+if "$swift" test "${build[@]}" --skip-build --filter "$docs" > "$work/undocumented.log" 2>&1; then
+    fail "the documentation tests passed with the policy undocumented"
+fi
+python3 - "$bgsim" <<'PY'
+import subprocess, sys
+listing = subprocess.run([sys.argv[1], "policies"], check=True, capture_output=True, text=True).stdout
+doc = open("docs/policies.md").read()
+row = "| `wifi-first` | on Wi-Fi at once, on cellular after `max_wait` | `max_wait` (1h) |\n"
+oracle = doc.index("| `oracle` |")
+doc = doc[: doc.index("\n", oracle) + 1] + row + doc[doc.index("\n", oracle) + 1 :]
+head, rest = doc.split("### Every parameter", 1)
+intro, block = rest.split("```text\n", 1)
+open("docs/policies.md", "w").write(head + "### Every parameter" + intro + "```text\n" + listing + "```" + block.split("```", 1)[1])
+PY
+"$swift" test "${build[@]}" --skip-build --filter "$docs" > "$work/documented.log" 2>&1 ||
+    { tail -20 "$work/documented.log" >&2; fail "the documentation tests failed with the policy documented"; }
+
+touched=$(git status --porcelain | awk '{print $2}' | tr '\n' ' ')
+[ "$(git status --porcelain | wc -l)" = 3 ] || fail "adding the policy touched: $touched"
+echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md); with its line or its documentation forgotten a test fails naming it; registered, it is listed, run by name and configured by --set"

@@ -146,6 +146,16 @@ struct DocumentationTests {
         }
     }
 
+    /// A reader knows what each source file is for: none grows past 500 lines (CONTRIBUTING.md).
+    @Test func noSourceFileIsOverFiveHundredLines() throws {
+        let sources = try Self.shippedFiles().filter { $0.hasPrefix("Sources/") && $0.hasSuffix(".swift") }
+        #expect(sources.count > 50)
+        for path in sources {
+            let lines = try #require(Self.text(path)).split(separator: "\n", omittingEmptySubsequences: false).count - 1
+            #expect(lines <= 500, "\(path) has \(lines) lines: split it by job")
+        }
+    }
+
     /// Every library product has a DocC catalog with a landing page, and `make docs` builds it.
     @Test func everyLibraryHasADocCCatalogThatMakeDocsBuilds() throws {
         let package = try #require(Self.text("Package.swift"))

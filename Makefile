@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -176,6 +176,14 @@ reference: deps
 instructions: deps deps-valgrind
 	$(RELEASE)
 	Benchmarks/instructions.sh
+
+## Old against new: the default scenario's 30 replications under BASE=path/to/an/older/bgsim and
+## this build, paired by replication; each policy's and terminal-table metric's difference with
+## its 95% interval, and exit 1 if an interval excludes 0. For changes that should not alter
+## what the model means (docs/performance.md).
+equivalence: deps
+	$(RELEASE)
+	Benchmarks/equivalence.sh
 
 ## Random sweeps under a debug build, whose assertions stop at the first inconsistency:
 ## Tests/Fuzz/$(SWEEP).yaml (wide: the world and settings, the default; apps: what the apps do;

@@ -140,6 +140,26 @@ struct OutputTests {
         #expect(row.difference.halfWidth < separate)
     }
 
+    /// A metric equal up to the last digits of its sums is not different, however steady the
+    /// noise; a difference of a part in a million is kept.
+    @Test func differencesAtRoundingLevelAreZero() {
+        let a = PolicySpec(EagerPolicy.self), b = PolicySpec(ChargeOnlyPolicy.self)
+        let n = RunMetrics.columns.count
+        var runs: [RunValues] = []
+        for r in 0..<5 {
+            let base = 168_220.8 + Double(r) * 1_000
+            runs.append(RunValues(policy: a, replication: r, values: Array(repeating: base, count: n)))
+            var mine = Array(repeating: base * (1 + 1e-12 * Double(r + 1)), count: n)
+            mine[1] = base * (1 + 1e-6 * Double(r + 1))
+            runs.append(RunValues(policy: b, replication: r, values: mine))
+        }
+        let rows = PairedComparison.compare(runs, policies: [a, b], baseline: a)
+        #expect(rows[0].difference.mean == 0 && rows[0].difference.halfWidth == 0 && rows[0].pValue == 1)
+        #expect(rows[1].difference.mean > 0 && rows[1].pValue < 0.05)
+        #expect(PairedComparison.difference(1, 1 + 2e-9) == 1 - (1 + 2e-9), "two parts in a billion are kept")
+        #expect(PairedComparison.difference(0, 1e-300) != 0, "values near zero are compared as they are")
+    }
+
     @Test func precisionAddsReplicationsUntilTheGoalAndDependsOnlyOnTheResults() async throws {
         let s = try scenario(replications: 2)
         let goal = PrecisionGoal(target: 0.05, metrics: ["background_energy_j"], maxReplications: 40)

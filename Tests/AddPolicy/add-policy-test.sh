@@ -73,7 +73,7 @@ held = [r for r in csv.DictReader(open(f"{sys.argv[1]}/tasks.csv")) if "waiting_
 assert held, "no request was ever held for Wi-Fi"
 PY
 
-code=$(git status --porcelain | awk '{print $2}' | tr '\n' ' ')
+code=$(git status --porcelain | awk '{print $2}' | paste -sd ' ')
 [ "$(git status --porcelain | wc -l)" = 2 ] || fail "the policy's code touched more than its file and its line: $code"
 
 # Step 3: its documentation, which the documentation tests ask for until it is written.
@@ -95,6 +95,6 @@ PY
 "$swift" test "${build[@]}" --skip-build --filter "$docs" > "$work/documented.log" 2>&1 ||
     { tail -20 "$work/documented.log" >&2; fail "the documentation tests failed with the policy documented"; }
 
-touched=$(git status --porcelain | awk '{print $2}' | tr '\n' ' ')
+touched=$(git status --porcelain | awk '{print $2}' | paste -sd ' ')
 [ "$(git status --porcelain | wc -l)" = 3 ] || fail "adding the policy touched: $touched"
 echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md); with its line or its documentation forgotten a test fails naming it; registered, it is listed, run by name and configured by --set"

@@ -4,19 +4,6 @@ import Testing
 
 @testable import Scheduling
 
-/// LTE as docs/sources.md §6 gives it (AT&T ARO lte.conf), written out here so the test checks the
-/// model against the source, not against itself.
-let lteProfile: RadioProfile = {
-    var r = RadioProfile(name: "lte")
-    r.promotion = .milliseconds(260)
-    r.promotionW = 1.21
-    r.activeW = 1.2
-    r.upWPerMbps = 0.43839
-    r.downWPerMbps = 0.05197
-    r.tail = [TailStage(duration: .milliseconds(10_100), powerW: 1.06)]
-    return r
-}()
-
 /// Drives a link through `sends` (time, transfer) until it is idle again, integrating its
 /// power exactly between transitions. Returns the energy and the finished owners with times.
 func drive(
@@ -47,7 +34,7 @@ func drive(
 struct RadioTests {
     @Test func aTenKilobyteLTEFetchCostsPromotionTransferAndTail() {
         let fetch = Transfer(owner: .task(0), upBytes: 0, downBytes: 10_000)
-        let r = drive(lteProfile, [(.start, fetch)])
+        let r = drive(lteRadio, [(.start, fetch)])
         let transferS = 80_000 / 20e6  // 10 KB at 20 Mbit/s
         let formula = 0.26 * 1.21 + transferS * (1.2 + 0.05197 * 20) + 10.1 * 1.06
         #expect(abs(r.energyJ - formula) / formula < 0.01)
@@ -60,8 +47,8 @@ struct RadioTests {
     @Test func twoFetchesTwoSecondsApartShareOnePromotionAndOneTail() {
         let a = Transfer(owner: .task(0), upBytes: 0, downBytes: 10_000)
         let b = Transfer(owner: .task(1), upBytes: 0, downBytes: 10_000)
-        let single = drive(lteProfile, [(.start, a)]).energyJ
-        let both = drive(lteProfile, [(.start, a), (.after(.seconds(2)), b)])
+        let single = drive(lteRadio, [(.start, a)]).energyJ
+        let both = drive(lteRadio, [(.start, a), (.after(.seconds(2)), b)])
         #expect(both.energyJ < 2 * single)
         // The second rides the first's tail: no promotion, its transfer, and the tail restarts.
         let transfer = 0.004 * (1.2 + 0.05197 * 20)
@@ -73,7 +60,7 @@ struct RadioTests {
     @Test func overlappingFetchesQueueBehindOnePromotion() {
         let a = Transfer(owner: .task(0), upBytes: 0, downBytes: 100_000)
         let b = Transfer(owner: .task(1), upBytes: 0, downBytes: 100_000)
-        let r = drive(lteProfile, [(.start, a), (.after(.milliseconds(100)), b)])
+        let r = drive(lteRadio, [(.start, a), (.after(.milliseconds(100)), b)])
         // 100 KB at 20 Mbit/s is 40 ms each, served one after the other after the promotion.
         #expect(r.finished.map(\.1) == [.after(.milliseconds(300)), .after(.milliseconds(340))])
         let expected = 0.26 * 1.21 + 0.08 * (1.2 + 0.05197 * 20) + 10.1 * 1.06
@@ -82,7 +69,7 @@ struct RadioTests {
 
     @Test func uploadThenDownloadAtEachDirectionsPower() {
         let t = Transfer(owner: .task(0), upBytes: 5_000, downBytes: 20_000)
-        let r = drive(lteProfile, down: 10, up: 2, [(.start, t)])
+        let r = drive(lteRadio, down: 10, up: 2, [(.start, t)])
         let up = 40_000 / 2e6, down = 160_000 / 10e6
         let expected = 0.26 * 1.21 + up * (1.2 + 0.43839 * 2) + down * (1.2 + 0.05197 * 10) + 10.1 * 1.06
         #expect(abs(r.energyJ - expected) < 1e-9)
@@ -100,7 +87,7 @@ struct RadioTests {
     }
 
     @Test func aSlowerNetworkStretchesTheRestOfTheTransfer() {
-        var link = RadioLink(profile: lteProfile)
+        var link = RadioLink(profile: lteRadio)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(0), upBytes: 0, downBytes: 100_000), at: .start)  // 40 ms once active
         link.advance(to: .after(.milliseconds(260)))
@@ -110,7 +97,7 @@ struct RadioTests {
     }
 
     @Test func disconnectingHandsBackWhatIsLeftAndEntersTheTail() {
-        var link = RadioLink(profile: lteProfile)
+        var link = RadioLink(profile: lteRadio)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(3), upBytes: 0, downBytes: 100_000), at: .start)
         link.advance(to: .after(.milliseconds(280)))
@@ -122,7 +109,7 @@ struct RadioTests {
     }
 
     @Test func cancellingTheOnlyTransferEndsActivityInTheTail() {
-        var link = RadioLink(profile: lteProfile)
+        var link = RadioLink(profile: lteRadio)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(1), upBytes: 0, downBytes: 10_000_000), at: .start)  // 4 s of data
         link.advance(to: .after(.seconds(1)))

@@ -8,7 +8,7 @@
 #
 # Replications with the same seed see the same person, charger and network, so the pairing
 # removes most of the variance between people; what is left is what the change did.
-#   BASE=/tmp/bgsim-old REPLICATIONS=30 Benchmarks/equivalence.sh
+#   BASE=path/to/old/bgsim REPLICATIONS=30 Benchmarks/equivalence.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 base=${BASE:?BASE=path/to/the/old/bgsim is required}

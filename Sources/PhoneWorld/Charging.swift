@@ -20,7 +20,8 @@ public struct ChargingHabit: Equatable, Sendable {
     /// Probability that the person charges on a given night.
     public var nightlyProbability: Double = 0.9
     /// Mean daytime top-ups per day (Poisson), each starting uniformly inside
-    /// `[topUpFrom, topUpUntil)` and lasting an exponential time with mean `topUpMean`.
+    /// `[topUpFrom, topUpUntil)` and lasting an exponential time with mean `topUpMean`; one
+    /// that begins while the phone charges joins that session.
     public var topUpsPerDay: Double = 0
     /// Earliest time of day a top-up starts.
     public var topUpFrom: SimDuration = .hours(8)
@@ -51,14 +52,15 @@ extension ChargingHabit {
     ///
     /// Nights are drawn in calendar order from the night before day 0 (so a phone can start
     /// the simulation plugged in), three draws per night whether or not the night charges, so
-    /// night n's times do not depend on earlier nights' outcomes. Sessions never overlap and
-    /// last at least a minute. Top-ups are drawn after all nights (a Poisson count per day,
-    /// then a start and a length each, at least a minute); one that would overlap another
-    /// session starts when that one ends, so every top-up drawn happens before the horizon.
+    /// night n's times do not depend on earlier nights' outcomes. Top-ups are drawn after all
+    /// nights: a Poisson count per day, then a start and a length each (at least a minute).
+    /// The phone is on the charger whenever a night or a top-up says so: sessions that overlap
+    /// or touch are one session (`ChargingSession.merged`), so a top-up that begins while the
+    /// phone charges is no new plug-in, and the plug-ins of top-ups are the Poisson process the
+    /// key describes wherever the phone is off the charger.
     public func sessions(until horizon: SimInstant, stream: RandomStream) -> [ChargingSession] {
         var out: [ChargingSession] = []
         let lastNight = horizon.day
-        var previousEnd = SimInstant(microseconds: .min)
         for night in -1...lastNight {
             let charges = stream.bernoulli(nightlyProbability)
             let plugOffset = stream.normal(sigma: plugInJitter.seconds)
@@ -67,39 +69,42 @@ extension ChargingHabit {
             let midnight = SimInstant.after(.days(night))
             // A plug-in time before noon is after midnight, the same night (00:30).
             let plugInOffset = plugIn < .hours(12) ? plugIn + .days(1) : plugIn
-            var start = midnight + plugInOffset + SimDuration(seconds: plugOffset)
+            let start = midnight + plugInOffset + SimDuration(seconds: plugOffset)
             let end = midnight + .days(1) + unplug + SimDuration(seconds: unplugOffset)
-            start = max(start, previousEnd)
             guard end - start >= .minutes(1) else { continue }
-            previousEnd = end
-            let clipped = ChargingSession(start: max(start, .start), end: min(end, horizon))
-            if clipped.start < clipped.end { out.append(clipped) }
+            out.append(ChargingSession(start: start, end: end))
         }
-        guard topUpsPerDay > 0 else { return out }
-        let window = max(topUpUntil - topUpFrom, .zero)
-        var topUps: [(start: SimInstant, length: SimDuration)] = []
-        for day in 0...lastNight {
-            let n = stream.poisson(mean: topUpsPerDay)
-            for _ in 0..<n {
-                let start = SimInstant.after(.days(day)) + topUpFrom + SimDuration(seconds: stream.uniform() * window.seconds)
-                let length = SimDuration(seconds: stream.exponential(mean: topUpMean.seconds))
-                topUps.append((start, max(length, .minutes(1))))
+        if topUpsPerDay > 0 {
+            let window = max(topUpUntil - topUpFrom, .zero)
+            for day in 0...lastNight {
+                let n = stream.poisson(mean: topUpsPerDay)
+                for _ in 0..<n {
+                    let start = SimInstant.after(.days(day)) + topUpFrom + SimDuration(seconds: stream.uniform() * window.seconds)
+                    let length = SimDuration(seconds: stream.exponential(mean: topUpMean.seconds))
+                    out.append(ChargingSession(start: start, end: start + max(length, .minutes(1))))
+                }
             }
         }
-        // Every drawn top-up happens: one that comes while the phone is on a charger starts
-        // when that session ends (the person plugs in again), as the key's Poisson count says.
-        topUps.sort { $0.start < $1.start }
-        for topUp in topUps {
-            var start = topUp.start
-            while let busy = out.first(where: { $0.start <= start && start < $0.end })
-                ?? out.first(where: { start < $0.start && $0.start < start + topUp.length })
-            {
-                start = max(start, busy.end)
-            }
-            guard start < horizon else { continue }
-            out.append(ChargingSession(start: start, end: min(start + topUp.length, horizon)))
+        return ChargingSession.merged(out).compactMap { s in
+            let clipped = ChargingSession(start: max(s.start, .start), end: min(s.end, horizon))
+            return clipped.start < clipped.end ? clipped : nil
         }
-        out.sort { $0.start < $1.start }
+    }
+}
+
+extension ChargingSession {
+    /// `sessions` in time order, those that overlap or touch joined into one: the phone stays
+    /// on the charger, so an unplug and a plug-in at the same instant are no unplug.
+    public static func merged(_ sessions: [ChargingSession]) -> [ChargingSession] {
+        var out: [ChargingSession] = []
+        out.reserveCapacity(sessions.count)
+        for s in sessions.sorted(by: { $0.start < $1.start }) {
+            if let last = out.last, s.start <= last.end {
+                out[out.count - 1].end = max(last.end, s.end)
+            } else {
+                out.append(s)
+            }
+        }
         return out
     }
 }

@@ -68,4 +68,23 @@ struct ChargingSimulationTests {
         }
         #expect(run.energy.fromBatteryJ < 1e-6 || run.charges.contains { $0.0 >= .after(.hours(7)) })
     }
+
+    /// Two back-to-back sessions of a charging trace are one: a processing task that requires
+    /// power and runs across the boundary completes, where an unplug and a plug-in at the
+    /// same instant ended it ("power lost").
+    @Test func backToBackTraceSessionsDoNotCutThePower() throws {
+        var a = AppParameters(name: "backup")
+        var t = task("backup.index", .processing, submitOn: [.background], cpu: 240, earliest: .zero)
+        t.requiresExternalPower = true
+        a.tasks = [t]
+        a.launchDownBytes = 0
+        let s = quiet(
+            hours: 5, apps: [a], launches: [use(0, at(1, 57), at(1, 58))],
+            charging: [ChargingSession(start: .start, end: at(2)), ChargingSession(start: at(2), end: at(5))])
+        let run = try simulate(s, EagerPolicy())
+        let record = try #require(run.records.first { $0.request.kind == .processing })
+        #expect(record.started == at(1, 58), "idle from 1:58")
+        #expect(!run.world.contains { if case .unplug = $0.1 { $0.0 == at(2) } else { false } }, "no unplug at the boundary")
+        #expect(record.outcome == .completed && record.ended == at(2, 2))
+    }
 }

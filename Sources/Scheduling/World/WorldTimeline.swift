@@ -40,7 +40,7 @@ public struct WorldTimeline: @unchecked Sendable {
     /// person whole, or (`whole: false`) a week at a time as the run asks.
     public init(setup: PhoneSetup, streams: WorldStreams, whole: Bool = true) {
         horizon = SimInstant.after(setup.duration)
-        charging = setup.chargingTrace ?? setup.charging.sessions(until: horizon, stream: streams.charger)
+        charging = setup.chargingTrace.map(ChargingSession.merged) ?? setup.charging.sessions(until: horizon, stream: streams.charger)
         network = setup.networkTrace ?? setup.network.changes(until: horizon, stream: streams.network)
         // Drawn pushes come one at a time as the run goes (`serverPush`); a trace is replayed.
         pushes = setup.pushTrace ?? []

@@ -54,6 +54,7 @@ public enum TaskRows {
             },
             Column("delayed_by") { r, _, out in out.list(HoldReason.allCases.filter { r.held[$0] > 0 }.map(\.token)) },
             Column("policy_reasons") { r, _, out in out.list(r.policyReasons) },
+            Column("policy_reason") { r, _, out in if let first = r.policyHolds.first { out.field(first.reason) } else { out.empty() } },
         ]
 
     /// The columns, in order.

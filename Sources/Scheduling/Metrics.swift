@@ -67,6 +67,8 @@ public enum ExpirationReason: String, Sendable, CaseIterable {
     case deviceInUse = "device_in_use"
     /// A processing task that requires external power, and the charger was removed.
     case powerLost = "power_lost"
+    /// The time the policy gave it ran out (`PolicyTimeLimit`: Android's quota).
+    case timeLimit = "time_limit"
 }
 
 /// A step in a task's life before its end (which `taskEnded` reports).

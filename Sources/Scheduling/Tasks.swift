@@ -220,11 +220,14 @@ public enum HoldReason: Int, CaseIterable, Sendable {
     }
 }
 
-/// Time a request spent held for each `HoldReason`. Inline storage (no allocation per task):
-/// this is kept for every request of a run. Whole microseconds, like the clock, so a hold
-/// counted in many pieces (one per decision point) adds up exactly to its length.
+/// Time a request spent held for each `HoldReason`, and of its time held by the policy, the
+/// time each of the policy's reasons held it. Inline storage (no allocation per task): this
+/// is kept for every request of a run. Whole microseconds, like the clock, so a hold counted
+/// in many pieces (one per decision point) adds up exactly to its length.
 public struct HoldTimes: Sendable, Equatable {
     var microseconds = SIMD16<Int64>()
+    /// By the policy's reasons, numbered as a run first hears them (`PolicyReasons`).
+    var byRule = SIMD16<Int64>()
     /// No time held.
     public init() {}
     /// Seconds held for `reason`.
@@ -233,6 +236,10 @@ public struct HoldTimes: Sendable, Equatable {
     public mutating func add(_ duration: SimDuration, to reason: HoldReason) {
         microseconds[reason.rawValue] += duration.microseconds
     }
+    /// Counts `duration` more held by the policy's reason numbered `rule`.
+    mutating func add(_ duration: SimDuration, toRule rule: Int) { byRule[rule] += duration.microseconds }
+    /// Seconds held by the policy's reason numbered `rule`.
+    func rule(_ rule: Int) -> Double { Double(byRule[rule]) / 1e6 }
     /// All reasons' seconds together.
     public var totalS: Double { Double(microseconds.wrappedSum()) / 1e6 }
 }
@@ -276,6 +283,10 @@ public struct TaskRecord: Sendable {
     public var success = false
     /// For `rejected`: the error `submit` returned.
     public var rejection: SubmitError?
+    /// For `killed`: the system terminated the app because it did not end this task in time
+    /// (its expiration handler did not end it within the grace, or it never called
+    /// `setTaskCompleted`), which Apple says makes the system launch the app less.
+    public var overran = false
     /// Energy of the task, in joules: `cpuEnergyJ + radioEnergyJ`.
     public var energyJ: Double
     /// Radio energy charged to it: the promotion its transfer caused, the radio's power while
@@ -295,9 +306,12 @@ public struct TaskRecord: Sendable {
     public var movedDownBytes: Double = 0
     /// While eligible and not started: seconds held by each gate or by the policy.
     public var held = HoldTimes()
-    /// The reasons the policy gave when it held this request, in the order the run first
-    /// heard them (`PolicyDecision.reason`; the policy's name when it gave none).
-    public var policyReasons: [String] = []
+    /// The reasons the policy gave when it held this request (`PolicyDecision.reason` or
+    /// `holds`; the policy's name when it gave none) with the seconds each held it, longest
+    /// first (ties in the order the run first heard them). They sum to `held[.policy]`.
+    public var policyHolds: [(reason: String, seconds: Double)] = []
+    /// The reasons of `policyHolds`, longest first.
+    public var policyReasons: [String] { policyHolds.map(\.reason) }
 
     /// The record of `request`, which ended at `ended` in `outcome`.
     public init(

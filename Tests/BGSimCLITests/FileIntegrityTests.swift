@@ -23,7 +23,7 @@ let verifyScript = #"""
     if names != listed:
         errors.append("folder has %s, manifest lists %s" % (names, listed))
     text = {"scenario", "policy", "metric", "baseline", "app", "identifier", "kind", "outcome", "success", "rejection",
-            "delayed_by", "policy_reasons", "network", "foreground_app", "subject", "event", "detail", "task"}
+            "delayed_by", "policy_reasons", "policy_reason", "network", "foreground_app", "subject", "event", "detail", "task"}
     tables = {}
     for f in man["files"]:
         path = os.path.join(folder, f["name"])

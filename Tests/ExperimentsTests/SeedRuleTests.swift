@@ -57,23 +57,30 @@ struct SeedRuleTests {
         #expect(try Self.run(app: audio + ", background_modes: [audio]").0.startedByKind[TaskKind.audio.index] > 0)
     }
 
-    /// Without an expiration handler the system ends the task when its time runs out,
-    /// unsuccessful: no handler call, no grace, and the app is not terminated for it.
-    @Test func aTaskWithoutAnExpirationHandlerEndsUnsuccessfulAtOnce() throws {
+    /// Without an expiration handler the system marks the task completed and unsuccessful
+    /// when its time runs out (Apple, `BGTask.expirationHandler`): no handler call, no grace,
+    /// and the app is not terminated for it.
+    @Test func aTaskWithoutAnExpirationHandlerEndsCompletedUnsuccessfulAtOnce() throws {
         let task = ", tasks: [{id: r, kind: refresh, submit_on: [start, handler], interval: 1h, cpu: 40s, expiration_handler: false}]"
         let (m, events) = try Self.run(app: task, extra: "\nsystem: {refresh_grant: none}")
-        #expect(m.count(.expired) > 5)
+        #expect(m.count(.expired) == 0 && m.count(.completed) > 5)
+        #expect(m.unsuccessful == m.count(.completed), "every one cut at its time, none successful")
         #expect(!events.contains { $0.event == "expiration_handler" })
         #expect(!events.contains { $0.event.hasSuffix("->not_running") && $0.detail.contains("cause=terminated") })
         var started: [TaskID: SimInstant] = [:]
+        var ended = 0
         for e in events {
             guard let t = e.task else { continue }
             if e.event == "started" { started[t] = e.time }
-            if e.event == "expired", let s = started[t] { #expect(e.time - s == .seconds(30), "ended at the budget, no grace") }
+            if e.event == "completed", let s = started[t] {
+                #expect(e.time - s == .seconds(30), "ended at the budget, no grace")
+                ended += 1
+            }
         }
-        // With a handler the same tasks hear it and end after their response.
+        #expect(ended == m.count(.completed))
+        // With a handler the same tasks hear it and end, expired, after their response.
         let (handled, handledEvents) = try Self.run(app: task.replacingOccurrences(of: ", expiration_handler: false", with: ""))
-        #expect(handled.count(.expired) == m.count(.expired) && handledEvents.contains { $0.event == "expiration_handler" })
+        #expect(handled.count(.expired) == m.count(.completed) && handledEvents.contains { $0.event == "expiration_handler" })
     }
 
     /// An app that leaves with nothing to do runs on in the background for

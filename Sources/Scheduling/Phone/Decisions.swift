@@ -31,7 +31,9 @@ struct Decisions {
     var allClosedEpoch: UInt32 = 0
     /// The requests a decision starts, in a buffer kept across decisions.
     var starting: [TaskID] = []
-    /// The reasons policies gave for holding requests, numbered in the order first heard.
+    /// The reasons policies gave for holding requests, numbered in the order first heard: the
+    /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
+    /// 16 lanes).
     var reasonTokens: [String] = []
 
     init(timer: TimerID) { self.timer = timer }
@@ -104,25 +106,51 @@ extension PhoneSimulation {
         let id = decisions.eligible[k].id
         hold(id.rawValue, reason, at: sim.now)
         decisions.eligible[k].heldBy = reason
+        if reason != .policy { decisions.eligible[k].policyRule = -1 }
     }
 
     /// From now on, task `i` is held for `reason` (`nil`: no longer held); the time since the
-    /// last change goes to the previous reason. `at` is later than now only for the requests
-    /// that never ran, ended at the horizon after the last event.
+    /// last change goes to the previous reason, and a policy's hold ends its rule's stretch
+    /// too. `at` is later than now only for the requests that never ran, ended at the horizon
+    /// after the last event.
     mutating func hold(_ i: Int, _ reason: HoldReason?, at time: SimInstant) {
         if let previous = tasks[i].heldBy { tasks[i].held.add(time - tasks[i].heldSince, to: previous) }
+        if reason != .policy, tasks[i].policyRule >= 0 {
+            tasks[i].held.add(time - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
+            tasks[i].policyRule = -1
+        }
         tasks[i].heldBy = reason
         tasks[i].heldSince = time
     }
 
-    /// The bit of a policy's reason token in a task's `policyReasons` mask; tokens are
-    /// numbered in the order the run first hears them (at most 32 distinct ones are kept).
-    mutating func policyReasonBit(_ reason: String?) -> UInt32 {
+    /// From now on, the request `decisions.eligible[k]`, held by the policy, is held by its
+    /// rule numbered `rule`: the stretch of the previous rule, if another, ends now.
+    mutating func holdByRule(eligible k: Int, _ rule: Int8) {
+        guard decisions.eligible[k].policyRule != rule else { return }
+        let i = decisions.eligible[k].id.rawValue
+        assert(tasks[i].heldBy == .policy, "a rule holds \(i), which the policy does not")
+        // The stretch held so far goes to the policy and to its rule, and both start again:
+        // the rules' times sum to the policy's.
+        if tasks[i].policyRule >= 0 {
+            tasks[i].held.add(sim.now - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
+        }
+        tasks[i].held.add(sim.now - tasks[i].heldSince, to: .policy)
+        tasks[i].heldSince = sim.now
+        tasks[i].policyRule = rule
+        decisions.eligible[k].policyRule = rule
+    }
+
+    /// The number of a policy's reason (`nil`: the policy's name), as a run first hears
+    /// them; after 15 distinct ones, `other`'s.
+    mutating func policyRule(_ reason: String?) -> Int8 {
         let token = reason ?? policy.name
-        if let k = decisions.reasonTokens.firstIndex(of: token) { return 1 << UInt32(k) }
-        guard decisions.reasonTokens.count < 32 else { return 0 }
-        decisions.reasonTokens.append(token)
-        return 1 << UInt32(decisions.reasonTokens.count - 1)
+        if let k = decisions.reasonTokens.firstIndex(of: token) { return Int8(k) }
+        if decisions.reasonTokens.count < 15 {
+            decisions.reasonTokens.append(token)
+            return Int8(decisions.reasonTokens.count - 1)
+        }
+        if decisions.reasonTokens.count == 15 { decisions.reasonTokens.append("other") }
+        return 15
     }
 
     /// What the policy may observe now.
@@ -219,14 +247,16 @@ extension PhoneSimulation {
             decisions.starting.append(contentsOf: chosen)
         }
         if decisions.starting.count < decisions.eligible.count - closed {
-            let bit = policyReasonBit(decision.reason)
+            var rule: Int8?
             for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
                 if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
-                // Written only when new: a request the policy holds is held again at most
-                // decisions.
-                if decisions.eligible[k].policyReasons & bit == 0 {
-                    decisions.eligible[k].policyReasons |= bit
-                    tasks[decisions.eligible[k].id.rawValue].policyReasons |= bit
+                let id = decisions.eligible[k].id
+                // A hold naming its own reason; otherwise the decision's.
+                if !decision.holds.isEmpty, let h = decision.holds.first(where: { $0.id == id }) {
+                    holdByRule(eligible: k, policyRule(h.reason))
+                } else {
+                    if rule == nil { rule = policyRule(decision.reason) }
+                    holdByRule(eligible: k, rule!)
                 }
             }
         }
@@ -238,7 +268,13 @@ extension PhoneSimulation {
                 decisions.eligible.removeAll { ids.contains($0.id) }
             }
             decisions.shownIsStale = true
-            for id in ids { start(id) }
+            for limit in decision.timeLimits {
+                require(ids.contains(limit.id), "policy \(policy.name) limited \(limit.id), which it did not start")
+                require(limit.limit > .zero, "policy \(policy.name) limited \(limit.id) to \(limit.limit)")
+            }
+            for id in ids {
+                start(id, timeLimit: decision.timeLimits.isEmpty ? nil : decision.timeLimits.first { $0.id == id }?.limit)
+            }
         }
         if let at = decision.reconsiderAt {
             // Strictly later: a policy woken at the instant it was asked could loop there forever.

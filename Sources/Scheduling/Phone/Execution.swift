@@ -26,8 +26,8 @@ extension PhoneSimulation {
 
     /// Starts a scheduled task: the system launches or resumes the app in the background and
     /// calls the task's handler, which resubmits if the app does that; the task transfers its
-    /// data, then computes, within its budget.
-    mutating func start(_ id: TaskID) {
+    /// data, then computes, within its budget and the policy's `timeLimit`, if it set one.
+    mutating func start(_ id: TaskID, timeLimit: SimDuration? = nil) {
         let i = id.rawValue
         require(tasks[i].status == .eligible, "policy \(policy.name) started \(id), which is not eligible")
         hold(i, nil, at: sim.now)
@@ -40,6 +40,10 @@ extension PhoneSimulation {
         case .active, .inactive: preconditionFailure("\(id) started while its app is in the foreground")
         }
         tasks[i].deadline = sim.now + budget(kind)
+        if let timeLimit, sim.now + timeLimit < tasks[i].deadline {
+            tasks[i].deadline = sim.now + timeLimit
+            tasks[i].flags.insert(.policyLimit)
+        }
         begin(id)
         if kind == .refresh || kind == .processing {
             let m = Int(tasks[i].source)
@@ -162,9 +166,14 @@ extension PhoneSimulation {
                 finish(id, .completed, at: sim.now)
             }
         case .expiring:
-            if tasks[i].flags.contains(.killOnExpiry) { terminate(tasks[i].appIndex, cause: .terminated) } else { finish(id, .expired, at: sim.now) }
+            if tasks[i].flags.contains(.killOnExpiry) {
+                tasks[i].flags.insert(.overran)
+                terminate(tasks[i].appIndex, cause: .terminated)
+            } else {
+                finish(id, .expired, at: sim.now)
+            }
         default:
-            expire(id, .timeUp)
+            expire(id, tasks[i].flags.contains(.policyLimit) ? .timeLimit : .timeUp)
         }
         return true
     }
@@ -176,9 +185,12 @@ extension PhoneSimulation {
         let i = id.rawValue
         let app = tasks[i].appIndex
         if tasks[i].isTransferring(at: sim.now) { cancelTransfer(of: id) }
-        // No handler to call: the system marks the task completed, unsuccessful, at once.
+        // No handler to call: the system marks the task completed, unsuccessful, at once
+        // (docs/sources.md §2).
         guard tasks[i].flags.contains(.expirationHandler) else {
-            finish(id, .expired, at: sim.now)
+            tasks[i].flags.remove(.success)
+            tasks[i].phase = .expiring  // ended by the system: its work is not done
+            finish(id, .completed, at: sim.now)
             return
         }
         sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
@@ -196,6 +208,7 @@ extension PhoneSimulation {
             expiring(i, until: sim.now + response, kill: false)
         }
         if tasks[i].expiresAt == sim.now && tasks[i].flags.contains(.killOnExpiry) {
+            tasks[i].flags.insert(.overran)
             terminate(app, cause: .terminated)
         } else {
             rescheduleEnd(i)

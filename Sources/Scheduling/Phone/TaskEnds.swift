@@ -31,7 +31,7 @@ extension PhoneSimulation {
             tasks[i].timer = nil
             tasks[i].monitorEvent = nil
             tasks[i].chunkEvent = nil
-            if outcome == .completed { keepResult(i) }
+            if outcome == .completed && tasks[i].phase == .working { keepResult(i) }
         case .eligible:
             decisions.remove(id)
             apps[app].scheduler.remove(id)
@@ -122,6 +122,7 @@ extension PhoneSimulation {
             outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
         record.success = outcome == .completed && tasks[i].flags.contains(.success)
         record.rejection = tasks[i].rejection
+        record.overran = tasks[i].flags.contains(.overran)
         return record
     }
 
@@ -141,10 +142,12 @@ extension PhoneSimulation {
             record.movedDownBytes = max(0, (tasks[i].downBytes - tasks[i].leftDownBits / 8).rounded(.down))
         }
         record.held = tasks[i].held
-        let reasons = tasks[i].policyReasons
-        if reasons != 0 {
-            record.policyReasons = decisions.reasonTokens.indices.filter { reasons & (1 << UInt32($0)) != 0 }
-                .map { decisions.reasonTokens[$0] }
+        if record.held[.policy] > 0 {
+            let held = record.held
+            record.policyHolds = decisions.reasonTokens.indices.filter { held.byRule[$0] > 0 }
+                .sorted { held.byRule[$0] > held.byRule[$1] || (held.byRule[$0] == held.byRule[$1] && $0 < $1) }
+                .map { (decisions.reasonTokens[$0], held.rule($0)) }
+            assert(held.byRule.wrappedSum() == held.microseconds[HoldReason.policy.rawValue], "\(i)'s rules do not sum to its policy hold")
         }
         sink.taskEnded(record)
     }

@@ -41,6 +41,10 @@ struct TaskState {
         /// Expiring, and the system terminates the app when the grace is over.
         static let killOnExpiry = Flags(rawValue: 1 << 8)
         static let started = Flags(rawValue: 1 << 9)
+        /// Its deadline is the policy's time limit, not its own budget.
+        static let policyLimit = Flags(rawValue: 1 << 10)
+        /// The system terminated its app because it did not end this task in time.
+        static let overran = Flags(rawValue: 1 << 11)
     }
 
     // What was asked for.
@@ -89,11 +93,11 @@ struct TaskState {
     var leftUpBits = 0.0
     var leftDownBits = 0.0
 
-    // Held while eligible: by what since when, the time held by each reason, and the
-    // policy's reasons as bits of `Decisions.reasonTokens`.
+    // Held while eligible: by what since when, the time held by each reason, and while the
+    // policy holds it, its rule's number in `Decisions.reasonTokens` (-1: none).
     var heldSince = SimInstant.start
     var held = HoldTimes()
-    var policyReasons: UInt32 = 0
+    var policyRule: Int8 = -1
 
     /// While waiting, its eligibility; while running, the end of its current phase.
     var timer: EventHandle?

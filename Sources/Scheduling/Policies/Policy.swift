@@ -126,7 +126,7 @@ public struct EligibleTask: Sendable {
     /// request, they were a sixth of the ios policy's runs (perf); in a list beside this one,
     /// about 4% of a 30-day reference run's instructions (callgrind).
     var heldBy: HoldReason?
-    var policyReasons: UInt32 = 0
+    var policyRule: Int8 = -1
     /// The simulation's gate epoch when this request's gates were last checked (0: never).
     var gatesCheckedAt: UInt32 = 0
 
@@ -158,6 +158,35 @@ public enum TaskSelection: Sendable, Equatable {
     case some([TaskID])
 }
 
+/// Why a policy holds one request: the rule that held it, as a short token (`battery`,
+/// `quota`, ...).
+public struct PolicyHold: Sendable, Equatable {
+    /// The request held.
+    public var id: TaskID
+    /// The rule that held it, written to `tasks.csv`.
+    public var reason: String
+    /// `id` is held for `reason`.
+    public init(_ id: TaskID, _ reason: String) {
+        self.id = id
+        self.reason = reason
+    }
+}
+
+/// How long a request the policy starts may run: the system calls its expiration handler
+/// when the limit is reached, if its own time has not run out first (Android's JobScheduler
+/// stops a job when its app's quota runs out).
+public struct PolicyTimeLimit: Sendable, Equatable {
+    /// A request the decision starts.
+    public var id: TaskID
+    /// The most it may run.
+    public var limit: SimDuration
+    /// `id` may run at most `limit`.
+    public init(_ id: TaskID, _ limit: SimDuration) {
+        self.id = id
+        self.limit = limit
+    }
+}
+
 /// A policy's answer at a decision point.
 public struct PolicyDecision: Sendable, Equatable {
     /// The requests to start now.
@@ -167,15 +196,27 @@ public struct PolicyDecision: Sendable, Equatable {
     public var reconsiderAt: SimInstant?
 
     /// Why it holds the requests it does not start, as a short token (`doze`,
-    /// `not_charging`, ...): written to `tasks.csv` for each request it held. `nil`: the
-    /// policy's name stands for the reason.
+    /// `not_charging`, ...): written to `tasks.csv` for each request it held, unless `holds`
+    /// names another reason for it. `nil`: the policy's name stands for the reason.
     public var reason: String?
 
-    /// A decision to start `start`, asking again at `reconsiderAt`, holding the rest for `reason`.
-    public init(start: TaskSelection, reconsiderAt: SimInstant? = nil, reason: String? = nil) {
+    /// The rule that held each request whose reason is not `reason`.
+    public var holds: [PolicyHold] = []
+
+    /// Time limits of requests it starts, if any.
+    public var timeLimits: [PolicyTimeLimit] = []
+
+    /// A decision to start `start`, asking again at `reconsiderAt`, holding the rest for
+    /// `reason`, or for the reason `holds` gives each.
+    public init(
+        start: TaskSelection, reconsiderAt: SimInstant? = nil, reason: String? = nil, holds: [PolicyHold] = [],
+        timeLimits: [PolicyTimeLimit] = []
+    ) {
         self.start = start
         self.reconsiderAt = reconsiderAt
         self.reason = reason
+        self.holds = holds
+        self.timeLimits = timeLimits
     }
 
     /// Start every eligible request.

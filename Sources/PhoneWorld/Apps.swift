@@ -40,6 +40,9 @@ public struct AppParameters: Equatable, Sendable {
     public var usageWeight: Double = 1
     /// When in the day the person tends to open it; `nil`: whenever they pick up the phone.
     public var habit: AppHabit?
+    /// Installed as the run starts: the system has no record of its use before the run
+    /// (`PeopleParameters.history`), as for an app just downloaded.
+    public var newInstall = false
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true

@@ -46,8 +46,14 @@ public struct PeopleParameters: Equatable, Sendable {
     public var callMean: SimDuration = .minutes(3)
     /// Probability of accepting the Low Power Mode prompt at 20% and at 10% [assumption].
     public var lowPowerAcceptShare: Double = 0.5
-    /// Memory-pressure purges of a suspended app, per hour [assumption].
-    public var purgesPerHour: Double = 0.5
+    /// Chance that the person opening an app makes memory pressure purge one suspended app
+    /// (memory pressure comes from use) [assumption].
+    public var purgePerLaunch: Double = 0.2
+    /// How long the person has used the phone before the run: the system's record of app use
+    /// (what iOS's predictor and Android's standby buckets learn from) starts this long
+    /// before the run, drawn from this model [assumption: 14 days, enough for a week's
+    /// habits].
+    public var history: SimDuration = .days(14)
     /// Interruptions that leave the app in use inactive without sending it to the background
     /// (Notification Centre or Control Centre pulled over it, a call declined), per hour of
     /// use [assumption].
@@ -66,12 +72,13 @@ public struct PeopleParameters: Equatable, Sendable {
         return SimDuration(seconds: (1 - sessionTailShare) * sessionBodyMean.seconds + sessionTailShare * tail)
     }
 
-    /// Nobody uses the phone: no sessions, calls or purges.
+    /// Nobody uses the phone: no sessions, calls or purges, and nobody did before the run.
     public static var absent: PeopleParameters {
         var p = PeopleParameters()
         p.sessionsPerDay = 0
         p.callsPerDay = 0
-        p.purgesPerHour = 0
+        p.purgePerLaunch = 0
+        p.history = .zero
         return p
     }
 }
@@ -128,6 +135,7 @@ public struct Interruption: Equatable, Sendable {
 /// Memory pressure purges one suspended app at `time`: the app a trace names, or else the
 /// one `pick` (uniform in [0, 1)) selects among the apps suspended then. Drawing `pick` in
 /// advance keeps the purge stream the same whichever apps a policy's run has in memory.
+/// Drawn purges come with launches (`PeopleTimeline.drawPurges`).
 public struct Purge: Equatable, Sendable {
     /// When the purge happens.
     public var time: SimInstant
@@ -170,6 +178,21 @@ public struct PeopleTimeline: Equatable, Sendable {
         Self.drawInterruptions(of: launches[...], perHour: perHour, mean: mean, stream: stream)
     }
 
+    /// Memory-pressure purges of some of the launches: each purges a suspended app as it
+    /// starts with probability `chance`. Stream `purges`, two draws a launch (whether, and
+    /// which app), so a change of `chance` does not move the later launches' picks.
+    public static func drawPurges(of launches: ArraySlice<AppLaunch>, chance: Double, stream: RandomStream) -> [Purge] {
+        guard chance > 0 else { return [] }
+        var out: [Purge] = []
+        for launch in launches {
+            let purges = stream.bernoulli(chance)
+            let pick = stream.uniform()
+            // As the app opens, so never the app being opened.
+            if purges { out.append(Purge(time: launch.start + .milliseconds(1), pick: pick)) }
+        }
+        return out
+    }
+
     /// `drawInterruptions` of some of the launches (those a stretch of days added).
     public static func drawInterruptions(
         of launches: ArraySlice<AppLaunch>, perHour: Double, mean: SimDuration, stream: RandomStream
@@ -207,7 +230,7 @@ extension PeopleParameters {
     ///   - appWeights: each scenario app's usage weight.
     ///   - habits: each scenario app's habit, if it has one (none: every app whenever).
     ///   - people: the stream of sleep, sessions, apps and calls.
-    ///   - purgeStream: the stream of purge times.
+    ///   - purgeStream: the stream of purges (which launches bring one, and which app).
     public func timeline(
         until horizon: SimInstant, appWeights: [Double], habits: [AppHabit?] = [], people: RandomStream,
         purges purgeStream: RandomStream
@@ -215,8 +238,7 @@ extension PeopleParameters {
         var out = PeopleTimeline()
         var days = PeopleDays(self, until: horizon, appWeights: appWeights, habits: habits, people: people)
         days.draw(through: horizon, into: &out)
-        var purges = PurgeTimes(self, until: horizon, stream: purgeStream)
-        while let p = purges.next() { out.purges.append(p) }
+        out.purges = PeopleTimeline.drawPurges(of: out.launches[...], chance: purgePerLaunch, stream: purgeStream)
         return out
     }
 

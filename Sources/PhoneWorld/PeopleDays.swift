@@ -24,16 +24,20 @@ public struct PeopleDays {
     /// Launches drawn so far, over every stretch (the global index of the next).
     public private(set) var launchesDrawn = 0
 
-    /// Days from 0 to the one holding the last instant before `horizon`.
+    /// Days from `firstDay` (0, or before the run for the person's history) to the one holding
+    /// the last instant before `horizon`.
     public init(
-        _ person: PeopleParameters, until horizon: SimInstant, appWeights: [Double], habits: [AppHabit?], people: RandomStream
+        _ person: PeopleParameters, from firstDay: Int64 = 0, until horizon: SimInstant, appWeights: [Double], habits: [AppHabit?],
+        people: RandomStream
     ) {
         self.person = person
         self.appCount = appWeights.count
         self.choice = try? WeightedChoice(weights: appWeights + [person.otherAppsWeight])
         self.habitual = HabitualChoice(person, appWeights: appWeights, habits: habits)
         self.people = people
-        self.lastDay = max(0, (horizon - .microseconds(1)).day)
+        self.day = firstDay
+        self.busyUntil = SimInstant.after(.days(firstDay))
+        self.lastDay = max(firstDay, (horizon - .microseconds(1)).day)
     }
 
     /// Whether every day has been drawn.
@@ -78,9 +82,10 @@ public struct PeopleDays {
         var pieces: [(SimInstant, SimInstant, Double)] = []
         var t = wake
         while t < bed {
-            let hourEnd = SimInstant.after(.hours(t.microseconds / 3_600_000_000 + 1))
-            let end = min(hourEnd, bed)
-            let hour = Int((t.microseconds / 3_600_000_000) % 24)
+            // Hours since the start, rounded down (a history's days are before it).
+            let hours = (t.microseconds - t.timeOfDay.microseconds) / 3_600_000_000 + t.timeOfDay.microseconds / 3_600_000_000
+            let end = min(SimInstant.after(.hours(hours + 1)), bed)
+            let hour = Int(t.timeOfDay.microseconds / 3_600_000_000)
             pieces.append((t, end, p.hourlyWeights[hour]))
             t = end
         }
@@ -121,33 +126,5 @@ public struct PeopleDays {
             let length = SimDuration(seconds: people.exponential(mean: p.callMean.seconds))
             calls.append(Call(start: start, end: start + length))
         }
-    }
-}
-
-/// Memory-pressure purges, a Poisson process drawn one at a time from stream `purges`.
-public struct PurgeTimes {
-    let perHour: Double
-    let stream: RandomStream
-    let horizon: SimInstant
-    var last = SimInstant.start
-    var done = false
-
-    /// The purges `person` sees over `[0, horizon)`.
-    public init(_ person: PeopleParameters, until horizon: SimInstant, stream: RandomStream) {
-        perHour = person.purgesPerHour
-        self.stream = stream
-        self.horizon = horizon
-        done = perHour <= 0
-    }
-
-    /// The next purge, or `nil` at or past the horizon.
-    public mutating func next() -> Purge? {
-        guard !done else { return nil }
-        last = last + SimDuration(seconds: stream.exponential(mean: 3600 / perHour))
-        guard last < horizon else {
-            done = true
-            return nil
-        }
-        return Purge(time: last, pick: stream.uniform())
     }
 }

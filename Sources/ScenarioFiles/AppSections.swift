@@ -24,6 +24,7 @@ extension Scenario {
                 try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
             }
             a.habit = try m.optional("habit", default: nil) { n, p throws(ScenarioError) in try readHabit(n, p, r) }
+            a.newInstall = try m.optional("new_install", default: a.newInstall, r.bool)
             a.launchDownBytes =
                 try m.optional("launch_down_kb", default: a.launchDownBytes / 1000) { n, p throws(ScenarioError) in
                     try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }

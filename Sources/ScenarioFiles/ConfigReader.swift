@@ -69,9 +69,17 @@ struct ConfigReader {
             unknown != known && editDistance(known, unknown) <= max(2, unknown.count / 3)
         }
 
+        /// Keys that an earlier bgsim read and this one reads as another, with what to write now.
+        static let replaced = [
+            "purges_per_hour": "purges now follow use: write purge_per_launch_pct, the chance that opening an app purges a suspended one"
+        ]
+
         /// Throws for the first key that no reader asked for, suggesting the closest known key.
         func finish() throws(ScenarioError) {
             for pair in pairs where !asked.contains(pair.key) {
+                if let now = Self.replaced[pair.key] {
+                    throw reader.error(pair.value, path.appending(pair.key), "no longer read; \(now)", line: pair.keyLine)
+                }
                 var message = "unknown key '\(pair.key)'"
                 if let close = asked.min(by: { editDistance($0, pair.key) < editDistance($1, pair.key) }),
                     Self.isClose(pair.key, to: close)

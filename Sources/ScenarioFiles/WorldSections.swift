@@ -327,7 +327,12 @@ extension Scenario {
             return d
         }
         p.lowPowerAcceptShare = try m.optional("low_power_accept_pct", default: p.lowPowerAcceptShare, percent(r, "a probability"))
-        p.purgesPerHour = try rate("purges_per_hour", p.purgesPerHour, "a rate per hour", max: 3600)
+        p.purgePerLaunch = try m.optional("purge_per_launch_pct", default: p.purgePerLaunch, percent(r, "a probability"))
+        p.history = try m.optional("history", default: p.history) { n, p throws(ScenarioError) in
+            let d = try r.duration(n, p, allowZero: true)
+            guard d <= .days(365) else { throw r.error(n, p, "expected a duration of at most 365d") }
+            return d
+        }
         p.interruptionsPerHour = try rate("interruptions_per_hour", p.interruptionsPerHour, "a rate per hour of use", max: 3600)
         p.interruptionMean = try m.optional("interruption_mean", default: p.interruptionMean) { n, p throws(ScenarioError) in
             let d = try r.duration(n, p)

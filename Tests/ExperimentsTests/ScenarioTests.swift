@@ -177,6 +177,14 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         "s.yaml:5:45: people.sessions_per_day: expected a mean number of sessions per day from 0 to 10000, got -3"
     ),
     (
+        minimalWith("people: median", "people: {profile: median, purges_per_hour: 2}"),
+        "s.yaml:5: people.purges_per_hour: no longer read; purges now follow use: write purge_per_launch_pct, the chance that opening an app purges a suspended one"
+    ),
+    (
+        minimalWith("people: median", "people: {profile: median, history: 400d}"),
+        "s.yaml:5:36: people.history: expected a duration of at most 365d"
+    ),
+    (
         minimalWith("people: median", "people: {profile: median, hourly_weights: [1, 2]}"),
         "s.yaml:5:43: people.hourly_weights: expected 24 weights, one per hour from 00:00, got 2"
     ),

@@ -217,7 +217,9 @@ extension SeedRuleTests {
         let (m, events) = try run(12)
         let submitted = events.filter { $0.event == "submitted" }.count
         #expect(submitted > 10, "about 24 in two days")
-        #expect(m.startedByKind[TaskKind.refresh.index] > 5 && m.backgroundLaunches > 5)
+        // Launched once, then resumed from suspension: nobody opens an app, so memory
+        // pressure never purges it.
+        #expect(m.startedByKind[TaskKind.refresh.index] > 5 && m.backgroundLaunches >= 1)
         #expect(events.contains { $0.event == "not_running->background" && $0.detail.contains("cause=background_work") })
         #expect(try run(0).1.filter { $0.event == "submitted" }.isEmpty)
     }

@@ -79,15 +79,20 @@ struct PeopleTests {
         #expect(t.awake[5].lowerBound == .after(.days(5) + .hours(8) + .minutes(30)), "day 5 is a Saturday")
     }
 
-    @Test func callsDoNotOverlapAndPurgesFollowTheirRate() throws {
+    /// Purges follow use: each comes with a launch, as the app opens, one launch in five by
+    /// the median person's chance, so none comes while the person sleeps.
+    @Test func callsDoNotOverlapAndPurgesFollowLaunches() throws {
         var p = PeopleParameters()
         p.callsPerDay = 20
         p.callMean = .minutes(30)
-        p.purgesPerHour = 2
+        p.purgePerLaunch = 0.2
         let (people, purges) = try streams(1)
         let t = p.timeline(until: .after(.days(20)), appWeights: [1], people: people, purges: purges)
         for (a, b) in zip(t.calls, t.calls.dropFirst()) { #expect(a.end <= b.start) }
-        #expect(abs(Double(t.purges.count) / (20 * 24) - 2) < 0.2)
+        #expect(abs(Double(t.purges.count) / Double(t.launches.count) - 0.2) < 0.03)
+        let starts = Set(t.launches.map(\.start))
+        #expect(t.purges.allSatisfy { starts.contains($0.time - .milliseconds(1)) })
+        #expect(t.purges.allSatisfy { purge in t.awake.contains { $0.contains(purge.time) } })
         #expect(t.purges.allSatisfy { (0..<1).contains($0.pick) })
     }
 

@@ -112,7 +112,7 @@ struct PhoneSimulationTests {
         if rng.bernoulli(0.7) {
             s.people = PeopleParameters()
             s.people.sessionsPerDay = Double(rng.next() % 150)
-            s.people.purgesPerHour = 2
+            s.people.purgePerLaunch = 0.3
             s.people.callsPerDay = Double(rng.next() % 10)
             s.people.swipeAwayShare = rng.uniform()
             s.people.lowPowerAcceptShare = 0.5

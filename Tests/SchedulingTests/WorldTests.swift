@@ -250,3 +250,44 @@ struct WorldTests {
         #expect(h[.phoneOff] == 0)
     }
 }
+
+@Suite("The person's history before the run")
+struct HistoryTests {
+    func twoApps(history: SimDuration, newInstall: Bool = false) -> PhoneSetup {
+        var s = setup(days: 1, apps: [app("a", downKB: 0), app("b", downKB: 0)])
+        s.people = PeopleParameters()
+        s.people.history = history
+        s.apps[1].newInstall = newInstall
+        return s
+    }
+
+    /// The system's record begins two weeks before the run, with the median person's use of
+    /// both apps drawn from their own stream: the run's world is what it was without it.
+    @Test func theRecordBeginsBeforeTheRunAndLeavesTheWorldAlone() throws {
+        let s = twoApps(history: .days(14))
+        let streams = try WorldStreams(setup: s, masterSeed: 3, replication: 0)
+        let world = WorldTimeline(setup: s, streams: streams)
+        #expect(world.historySince == .start - .days(14))
+        #expect(world.history.count > 50, "\(world.history.count) launches of two apps in two weeks")
+        #expect(world.history.allSatisfy { $0.start >= world.historySince && $0.end <= .start && $0.start <= $0.end })
+        #expect(zip(world.history, world.history.dropFirst()).allSatisfy { $0.start <= $1.start })
+        #expect(Set(world.history.compactMap(\.app)) == [0, 1])
+        let none = twoApps(history: .zero)
+        let without = WorldTimeline(setup: none, streams: try WorldStreams(setup: none, masterSeed: 3, replication: 0))
+        #expect(without.history.isEmpty && without.historySince == .start)
+        #expect(without.people.launches == world.people.launches && without.charging == world.charging)
+        // The policy sees the record: launches before the run, and screen time since each use.
+        let usage = UsageHistory(apps: 2, since: world.historySince, launches: world.history)
+        #expect(usage.launchCount == world.history.count)
+        #expect(usage.sinceLastUse(0, now: .start)! > .zero)
+        let screen = try #require(usage.screenTimeSinceUse(0, now: .start))
+        #expect(screen >= .zero && screen <= usage.screenOnTime(at: .start))
+    }
+
+    /// An app installed as the run starts has no use before it.
+    @Test func aNewInstallHasNoHistory() throws {
+        let s = twoApps(history: .days(14), newInstall: true)
+        let world = WorldTimeline(setup: s, streams: try WorldStreams(setup: s, masterSeed: 3, replication: 0))
+        #expect(!world.history.isEmpty && world.history.allSatisfy { $0.app == 0 })
+    }
+}

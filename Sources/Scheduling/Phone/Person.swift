@@ -15,7 +15,10 @@ struct PersonState {
     var usage: UsageHistory
     var lastInUse = SimInstant.start
 
-    init(apps: Int) { usage = UsageHistory(apps: apps) }
+    /// A person whose use of the `apps` the system has recorded since `since`, with `history`.
+    init(apps: Int, since: SimInstant = .start, history: [AppLaunch] = []) {
+        usage = UsageHistory(apps: apps, since: since, launches: history)
+    }
 }
 
 /// The person opening and leaving apps, taking calls, pulling Notification Centre over an app,
@@ -51,6 +54,7 @@ extension PhoneSimulation {
         let wasInUse = inUse
         person.foreground = i
         books.setScreen(true, at: sim.now)
+        person.usage.screen(true, at: sim.now)
         sink.worldEvent(.launch(app: l.app), at: sim.now)
         guard books.isOn else { return }
         if let app = l.app { person.usage.opened(app, at: sim.now) }
@@ -67,11 +71,12 @@ extension PhoneSimulation {
 
     mutating func leave(_ i: Int) {
         let l = world.drawnLaunch(i)
+        if let app = l.app { person.usage.left(app, at: sim.now) }
         if person.foreground == i {
             person.foreground = nil
             books.setScreen(false, at: sim.now)
+            person.usage.screen(false, at: sim.now)
         }
-        if let app = l.app { person.usage.left(app, at: sim.now) }
         if !inUse { person.lastInUse = sim.now }
         sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
         guard books.isOn else { return }
@@ -135,8 +140,9 @@ extension PhoneSimulation {
     /// `applicationWillTerminate`; drawn purges pick among suspended apps, which the system
     /// reclaims first.
     mutating func purge(_ i: Int) {
-        let p = world.people.purges[i]
-        if i + 1 < world.people.purges.count { scheduleWorld(.person(.purge(i + 1)), at: world.people.purges[i + 1].time) }
+        let p = world.purge(i)!
+        if let next = world.purge(i + 1) { scheduleWorld(.person(.purge(i + 1)), at: next.time) }
+        world.forget(purgesBefore: i)
         var victim: Int?
         if let named = p.app {
             let state = apps[named].life.state

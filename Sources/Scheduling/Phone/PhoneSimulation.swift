@@ -78,7 +78,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                 AppRuntime(
                     scheduler: BGTaskScheduler(permitted: $0.permitted, refreshMode: $0.declares(.fetch), processingMode: $0.declares(.processing)))
             })
-        self.person = PersonState(apps: setup.apps.count)
+        self.person = PersonState(apps: setup.apps.count, since: world.historySince, history: world.history)
         self.pushes = PushQueue(apps: setup.apps.count)
         self.unsaved = UnsavedWork(apps: setup.apps.count)
     }
@@ -159,7 +159,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         if let first = world.launch(0) { scheduleWorld(.person(.launch(0)), at: first.start) }
         if let first = world.call(0) { scheduleWorld(.person(.call(0)), at: first.start) }
-        if let first = world.people.purges.first { scheduleWorld(.person(.purge(0)), at: first.time) }
+        if let first = world.purge(0) { scheduleWorld(.person(.purge(0)), at: first.time) }
         if let first = world.interruption(0) { scheduleWorld(.person(.interrupt(0)), at: first.start) }
         for app in setup.apps.indices { scheduleExtensionRun(app) }
         if let first = world.pushes.first { scheduleWorld(.tracePush(0), at: first.time) }

@@ -19,6 +19,8 @@ public struct LaunchPredictor: Sendable {
     /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
     var hits: [[Int32]] = []
     var lastDay: [[Int32]] = []
+    /// The first day of the record (`UsageHistory.since`): days elapsed count from it.
+    var firstDay: Int64 = 0
     /// Per app, how many of its launches have been read from the history, and in all.
     var cursor: [Int] = []
     var learned = 0
@@ -34,16 +36,17 @@ public struct LaunchPredictor: Sendable {
         self.binsPerDay = Int(SimDuration.days(1).microseconds / binWidth.microseconds)
     }
 
-    func bin(of time: SimInstant) -> Int { Int((time.microseconds % SimDuration.days(1).microseconds) / binWidth.microseconds) }
+    func bin(of time: SimInstant) -> Int { Int(time.timeOfDay.microseconds / binWidth.microseconds) }
 
     /// Reads launches added to `usage` since the last call.
     public mutating func learn(_ usage: UsageHistory) {
         // Called at every decision; most of them come with no launch since the last one.
         guard usage.launchCount != learned || hits.count < usage.apps.count else { return }
         learned = usage.launchCount
+        firstDay = usage.since.day
         while hits.count < usage.apps.count {
             hits.append(Array(repeating: 0, count: binsPerDay))
-            lastDay.append(Array(repeating: -1, count: binsPerDay))
+            lastDay.append(Array(repeating: .min, count: binsPerDay))
             cursor.append(0)
         }
         for a in usage.apps.indices {
@@ -64,8 +67,8 @@ public struct LaunchPredictor: Sendable {
     /// boundary), from the days before `binStart`'s day.
     public func probability(app: Int, binStart: SimInstant) -> Double {
         let b = bin(of: binStart)
-        // Days on which this bin has already passed, before the current one.
-        let elapsed = Double(max(0, binStart.day))
+        // Days of the record on which this bin has already passed, before the current one.
+        let elapsed = Double(max(0, binStart.day - firstDay))
         var h = 0.0
         if app < hits.count {
             // A launch already seen in this bin on its own day is not history yet.
@@ -76,7 +79,7 @@ public struct LaunchPredictor: Sendable {
 
     /// The start of the bin that holds `time`.
     public func binStart(of time: SimInstant) -> SimInstant {
-        SimInstant(microseconds: time.microseconds - time.microseconds % binWidth.microseconds)
+        time - SimDuration(microseconds: time.timeOfDay.microseconds % binWidth.microseconds)
     }
 
     /// Calls `body` with the launch probability of `app` for each bin that overlaps
@@ -92,7 +95,5 @@ public struct LaunchPredictor: Sendable {
     }
 
     /// The next bin boundary after `now`: when predictions change.
-    public func nextBoundary(after now: SimInstant) -> SimInstant {
-        SimInstant(microseconds: now.microseconds - now.microseconds % binWidth.microseconds + binWidth.microseconds)
-    }
+    public func nextBoundary(after now: SimInstant) -> SimInstant { binStart(of: now) + binWidth }
 }

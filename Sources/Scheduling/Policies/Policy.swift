@@ -52,7 +52,7 @@ public struct DeviceState: Sendable {
 }
 
 /// The person's use of each app so far, as the system records it: what a usage predictor
-/// learns from.
+/// learns from. The record may begin before the run (`since`): the person's history.
 public struct UsageHistory: Sendable, Equatable {
     /// One app's record.
     public struct App: Sendable, Equatable {
@@ -62,6 +62,8 @@ public struct UsageHistory: Sendable, Equatable {
         public internal(set) var lastLeft: SimInstant?
         /// Whether the app is in the foreground now.
         public internal(set) var inForeground = false
+        /// The phone's screen-on time (`UsageHistory.screenOnTime`) when the app was last left.
+        public internal(set) var screenOnAtLastLeft = SimDuration.zero
         /// An app never used.
         public init() {}
     }
@@ -69,15 +71,38 @@ public struct UsageHistory: Sendable, Equatable {
     public internal(set) var apps: [App]
     /// Launches recorded so far, over all apps: a reader that saw this many has nothing new.
     public internal(set) var launchCount = 0
+    /// When the record begins: the run's start, or before it when the person has a history.
+    public internal(set) var since = SimInstant.start
+    /// Screen-on time (an app in the foreground, the scenario's or another) up to
+    /// `screenOnSince`, or in all while the screen is off.
+    var screenOn = SimDuration.zero
+    /// Since when the screen is on; `nil` while off.
+    var screenOnSince: SimInstant?
 
-    /// The history of `count` apps, none used yet.
-    public init(apps count: Int) { apps = Array(repeating: App(), count: count) }
+    /// The history of `count` apps, none used yet, beginning at `since`.
+    public init(apps count: Int, since: SimInstant = .start) {
+        apps = Array(repeating: App(), count: count)
+        self.since = since
+    }
 
     /// Time since the app was last used (zero while in the foreground); `nil` if never used.
     public func sinceLastUse(_ app: Int, now: SimInstant) -> SimDuration? {
         let a = apps[app]
         if a.inForeground { return .zero }
         return a.lastLeft.map { now - $0 }
+    }
+
+    /// The screen's time on since the record began, at `now`.
+    public func screenOnTime(at now: SimInstant) -> SimDuration {
+        screenOn + (screenOnSince.map { now - $0 } ?? .zero)
+    }
+
+    /// Screen-on time since the app was last used (zero while in the foreground); `nil` if
+    /// never used. Android's standby buckets count it (docs/sources.md §9).
+    public func screenTimeSinceUse(_ app: Int, now: SimInstant) -> SimDuration? {
+        let a = apps[app]
+        if a.inForeground { return .zero }
+        return a.lastLeft.map { _ in screenOnTime(at: now) - a.screenOnAtLastLeft }
     }
 
     mutating func opened(_ app: Int, at time: SimInstant) {
@@ -90,6 +115,30 @@ public struct UsageHistory: Sendable, Equatable {
         guard apps[app].inForeground else { return }
         apps[app].inForeground = false
         apps[app].lastLeft = time
+        apps[app].screenOnAtLastLeft = screenOnTime(at: time)
+    }
+
+    /// The screen came on (`true`) or went off at `time`.
+    mutating func screen(_ on: Bool, at time: SimInstant) {
+        if on, screenOnSince == nil {
+            screenOnSince = time
+        } else if !on, let since = screenOnSince {
+            screenOn += time - since
+            screenOnSince = nil
+        }
+    }
+
+    /// The record of `count` apps that `launches` (in time order, ending by the run's start)
+    /// leave, beginning at `since`.
+    init(apps count: Int, since: SimInstant, launches: [AppLaunch]) {
+        self.init(apps: count, since: since)
+        for l in launches {
+            guard let app = l.app else { continue }
+            screen(true, at: l.start)
+            opened(app, at: l.start)
+            left(app, at: l.end)
+            screen(false, at: l.end)
+        }
     }
 }
 

@@ -5,7 +5,7 @@ import SimRandom
 /// The random streams of one replication, one per exogenous source (docs/sources.md §11), so that
 /// within a replication every policy sees the same world.
 ///
-/// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, and per app
+/// Streams are named `charger`, `network`, `people`, `purges`, `low-power`, `history`, and per app
 /// `app.<name>` (its tasks' work, in submission order) and `app.<name>.leave` (the
 /// finite-length work it begins each time the person leaves it), so adding an app or
 /// changing one source's parameters does not change the numbers any other source draws.
@@ -18,6 +18,8 @@ public struct WorldStreams {
     public var people: RandomStream
     /// Stream `purges`: memory-pressure purges.
     public var purges: RandomStream
+    /// Stream `history`, when the person has a history before the run: its launches.
+    public var history: RandomStream?
     /// One draw per Low Power Mode prompt, in prompt order.
     public var lowPower: RandomStream
     /// Per app, stream `app.<name>`: its tasks' work, in submission order.
@@ -93,5 +95,6 @@ public struct WorldStreams {
         self.appArchive = archive
         self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
         self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
+        self.history = setup.people.history > .zero && setup.peopleTrace == nil ? try stream("history") : nil
     }
 }

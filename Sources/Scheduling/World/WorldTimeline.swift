@@ -4,11 +4,12 @@ import SimRandom
 
 /// The exogenous world of one replication (or its traces): the same for every policy.
 ///
-/// Charging, the network and purges are drawn before the run. The person's launches, calls
-/// and interruptions are drawn a week at a time as the run goes (`launch(_:)`, `call(_:)`,
-/// `interruption(_:)` draw what they need; `forget` drops what is past), so that memory does
-/// not grow with the horizon; `whole` draws them all at once, for a policy that sees the
-/// future and for tools. The numbers are the same either way.
+/// Charging and the network are drawn before the run. The person's launches, calls,
+/// interruptions and the purges their launches bring are drawn a week at a time as the run
+/// goes (`launch(_:)`, `call(_:)`, `interruption(_:)`, `purge(_:)` draw what they need;
+/// `forget` drops what is past), so that memory does not grow with the horizon; `whole` draws
+/// them all at once, for a policy that sees the future and for tools. The numbers are the
+/// same either way. The person's use of the apps before the run (`history`) is drawn first.
 ///
 /// `@unchecked Sendable`: the generators draw from the run's own streams, used by the one
 /// thread that runs it; a timeline that crosses threads (`FutureWorld`) is drawn whole.
@@ -23,12 +24,22 @@ public struct WorldTimeline: @unchecked Sendable {
     public var people: PeopleTimeline
     /// Silent pushes from a trace, in time order (drawn ones come as the run goes).
     public var pushes: [PushArrival]
+    /// The person's launches of the scenario's apps before the run (`PeopleParameters.history`,
+    /// stream `history`), in time order, each ending by the run's start; none of an app
+    /// installed as the run starts (`AppParameters.newInstall`), nor with a people trace.
+    public var history: [AppLaunch] = []
+    /// When the system's record of the person's use begins: `history` before the run's start,
+    /// or the start.
+    public var historySince = SimInstant.start
     var days: PeopleDays?
     var drawnUntil = SimInstant.start
     let horizon: SimInstant
     let interruptionRate: Double, interruptionMean: SimDuration
     let interruptionStream: RandomStream?
-    var launchBase = 0, callBase = 0, interruptionBase = 0
+    /// Drawn purges: each launch's chance, and their stream (`nil` with a people trace).
+    let purgeChance: Double
+    let purgeStream: RandomStream?
+    var launchBase = 0, callBase = 0, interruptionBase = 0, purgeBase = 0
     /// The launches before the horizon, counted as they are drawn: the run's totals.
     var launchHours: LaunchHours
     var launchesBeforeHorizon = 0, sessionsBeforeHorizon = 0
@@ -49,16 +60,21 @@ public struct WorldTimeline: @unchecked Sendable {
         interruptionStream = streams.interruptions
         launchHours = LaunchHours(apps: setup.apps.count)
         self.whole = whole
+        purgeChance = setup.people.purgePerLaunch
         if let trace = setup.peopleTrace {
             people = trace
             people.interruptions = []
+            purgeStream = nil
         } else {
             people = PeopleTimeline()
-            var purges = PurgeTimes(setup.people, until: horizon, stream: streams.purges)
-            while let p = purges.next() { people.purges.append(p) }
+            purgeStream = streams.purges
             days = PeopleDays(
                 setup.people, until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit),
                 people: streams.people)
+            if setup.people.history > .zero, let stream = streams.history {
+                history = Self.drawHistory(setup, stream: stream)
+                historySince = .start - setup.people.history
+            }
         }
         counted(from: 0, sessionsFrom: 0)
         if whole { drawStretch(through: .after(.days(36_600))) } else { drawStretch(through: .after(.days(7))) }
@@ -90,6 +106,10 @@ public struct WorldTimeline: @unchecked Sendable {
             people.interruptions += PeopleTimeline.drawInterruptions(
                 of: people.launches[first...], perHour: interruptionRate, mean: interruptionMean, stream: stream)
         }
+        if let stream = purgeStream {
+            people.purges += PeopleTimeline.drawPurges(
+                of: people.launches[first...].prefix { $0.start < horizon }, chance: purgeChance, stream: stream)
+        }
         if !whole {
             people.sessionStarts.removeAll(keepingCapacity: true)
             people.awake.removeAll(keepingCapacity: true)
@@ -119,13 +139,26 @@ public struct WorldTimeline: @unchecked Sendable {
         return i - interruptionBase < people.interruptions.count ? people.interruptions[i - interruptionBase] : nil
     }
 
+    /// Purge `i`, drawing more days if needed; `nil` past the last.
+    mutating func purge(_ i: Int) -> Purge? {
+        while i - purgeBase >= people.purges.count, let d = days, !d.isFinished { drawStretch(through: drawnUntil + .days(7)) }
+        return i - purgeBase < people.purges.count ? people.purges[i - purgeBase] : nil
+    }
+
     /// Interruption `i`, already drawn.
     func drawnInterruption(_ i: Int) -> Interruption { people.interruptions[i - interruptionBase] }
 
     /// Drops launches before `launch`, calls before `call` and interruptions before
     /// `interruption`, a few thousand at a time, when the person is drawn as the run goes.
-    mutating func forget(launchesBefore launch: Int? = nil, callsBefore call: Int? = nil, interruptionsBefore interruption: Int? = nil) {
+    mutating func forget(
+        launchesBefore launch: Int? = nil, callsBefore call: Int? = nil, interruptionsBefore interruption: Int? = nil,
+        purgesBefore purge: Int? = nil
+    ) {
         guard days != nil else { return }
+        if let purge, purge - purgeBase >= 1024 {
+            people.purges.removeFirst(purge - purgeBase)
+            purgeBase = purge
+        }
         if let launch, launch - launchBase >= 4096 {
             people.launches.removeFirst(launch - launchBase)
             launchBase = launch
@@ -137,6 +170,23 @@ public struct WorldTimeline: @unchecked Sendable {
         if let interruption, interruption - interruptionBase >= 1024 {
             people.interruptions.removeFirst(interruption - interruptionBase)
             interruptionBase = interruption
+        }
+    }
+
+    /// The person's launches of the scenario's apps over the `history` before the run, drawn
+    /// as the run's days are, from stream `history`: launches of apps installed as the run
+    /// starts are left out, and the last ones end by the start.
+    static func drawHistory(_ setup: PhoneSetup, stream: RandomStream) -> [AppLaunch] {
+        let firstDay = -max(1, Int64((setup.people.history.seconds / 86_400).rounded(.up)))
+        var days = PeopleDays(
+            setup.people, from: firstDay, until: .start, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit),
+            people: stream)
+        var drawn = PeopleTimeline()
+        days.draw(through: .start, into: &drawn)
+        let since = SimInstant.start - setup.people.history
+        return drawn.launches.compactMap { l in
+            guard let app = l.app, !setup.apps[app].newInstall, l.start >= since, l.start < .start else { return nil }
+            return AppLaunch(app: app, start: l.start, end: min(l.end, .start), swipedAway: l.swipedAway)
         }
     }
 }

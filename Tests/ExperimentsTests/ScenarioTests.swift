@@ -288,8 +288,9 @@ struct ScenarioTests {
         d.refreshBattery.floor = 15
         #expect(s.policies[3].rule.type == DuetPolicy.self && DuetPolicy.make(s.policies[3].rule.values).parameters == d)
         var a = AndroidPolicy.Parameters()
-        a.doze = false
-        a.quotas[3] = AndroidPolicy.Quota(time: nil, window: .hours(24), maxJobs: 5)
+        a.doze.deep = false
+        a.doze.light = false
+        a.quotas[3] = QuotaTracker.Limits(time: nil, window: .hours(24), maxJobs: 5, maxSessions: 3)
         a.lowLevel = 0.1
         #expect(s.policies[4].rule.type == AndroidPolicy.self && AndroidPolicy.make(s.policies[4].rule.values).parameters == a)
         var o = OraclePolicy.Parameters()

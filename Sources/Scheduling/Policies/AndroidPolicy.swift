@@ -1,76 +1,49 @@
 import PhoneWorld
 import SimEngine
 
-/// Android's JobScheduler under Doze and App Standby buckets (docs/sources.md §9), applied to the
-/// scenario's requests, for comparison with iOS.
+/// Android's JobScheduler under Doze and App Standby buckets, as AOSP implements them
+/// (docs/sources.md §9), applied to the scenario's requests for comparison with iOS.
 ///
-/// - **Doze** (AOSP DeviceIdleController): the phone enters Doze `inactiveAfter` (30 min)
-///   after it was last in use or unplugged, whichever is later, and stays out of it while in
-///   use or charging. In Doze it alternates idle periods (60 min, doubling to 6 h) with
-///   maintenance windows (5 min, doubling to 10 min); jobs start only in a window. (The motion
-///   and location checks before idle, and light Doze, are not modelled.)
-/// - **Standby buckets** by time since the app was last used: active within `activeWithin`,
-///   working set within `workingSetWithin`, frequent within `frequentWithin`, rare beyond
-///   (and never used). Each bucket has a quota of job run time per window (working set 10 min
-///   per 2 h, frequent 10 min per 8 h, rare 10 min per 24 h, active none) and a job-count cap
-///   per window, and every app at most 4 h of jobs per 24 h. No limits while charging.
+/// - **Doze** (`DozeMachine`, AOSP `DeviceIdleController`): off the charger with the screen
+///   off, light Doze holds jobs after a minute except in short maintenance windows, and deep
+///   Doze after an hour (INACTIVE, IDLE_PENDING, SENSING, LOCATING) except in its windows.
+///   Windows end early once no job runs. A job started in a window or before an IDLE runs at
+///   most until that IDLE begins.
+/// - **Standby buckets** (AOSP `AppStandbyController`): by time since the app was last used and
+///   screen-on time since: ACTIVE, WORKING_SET from 12 h, FREQUENT from 24 h and 1 h of screen,
+///   RARE from 48 h and 2 h of screen, RESTRICTED from 8 days and 6 h of screen (Android 12+);
+///   an app never opened is NEVER and runs no job.
+/// - **Quotas** (`QuotaTracker`, AOSP `QuotaController`): per bucket, job time (10 min) per
+///   window (10 min, 2 h, 8 h, 24 h, 24 h), jobs (75, 120, 200, 48, 10) and sessions (75, 10, 8,
+///   3, 1) per window, 4 h of jobs a day, 20 jobs and 20 sessions a minute; none while charging
+///   (RESTRICTED excepted). Quota comes back 30 s after the oldest usage ages out; a job runs at
+///   most until its app's quota is used up.
 /// - **Constraints**: battery not low (at or below 15%, until back above 20%), and when
-///   `requireUnmetered`, Wi-Fi only. Charging and idle constraints of processing requests are
-///   the system's gates already.
-///
-/// Quotas are checked when a job would start; a job that runs past its quota is not stopped
-/// (the QuotaController would stop it): jobs here last seconds.
+///   `requireUnmetered`, Wi-Fi only; RESTRICTED apps' jobs only while charging.
 public struct AndroidPolicy: RegisteredPolicy {
-    /// App Standby buckets, by how recently the app was used.
-    public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare }
-
-    /// A bucket's job quota.
-    public struct Quota: Equatable, Sendable {
-        /// Job run time allowed per window; `nil`: unlimited.
-        public var time: SimDuration?
-        /// The window `time` and `maxJobs` count over.
-        public var window: SimDuration
-        /// Most jobs started per window.
-        public var maxJobs: Int
-        /// A quota of `time` and `maxJobs` per `window`.
-        public init(time: SimDuration?, window: SimDuration, maxJobs: Int) {
-            self.time = time
-            self.window = window
-            self.maxJobs = maxJobs
-        }
-    }
+    /// App Standby buckets (AOSP's indices).
+    public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
 
     /// Every number of the model; each is a scenario key of the `android` policy.
     public struct Parameters: Equatable, Sendable {
-        // Doze (docs/sources.md §9).
-        /// Whether Doze is modelled.
-        public var doze = true
-        /// Time after the last use or unplug before Doze begins.
-        public var inactiveAfter: SimDuration = .minutes(30)
-        /// The first idle period.
-        public var firstIdle: SimDuration = .minutes(60)
-        /// The longest idle period (they double up to it).
-        public var maxIdle: SimDuration = .hours(6)
-        /// The first maintenance window.
-        public var firstWindow: SimDuration = .minutes(5)
-        /// The longest maintenance window (they double up to it).
-        public var maxWindow: SimDuration = .minutes(10)
-        // Buckets: recency thresholds are assumptions after AOSP AppStandbyController.
-        /// An app used within this is active.
-        public var activeWithin: SimDuration = .hours(1)
-        /// An app used within this (but not `activeWithin`) is in the working set.
-        public var workingSetWithin: SimDuration = .hours(12)
-        /// An app used within this (but not `workingSetWithin`) is frequent; otherwise rare.
-        public var frequentWithin: SimDuration = .hours(24)
-        /// Per bucket, in `Bucket` order (docs/sources.md §9).
-        public var quotas = [
-            Quota(time: nil, window: .minutes(10), maxJobs: 75),
-            Quota(time: .minutes(10), window: .hours(2), maxJobs: 120),
-            Quota(time: .minutes(10), window: .hours(8), maxJobs: 200),
-            Quota(time: .minutes(10), window: .hours(24), maxJobs: 48),
-        ]
-        /// Most job time per app per day, over every bucket.
-        public var dailyCap: SimDuration = .hours(4)
+        /// Doze's timeouts (`doze` and `light_doze` turn each off).
+        public var doze = DozeMachine.Timing()
+        // Buckets (AppStandbyController's elapsed and screen-time thresholds).
+        /// Time since last use before WORKING_SET, FREQUENT, RARE and RESTRICTED.
+        public var workingSetAfter: SimDuration = .hours(12), frequentAfter: SimDuration = .hours(24)
+        public var rareAfter: SimDuration = .hours(48), restrictedAfter: SimDuration = .days(8)
+        /// Screen-on time since last use before FREQUENT and RARE.
+        public var frequentScreen: SimDuration = .hours(1), rareScreen: SimDuration = .hours(2)
+        /// Screen-on time since last use before RESTRICTED.
+        public var restrictedScreen: SimDuration = .hours(6)
+        /// Whether apps unused long enough become RESTRICTED (Android 12+).
+        public var restrictedBucket = true
+        /// Per bucket in `Bucket` order, NEVER excluded (QuotaController's defaults, Android 11-15).
+        public var quotas = Self.legacyQuotas
+        /// What applies to every bucket.
+        public var common = QuotaTracker.Common()
+        /// Android 16's adjusted quota defaults instead (set before the quota keys, which win).
+        public var android16 = false
         // Constraints.
         /// Whether jobs wait while the battery is low.
         public var batteryNotLow = true
@@ -80,185 +53,164 @@ public struct AndroidPolicy: RegisteredPolicy {
         public var lowHysteresis = 0.05
         /// Whether jobs need an unmetered (Wi-Fi) connection.
         public var requireUnmetered = false
-        /// AOSP's values where docs/sources.md §9 gives them, the assumptions of §12 elsewhere.
+        /// AOSP's values (docs/sources.md §9).
         public init() {}
+
+        /// QuotaController's defaults through Android 15.
+        public static let legacyQuotas = [
+            QuotaTracker.Limits(time: .minutes(10), window: .minutes(10), maxJobs: 75, maxSessions: 75),
+            QuotaTracker.Limits(time: .minutes(10), window: .hours(2), maxJobs: 120, maxSessions: 10),
+            QuotaTracker.Limits(time: .minutes(10), window: .hours(8), maxJobs: 200, maxSessions: 8),
+            QuotaTracker.Limits(time: .minutes(10), window: .hours(24), maxJobs: 48, maxSessions: 3),
+            QuotaTracker.Limits(time: .minutes(10), window: .hours(24), maxJobs: 10, maxSessions: 1),
+        ]
+        /// Android 16's, with its adjusted-defaults flag: ACTIVE 20 min per 30 min, WORKING_SET
+        /// 10 min per 4 h, FREQUENT 10 min per 12 h.
+        public static let android16Quotas: [QuotaTracker.Limits] = {
+            var q = legacyQuotas
+            q[0].time = .minutes(20)
+            q[0].window = .minutes(30)
+            q[1].window = .hours(4)
+            q[2].window = .hours(12)
+            return q
+        }()
     }
 
     /// The model's numbers.
-    public var parameters: Parameters
-    /// Per app, its jobs' (start, end) over the last 24 h, in start order. Jobs that ended
-    /// before the last 24 h count for nothing; they are dropped from the front as they age
-    /// (one that started before a longer job still in the day waits for that job).
-    var runs: [[(start: SimInstant, end: SimInstant)]] = []
-    /// Jobs started and not yet ended: task id and start. A few at a time, so a list (a
-    /// dictionary's hashing cost more than the search).
-    var running: [(id: Int, start: SimInstant)] = []
+    public var parameters: Parameters { didSet { doze = DozeMachine(parameters.doze) } }
+    var doze: DozeMachine
+    /// Per app, its quota's sessions, and until when it is out of quota (the in-quota alarm)
+    /// and why.
+    var quota: [QuotaTracker] = []
+    var outUntil: [(until: SimInstant, limit: QuotaTracker.Limit, bucket: Bucket)?] = []
+    /// The jobs running: id and app.
+    var running: [(id: Int, app: Int)] = []
     var batteryLow = false
+    var wasCharging = false
 
     /// The model with `parameters` and no jobs run yet.
-    public init(_ parameters: Parameters) { self.parameters = parameters }
+    public init(_ parameters: Parameters) {
+        self.parameters = parameters
+        doze = DozeMachine(parameters.doze)
+    }
     /// The model with the default numbers and no jobs run yet.
     public init() { self.init(Parameters()) }
 
     /// `android`.
     public static let policyName = "android"
     /// For `bgsim policies`.
-    public static let summary = "JobScheduler under Doze and App Standby buckets, for comparison with iOS"
-    /// Every number of the model, as scenario keys; a bucket's quota is a mapping
-    /// (`quota_rare: {time: none, max_jobs: 5}`).
-    public static let parameters: [PolicyParameter<Self>] = [
-        .flag("doze", \.parameters.doze, help: "model Doze"),
-        .duration("inactive_after", \.parameters.inactiveAfter, help: "time after the last use or unplug before Doze begins"),
-        .duration("first_idle", \.parameters.firstIdle, in: .positive, help: "the first idle period"),
-        .duration("max_idle", \.parameters.maxIdle, in: .positive, help: "the longest idle period (they double up to it)"),
-        .duration("first_window", \.parameters.firstWindow, in: .positive, help: "the first maintenance window"),
-        .duration("max_window", \.parameters.maxWindow, in: .positive, help: "the longest maintenance window (they double up to it)"),
-        .duration("active_within", \.parameters.activeWithin, in: .positive, help: "an app used within this is active"),
-        .duration("working_set_within", \.parameters.workingSetWithin, in: .positive, help: "an app used within this is in the working set"),
-        .duration("frequent_within", \.parameters.frequentWithin, in: .positive, help: "an app used within this is frequent; otherwise rare"),
-        .optionalDuration("quota_active.time", \.parameters.quotas[0].time, in: .positive, help: "active bucket: job run time per window (none: unlimited)"),
-        .duration("quota_active.window", \.parameters.quotas[0].window, in: .positive, help: "active bucket: the window its quota counts over"),
-        .integer(
-            "quota_active.max_jobs", \.parameters.quotas[0].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
-            help: "active bucket: most jobs started per window"),
-        .optionalDuration(
-            "quota_working_set.time", \.parameters.quotas[1].time, in: .positive, help: "working set bucket: job run time per window (none: unlimited)"),
-        .duration("quota_working_set.window", \.parameters.quotas[1].window, in: .positive, help: "working set bucket: the window its quota counts over"),
-        .integer(
-            "quota_working_set.max_jobs", \.parameters.quotas[1].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
-            help: "working set bucket: most jobs started per window"),
-        .optionalDuration(
-            "quota_frequent.time", \.parameters.quotas[2].time, in: .positive, help: "frequent bucket: job run time per window (none: unlimited)"),
-        .duration("quota_frequent.window", \.parameters.quotas[2].window, in: .positive, help: "frequent bucket: the window its quota counts over"),
-        .integer(
-            "quota_frequent.max_jobs", \.parameters.quotas[2].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
-            help: "frequent bucket: most jobs started per window"),
-        .optionalDuration("quota_rare.time", \.parameters.quotas[3].time, in: .positive, help: "rare bucket: job run time per window (none: unlimited)"),
-        .duration("quota_rare.window", \.parameters.quotas[3].window, in: .positive, help: "rare bucket: the window its quota counts over"),
-        .integer(
-            "quota_rare.max_jobs", \.parameters.quotas[3].maxJobs, in: 1...1_000_000, unit: "a whole number of jobs",
-            help: "rare bucket: most jobs started per window"),
-        .duration("daily_cap", \.parameters.dailyCap, in: .positive, help: "most job time per app per day, over every bucket"),
-        .flag("battery_not_low", \.parameters.batteryNotLow, help: "jobs wait while the battery is low"),
-        .number(
-            "low_level_pct", in: NumberRange(0...100), unit: "a level in percent", help: "the level at or below which the battery is low",
-            get: { 100 * $0.parameters.lowLevel }, set: { $0.parameters.lowLevel = $1 / 100 }),
-        .number(
-            "low_hysteresis_pct", in: NumberRange(0...100), unit: "percentage points",
-            help: "how far above the low level the battery must climb to stop being low",
-            get: { 100 * $0.parameters.lowHysteresis }, set: { $0.parameters.lowHysteresis = $1 / 100 }),
-        .flag("require_unmetered", \.parameters.requireUnmetered, help: "jobs need an unmetered (Wi-Fi) connection"),
-    ]
+    public static let summary = "JobScheduler under Doze and App Standby buckets, as AOSP implements them, for comparison with iOS"
 
-    /// Starts the eligible requests that Doze, the constraints and their apps' quotas allow; asks again when Doze's next window opens or a quota frees up.
+    /// Starts the eligible requests that Doze, the constraints and their apps' buckets and
+    /// quotas allow, each limited to its quota and to the next IDLE; asks again when Doze or a
+    /// quota lets go.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         let p = parameters
+        follow(state)
         if p.batteryNotLow {
             if batteryLow, state.charge > p.lowLevel + p.lowHysteresis || state.isCharging { batteryLow = false }
             if !batteryLow, state.charge <= p.lowLevel, !state.isCharging { batteryLow = true }
             if batteryLow { return PolicyDecision(start: .none, reason: "battery_low") }
         }
         if p.requireUnmetered && state.network != .wifi { return PolicyDecision(start: .none, reason: "metered") }
-        switch dozeState(state) {
-        case .awake: break
-        case .dozing(let next): return PolicyDecision(start: .none, reconsiderAt: next, reason: "doze")
+        if !doze.allowsJobs {
+            return PolicyDecision(
+                start: .none, reconsiderAt: doze.nextChange.map { max($0, state.now + .microseconds(1)) }, reason: doze.deep == .idle ? "doze" : "light_doze")
         }
-        // The ids chosen, made only once a request is refused: usually every one starts.
-        var chosen: [TaskID]?, wake: SimInstant?
-        for (k, task) in eligible.enumerated() {
-            if let until = quotaExhausted(task.app, state) {
-                wake = min(wake ?? until, until)
-                if chosen == nil { chosen = eligible[..<k].map(\.id) }
-            } else {
-                chosen?.append(task.id)
-                running.append((task.id.rawValue, state.now))
-                while runs.count <= task.app { runs.append([]) }
-                // Counted as running now; its end is filled in when it ends.
-                runs[task.app].append((state.now, state.now))
+        let dozeLimit = doze.jobsMayRunUntil.map { $0 - state.now }
+        var chosen: [TaskID] = [], holds: [PolicyHold] = [], timeLimits: [PolicyTimeLimit] = []
+        var wake = doze.nextChange.flatMap { $0 > state.now ? $0 : nil }
+        for task in eligible {
+            let app = task.app
+            while quota.count <= app {
+                quota.append(QuotaTracker())
+                outUntil.append(nil)
             }
+            let bucket = self.bucket(app, state)
+            if bucket == .never {
+                holds.append(PolicyHold(task.id, "never_opened"))
+                continue
+            }
+            if bucket == .restricted && !state.isCharging {
+                holds.append(PolicyHold(task.id, "restricted"))
+                continue
+            }
+            let limits = p.quotas[bucket.rawValue]
+            let free = state.isCharging && bucket != .restricted
+            if !free {
+                // Out of quota, an app waits for its in-quota alarm, unless its bucket changed.
+                if let out = outUntil[app], out.until > state.now, out.bucket == bucket {
+                    holds.append(PolicyHold(task.id, out.limit.rawValue))
+                    wake = min(wake ?? out.until, out.until)
+                    continue
+                }
+                if let (limit, back) = quota[app].check(limits, at: state.now, p.common) {
+                    let until = max(back, state.now + .seconds(1))
+                    outUntil[app] = (until, limit, bucket)
+                    holds.append(PolicyHold(task.id, limit.rawValue))
+                    wake = min(wake ?? until, until)
+                    continue
+                }
+                outUntil[app] = nil
+            }
+            var limit = free ? nil : quota[app].timeUntilConsumed(limits, at: state.now, p.common)
+            if let d = dozeLimit { limit = min(limit ?? d, d) }
+            if let limit, limit > .zero { timeLimits.append(PolicyTimeLimit(task.id, limit)) }
+            chosen.append(task.id)
+            quota[app].jobStarted(at: state.now, charging: free, p.common)
+            running.append((task.id.rawValue, app))
+            doze.jobs(running: true, at: state.now)
         }
-        guard let chosen else { return .startAll }
-        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, reason: "quota")
+        if chosen.count == eligible.count { return PolicyDecision(start: .all, timeLimits: timeLimits) }
+        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, holds: holds, timeLimits: timeLimits)
     }
 
-    /// Books the job's end for its app's quota.
+    /// A job ended: its app's session ends with its last, and a maintenance window may end.
     public mutating func taskEnded(_ record: TaskRecord) {
         guard let k = running.firstIndex(where: { $0.id == record.request.id.rawValue }) else { return }
-        let start = running[k].start
-        running.swapAt(k, running.count - 1)
-        running.removeLast()
-        let app = record.request.app
-        if let i = runs[app].lastIndex(where: { $0.start == start && $0.end == start }) {
-            runs[app][i].end = max(start, record.ended)
+        let app = running[k].app
+        running.remove(at: k)
+        doze.advance(to: record.ended)
+        quota[app].jobEnded(at: record.ended, parameters.common)
+        if running.isEmpty { doze.jobs(running: false, at: record.ended) }
+    }
+
+    /// Brings Doze and the quota sessions up to `state`: the screen or the charger came or went.
+    mutating func follow(_ state: DeviceState) {
+        if state.isCharging != wasCharging {
+            for a in quota.indices { quota[a].charging(state.isCharging, at: state.powerChangedAt, parameters.common) }
+            wasCharging = state.isCharging
         }
-    }
-
-    /// Whether Doze holds jobs now.
-    public enum DozeState: Equatable, Sendable {
-        case awake
-        /// In an idle period, until `next` maintenance window.
-        case dozing(until: SimInstant)
-    }
-
-    /// Where Doze is now: a pure function of when the phone was last in use or unplugged.
-    public func dozeState(_ state: DeviceState) -> DozeState {
-        let p = parameters
-        guard p.doze, !state.inUse, !state.isCharging else { return .awake }
-        var t = max(state.lastInUse, state.powerChangedAt) + p.inactiveAfter
-        if state.now < t { return .awake }
-        var idle = p.firstIdle, window = p.firstWindow
-        while true {
-            let windowStart = t + idle
-            if state.now < windowStart { return .dozing(until: windowStart) }
-            let windowEnd = windowStart + window
-            if state.now < windowEnd { return .awake }
-            t = windowEnd
-            idle = min(idle * 2, p.maxIdle)
-            window = min(window * 2, p.maxWindow)
+        if state.inUse || state.isCharging {
+            doze.becomeActive()
+            return
         }
+        let since = max(state.lastInUse, state.powerChangedAt)
+        if doze.inactiveSince != since {
+            doze.becomeInactive(at: since)
+        }
+        doze.advance(to: state.now)
     }
 
-    /// The app's standby bucket now.
+    /// Whether `app`, in `bucket`, may start a job now as far as its quota goes (AOSP's
+    /// `isWithinQuotaLocked`): never in NEVER, always while charging (but in RESTRICTED).
+    public func isWithinQuota(_ app: Int, _ bucket: Bucket, charging: Bool, at now: SimInstant) -> Bool {
+        if bucket == .never { return false }
+        if charging && bucket != .restricted { return true }
+        let tracker = app < quota.count ? quota[app] : QuotaTracker()
+        return tracker.check(parameters.quotas[bucket.rawValue], at: now, parameters.common) == nil
+    }
+
+    /// The app's standby bucket now: the deepest whose time since last use and screen-on time
+    /// since both reach its thresholds; NEVER if never used.
     public func bucket(_ app: Int, _ state: DeviceState) -> Bucket {
-        guard let since = state.usage.sinceLastUse(app, now: state.now) else { return .rare }
+        guard let elapsed = state.usage.sinceLastUse(app, now: state.now), let screen = state.usage.screenTimeSinceUse(app, now: state.now)
+        else { return .never }
         let p = parameters
-        if since < p.activeWithin { return .active }
-        if since < p.workingSetWithin { return .workingSet }
-        if since < p.frequentWithin { return .frequent }
-        return .rare
-    }
-
-    /// `nil` if the app may start a job now; else when its quota frees up.
-    mutating func quotaExhausted(_ app: Int, _ state: DeviceState) -> SimInstant? {
-        guard !state.isCharging else { return nil }
-        while runs.count <= app { runs.append([]) }
-        let now = state.now
-        // Keep the last 24 h (the longest window). A running job's entry ends at its start
-        // until it ends, and is recent.
-        let keep = now - .hours(24)
-        var aged = 0
-        while aged < runs[app].count && runs[app][aged].end <= keep { aged += 1 }
-        if aged > 0 { runs[app].removeFirst(aged) }
-        let quota = parameters.quotas[bucket(app, state).rawValue]
-        // Job time and jobs within the bucket's window, and job time within the day, in one
-        // pass. A job counts in a window when it ends in it or starts at its start or later,
-        // for the time it overlaps it; one that ended before the day counts in neither.
-        let from = now - quota.window
-        var inWindow = (time: SimDuration.zero, jobs: 0), dayTime = SimDuration.zero
-        for r in runs[app] where r.end > keep {
-            dayTime += min(r.end, now) - max(r.start, keep)
-            if r.end > from || r.start >= from {
-                inWindow.time += min(r.end, now) - max(r.start, from)
-                inWindow.jobs += 1
-            }
-        }
-        let overTime = quota.time.map { inWindow.time >= $0 } ?? false
-        if overTime || inWindow.jobs >= quota.maxJobs || dayTime >= parameters.dailyCap {
-            // Retry when the oldest job in the window leaves it.
-            let from = inWindow.jobs >= quota.maxJobs || overTime ? now - quota.window : keep
-            let oldest = runs[app].first { $0.end > keep && ($0.end > from || $0.start >= from) }
-            return max(now + .seconds(1), oldest.map { $0.end + (from == keep ? .hours(24) : quota.window) } ?? now + .minutes(1))
-        }
-        return nil
+        if p.restrictedBucket, elapsed >= p.restrictedAfter, screen >= p.restrictedScreen { return .restricted }
+        if elapsed >= p.rareAfter, screen >= p.rareScreen { return .rare }
+        if elapsed >= p.frequentAfter, screen >= p.frequentScreen { return .frequent }
+        if elapsed >= p.workingSetAfter { return .workingSet }
+        return .active
     }
 }

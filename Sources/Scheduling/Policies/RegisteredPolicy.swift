@@ -272,6 +272,14 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
         }
     }
 
+    /// A true-or-false parameter that sets more than one property: `get` gives the value as
+    /// scenarios write it, `set` stores it.
+    public static func flag(
+        _ name: String, help: String, get: @escaping @Sendable (P) -> Bool, set: @escaping @Sendable (inout P, Bool) -> Void
+    ) -> Self {
+        Self(name: name, kind: .flag, help: help, get: { .flag(get($0)) }, set: { if case .flag(let v) = $1 { set(&$0, v) } })
+    }
+
     /// A parameter stored at `property`, whose values `to` and `from` convert.
     private static func stored<V>(
         _ name: String, _ property: WritableKeyPath<P, V> & Sendable, _ kind: PolicyParameterKind, _ help: String,

@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks ios-behaviour battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -41,7 +41,8 @@ datasets: deps
 ## compiles and simulates exactly what the normal build does), the policy package test (the
 ## template of a user's own policies, built outside the repository and run) and the add-policy
 ## test (a built-in policy added to a copy of the tree: the files it touches, the tests that
-## fail when a step is forgotten).
+## fail when a step is forgotten), the input fuzzer, and the validation page's rows, every one
+## of which must be in its band.
 test: deps deps-slurm deps-chromium lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
@@ -50,6 +51,7 @@ test: deps deps-slurm deps-chromium lint docs
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
 	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
+	python3 docs/validation.py .build/debug/bgsim --check
 	$(MAKE) notebooks
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
@@ -137,11 +139,12 @@ deps-notebooks:
 	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
 	fi
 
-## docs/ios-behaviour.md: each behaviour public sources describe of iOS's scheduling beside what
-## the `ios` policy does on the default scenario, measured again (docs/ios-behaviour.py).
-ios-behaviour: deps
+## docs/validation.md: every observation of how iPhones schedule background work, every rule
+## public sources give and every AOSP behaviour `android` follows, with the band each implies,
+## bgsim's measured value and pass or fail (docs/validation.py); fails if a row is out of band.
+validation: deps
 	$(RELEASE)
-	python3 docs/ios-behaviour.py .build/release/bgsim
+	python3 docs/validation.py .build/release/bgsim
 
 ## docs/battery.md: discharge tests of the battery models under a bench load, beside published
 ## figures (docs/battery.py, models/sweeps/discharge.yaml).

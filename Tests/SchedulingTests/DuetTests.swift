@@ -65,19 +65,20 @@ struct DuetTests {
         #expect(!DuetPolicy.combine([.score(0, weight: 1)], threshold: 0), "a zero score is a must not")
     }
 
-    /// A processing request eligible for two days must proceed if its app was used in the
-    /// past week (BGProcessingTaskRequest: "within the next two days as long as the user has
-    /// used your app within the past week"); not otherwise, and never on battery.
-    @Test func processingIsDueAfterTwoDaysIfTheAppWasUsedThatWeek() {
+    /// A processing request eligible for a day must proceed if its app was used in the past
+    /// week, so that it runs within two days (BGProcessingTaskRequest: "within the next two
+    /// days as long as the user has used your app within the past week"); not otherwise, and
+    /// never on battery.
+    @Test func processingIsDueAfterADayIfTheAppWasUsedThatWeek() {
         let p = DuetPolicy()
-        var s = state(80, plugged: true, at: at(49))
+        var s = state(80, plugged: true, at: at(25))
         s.usage = UsageHistory(apps: 1)
         #expect(verdict(p, processing(), s, .processingDue) == nil, "never used: not due")
         s.usage = usage(opened: [at(10)])
         #expect(verdict(p, processing(), s, .processingDue) == .must)
-        s.now = at(47)
-        #expect(verdict(p, processing(), s, .processingDue) == nil, "not yet two days")
-        s.now = at(49)
+        s.now = at(23)
+        #expect(verdict(p, processing(), s, .processingDue) == nil, "not yet a day")
+        s.now = at(25)
         s.isCharging = false
         #expect(verdict(p, processing(), s, .notCharging) == .absolutelyMustNot, "unplugged: absolutely must not")
         s.now = at(10 + 7 * 24 + 1)
@@ -120,6 +121,12 @@ struct DuetTests {
         busy.inUse = true
         #expect(verdict(p, processing(), busy, .deviceInUse) == .absolutelyMustNot)
         #expect(verdict(p, refresh(), busy, .deviceInUse) == .canProceed)
+        // Processing waits until the phone has been unused for 5 minutes.
+        var locked = state(80, plugged: true, at: at(3, 4))
+        locked.lastInUse = at(3)
+        #expect(verdict(p, processing(), locked, .deviceInUse) == .absolutelyMustNot)
+        locked.now = at(3, 5)
+        #expect(verdict(p, processing(), locked, .deviceInUse) == .canProceed)
     }
 
     @Test func applicationScoreComesFromTheLaunchPredictor() {
@@ -287,9 +294,10 @@ struct DuetTests {
     }
 
     /// Processing follows use too: after a processing launch an app's next processing request
-    /// waits until the app is opened again, unless it becomes due: eligible two days, the app
-    /// used that week. An app opened once runs its nightly processing the first night, then
-    /// every second night while that use is in the week; without the due rule, once.
+    /// waits until the app is opened again, unless it becomes due: eligible a day, the app used
+    /// that week. An app opened once runs its nightly processing the first night, then every
+    /// second night (eligible 12 h after a run, due a day later, run that night) while that use
+    /// is in the week; without the due rule, once.
     @Test func processingFollowsUseAndComesDueAfterTwoDays() throws {
         var a = AppParameters(name: "backup")
         a.tasks = [task("backup.index", .processing, submitOn: [.background, .handler], cpu: 10, earliest: .hours(1), interval: .hours(12))]
@@ -300,12 +308,28 @@ struct DuetTests {
         let run = try simulate(s, DuetPolicy())
         let nights = starts(run).map(\.day)
         #expect(nights.first == 0, "\(starts(run))")
+        #expect(starts(run).first == at(23), "eligible at 13:05, on power at 23:00, unused since 12:05")
         #expect(nights.count >= 3 && nights.count <= 4, "due every second night while the use is in the week: \(starts(run))")
         #expect(starts(run).allSatisfy { $0 < at(12) + .days(7) + .days(2) })
         #expect(run.records.contains { $0.policyReasons.contains("app_unused") })
         var off = DuetPolicy.Parameters()
         off.processingDueAfter = nil
         #expect(starts(try simulate(s, DuetPolicy(off))).count == 1, "without the due rule, once")
+    }
+
+    /// Processing runs once the phone has lain unused for 5 minutes ("about 5 min after
+    /// locking", Apple Developer Forums 119758), where eager runs it as the person leaves.
+    @Test func processingWaitsFiveMinutesAfterUse() throws {
+        var a = AppParameters(name: "backup")
+        a.tasks = [task("backup.index", .processing, submitOn: [.background], cpu: 10, earliest: .zero)]
+        a.launchDownBytes = 0
+        let s = world(
+            hours: 4, apps: [a], launches: [use(0, at(1), at(1, 2))], network: [(.zero, wifiState)],
+            charging: [ChargingSession(start: .start, end: at(4))])
+        #expect(starts(try simulate(s, EagerPolicy())) == [at(1, 2)])
+        let run = try simulate(s, DuetPolicy())
+        #expect(starts(run) == [at(1, 7)])
+        #expect(run.records.first?.policyReasons == ["device_in_use"])
     }
 
     /// One app's requests are spaced by the rate limit; an energy budget spent on battery

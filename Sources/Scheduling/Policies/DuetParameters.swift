@@ -42,6 +42,10 @@ extension DuetPolicy {
         // Low Power Mode.
         /// With Low Power Mode on, below this level (percent) work must not proceed.
         public var lowPowerLevel = 30.0
+        // Device activity.
+        /// Processing runs only once the phone has been unused this long: "about 5 minutes
+        /// after locking" (docs/sources.md §4 [secondary]).
+        public var processingIdleAfter: SimDuration = .minutes(5)
         // App usage: an app's background launches follow its use (docs/sources.md §4).
         /// Refresh launches a day an app earns per launch a day of its own, over `usageWindow`.
         public var refreshesPerLaunch = 2.0
@@ -78,10 +82,13 @@ extension DuetPolicy {
         public var applicationWeight = 50.0
         /// Idle this long on a charger and Wi-Fi, the phone is in the window practitioners
         /// report iOS spends background time in (overnight): the application rule gives way for
-        /// each app's first refresh (or fetch) in the window, deciding when, not whether, an
-        /// app's allowance is spent; the rest of it waits for predicted use. `nil`: no such
-        /// window.
+        /// refresh and fetch until the app has had `idleWindowShare` of its day's allowance (at
+        /// least one) in the window, deciding when, not whether, it is spent; the rest waits for
+        /// predicted use.
+        /// `nil`: no such window.
         public var idleWindowAfter: SimDuration? = .minutes(30)
+        /// The share of an app's daily allowance (at least one refresh) an idle window may spend.
+        public var idleWindowShare = 0.5
         // Network quality.
         /// Weight of the network quality score in the weighted mean.
         public var networkWeight = 8.4
@@ -99,12 +106,15 @@ extension DuetPolicy {
         /// A request waiting this long must proceed; `nil`: never.
         public var maxWait: SimDuration?
         /// A processing request eligible this long must proceed (when nothing absolutely
-        /// forbids it) if its app was used within `processingUsedWithin`; `nil`: never.
-        public var processingDueAfter: SimDuration? = .days(2)
+        /// forbids it) if its app was used within `processingUsedWithin`; `nil`: never. A day,
+        /// so that the night after it comes due runs it within the two days the SDK names.
+        public var processingDueAfter: SimDuration? = .days(1)
         /// How recently the app must have been used for `processingDueAfter` to apply.
         public var processingUsedWithin: SimDuration = .days(7)
-        /// The weighted mean a request's scores must reach. dasd's value is unknown.
-        public var threshold = 0.25
+        /// The weighted mean a request's scores must reach. dasd's value is unknown: 0.4 lets a
+        /// refresh by day pass only near a predicted launch once the predictor knows two weeks
+        /// of the person (docs/sources.md §12).
+        public var threshold = 0.4
         /// dasd's values where known (docs/sources.md §4), the assumptions of docs/sources.md §12 elsewhere.
         public init() {}
     }
@@ -135,6 +145,9 @@ extension DuetPolicy {
         .number(
             "low_power_level_pct", \.parameters.lowPowerLevel, in: 0...100, unit: "a level in percent",
             help: "with Low Power Mode on, below this level work must not run"),
+        .duration(
+            "processing_idle_after", \.parameters.processingIdleAfter,
+            help: "processing runs only once the phone has been unused this long"),
         .number(
             "refreshes_per_launch", \.parameters.refreshesPerLaunch, in: NumberRange(0...), unit: "refreshes a day per launch a day",
             help: "refresh launches a day an app earns per launch a day of its own, over usage_window"),
@@ -186,6 +199,9 @@ extension DuetPolicy {
             help: "how recently the app must have been used for processing_due_after"),
         .optionalDuration(
             "idle_window_after", \.parameters.idleWindowAfter,
-            help: "idle this long on a charger and Wi-Fi, each app's first refresh or fetch skips the application rule (none: never)"),
+            help: "idle this long on a charger and Wi-Fi, refresh and fetch skip the application rule (none: never)"),
+        .number(
+            "idle_window_share", \.parameters.idleWindowShare, in: 0...1, unit: "a share of the allowance",
+            help: "the share of an app's daily allowance (at least one) an idle window may spend"),
     ]
 }

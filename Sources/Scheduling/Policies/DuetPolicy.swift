@@ -13,7 +13,8 @@ import SimEngine
 ///   with B and k of the request's class (refresh: utility, B 10, k 0.4; processing:
 ///   maintenance, B 20, k 0.5), weight 1.
 /// - **Low Power Mode**: on, and L < 30 or unplugged: absolutely must not.
-/// - **Device activity**: processing while the phone is in use: absolutely must not.
+/// - **Device activity**: processing while the phone is in use, or within
+///   `processingIdleAfter` (5 min) of its use: absolutely must not.
 /// - **App usage**: an app's background launches follow its use. Never used: must not. A
 ///   refresh (or legacy fetch) in the `learningPeriod` after the app's first use, or of an app
 ///   not opened for `pauseAfter`: must not; otherwise the app earns `refreshesPerLaunch` refresh

@@ -28,7 +28,7 @@ extension DuetPolicy {
         /// Processing on battery (iPhone).
         case notCharging = "not_charging"
         case lowPowerMode = "low_power_mode"
-        /// Processing while the person uses the phone.
+        /// Processing while the person uses the phone, or within `processingIdleAfter` of it.
         case deviceInUse = "device_in_use"
         /// The app never used, not opened for `pauseAfter`, or (processing) not opened since
         /// its last processing launch.
@@ -179,7 +179,12 @@ extension DuetPolicy {
             }
             guard visit(.lowPowerMode, state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .absolutelyMustNot : .canProceed)
             else { return }
-            guard visit(.deviceInUse, processing && state.inUse ? .absolutelyMustNot : .canProceed) else { return }
+            if processing && (state.inUse || state.idleFor < p.processingIdleAfter) {
+                if !state.inUse { later(state.lastInUse + p.processingIdleAfter) }
+                guard visit(.deviceInUse, .absolutelyMustNot) else { return }
+            } else {
+                guard visit(.deviceInUse, .canProceed) else { return }
+            }
             // App usage: an app's background launches follow its use.
             if use.neverUsed {
                 guard visit(.appUnused, .mustNot) else { return }
@@ -202,11 +207,13 @@ extension DuetPolicy {
                 guard visit(.rateLimit, .mustNot) else { return }
             }
             // Predicted use, unless the phone is in the idle window on power and Wi-Fi and the
-            // app has had no refresh in this window: one each, and the rest of the allowance
-            // for the predicted use.
+            // app has had fewer refreshes in this window than `idleWindowShare` of its day's
+            // allowance (at least one): the rest waits for predicted use.
             if refreshLike {
                 let opened = idleWindowOpened(state)
-                if opened == nil || launches.recentRefreshes.last.map({ $0 >= opened! }) == true {
+                if opened == nil
+                    || Double(launches.recentRefreshes.count { $0 >= opened! }) >= max(1, (use.perDay * p.idleWindowShare).rounded(.down))
+                {
                     guard visit(.predictedUse, .score(appScore, weight: p.applicationWeight)) else { return }
                 }
             }

@@ -248,12 +248,23 @@ extension PhoneSimulation {
         }
         if decisions.starting.count < decisions.eligible.count - closed {
             var rule: Int8?
+            // Holds usually come in the order the requests were shown, a subsequence of
+            // `eligible`: matched with a cursor, each hold's reason numbered once for a run of
+            // equal ones (a decision holds dozens of requests, mostly for one or two reasons).
+            var next = 0, lastReason: (String, Int8)?
             for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
                 if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
                 let id = decisions.eligible[k].id
-                // A hold naming its own reason; otherwise the decision's.
-                if !decision.holds.isEmpty, let h = decision.holds.first(where: { $0.id == id }) {
-                    holdByRule(eligible: k, policyRule(h.reason))
+                var named: String?
+                if next < decision.holds.count, decision.holds[next].id == id {
+                    named = decision.holds[next].reason
+                    next += 1
+                } else if !decision.holds.isEmpty {
+                    named = decision.holds.first { $0.id == id }?.reason
+                }
+                if let named {
+                    if lastReason?.0 != named { lastReason = (named, policyRule(named)) }
+                    holdByRule(eligible: k, lastReason!.1)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
                     holdByRule(eligible: k, rule!)

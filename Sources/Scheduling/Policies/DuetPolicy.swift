@@ -71,6 +71,11 @@ public struct DuetPolicy: RegisteredPolicy {
     /// all the same, so the cache does not depend on that reasoning.
     var appScores: [Double?] = []
     var appScoresKey: AppScoresKey?
+    /// Per app, what its use earns, and per app and kind what the rules answered, in the
+    /// decision numbered `stamp` (`decide`).
+    var decisionCount = 0
+    var cachedUse: [(stamp: Int, use: AppUse)] = []
+    var cachedOutcome: [(stamp: Int, eligibleSince: SimInstant, outcome: Outcome)] = []
 
     struct AppScoresKey: Equatable {
         var firstBin, lastBin: SimInstant
@@ -127,10 +132,34 @@ public struct DuetPolicy: RegisteredPolicy {
         {
             wake = min(wake, state.lastInUse + after)
         }
-        // What each app's use earns, worked out once per decision.
-        var uses: [(app: Int, use: AppUse)] = []
+        // Requests of one app and kind are decided once per decision: those as young or
+        // younger get the same answer (the rules read only the app, its kind and how long a
+        // request has waited), unless a must started it (a younger one may not be due yet).
+        // Each app's allowance is worked out once too. A decision shows dozens of requests
+        // (processing waits for use).
+        decisionCount &+= 1
+        let stamp = decisionCount
         for task in eligible {
-            if launches.count <= task.app { launches += Array(repeating: Launches(), count: task.app + 1 - launches.count) }
+            if launches.count <= task.app {
+                let more = task.app + 1 - launches.count
+                launches += Array(repeating: Launches(), count: more)
+                cachedUse += Array(repeating: (0, AppUse(perDay: 0, neverUsed: true)), count: more)
+                cachedOutcome += Array(repeating: (0, .start, Outcome(start: false)), count: 3 * more)
+            }
+            let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
+            if cachedOutcome[slot].stamp == stamp, !cachedOutcome[slot].outcome.byMust,
+                cachedOutcome[slot].outcome.start || task.eligibleSince >= cachedOutcome[slot].eligibleSince
+            {
+                let cached = cachedOutcome[slot].outcome
+                if cached.start {
+                    chosen.append(task.id)
+                    if !state.isCharging { onBattery.insert(task.id.rawValue) }
+                    if state.network == .cellular { onCellular.insert(task.id.rawValue) }
+                } else {
+                    holds.append(PolicyHold(task.id, (cached.rule ?? .predictedUse).rawValue))
+                }
+                continue
+            }
             var appScore = 0.0
             if task.kind.isRefreshLike {
                 if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
@@ -141,14 +170,12 @@ public struct DuetPolicy: RegisteredPolicy {
                 }
                 appScore = appScores[task.app]!
             }
-            let use: AppUse
-            if let known = uses.first(where: { $0.app == task.app }) {
-                use = known.use
-            } else {
-                use = Self.allowance(state.usage, app: task.app, now: state.now, parameters)
-                uses.append((task.app, use))
+            if cachedUse[task.app].stamp != stamp {
+                cachedUse[task.app] = (stamp, Self.allowance(state.usage, app: task.app, now: state.now, parameters))
             }
-            let outcome = rules.decide(task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches[task.app])
+            let outcome = rules.decide(
+                task, state, level: level, battery: battery, appScore: appScore, use: cachedUse[task.app].use, launches: launches[task.app])
+            cachedOutcome[slot] = (stamp, task.eligibleSince, outcome)
             if outcome.start {
                 chosen.append(task.id)
                 launches[task.app].last = state.now
@@ -161,6 +188,7 @@ public struct DuetPolicy: RegisteredPolicy {
                 if !state.isCharging { onBattery.insert(task.id.rawValue) }
                 if state.network == .cellular { onCellular.insert(task.id.rawValue) }
             } else {
+                if holds.isEmpty { holds.reserveCapacity(eligible.count) }
                 holds.append(PolicyHold(task.id, (outcome.rule ?? .predictedUse).rawValue))
                 if let at = outcome.wake { wake = min(wake, at) }
             }

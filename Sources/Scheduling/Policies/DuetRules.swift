@@ -72,6 +72,8 @@ extension DuetPolicy {
         var start: Bool
         var rule: Rule?
         var wake: SimInstant?
+        /// Started because a rule said it must.
+        var byMust = false
     }
 
     /// Verdicts combined so far, by rank: absolutely must not, then must, then must not, then
@@ -162,7 +164,7 @@ extension DuetPolicy {
         /// last task overran.
         func forEachVerdict(
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
-            use: AppUse, launches: Launches, wake: inout SimInstant?, _ visit: (Rule, Verdict) -> Bool
+            use: AppUse, launches: borrowing Launches, wake: inout SimInstant?, _ visit: (Rule, Verdict) -> Bool
         ) {
             let p = parameters, now = state.now
             func later(_ t: SimInstant) { if t > now { wake = min(wake ?? t, t) } }
@@ -255,24 +257,33 @@ extension DuetPolicy {
         /// `perDay` refresh launches in any day, at least `allowanceSpread` of a day over
         /// `perDay` apart; an app whose last task overran counts over `misbehaviourFactor`
         /// days and spaces by that factor too. Requests started at `now` are one launch.
-        func allowanceHolds(_ perDay: Double, _ launches: Launches, now: SimInstant, wake: inout SimInstant?) -> Rule? {
+        func allowanceHolds(_ perDay: Double, _ launches: borrowing Launches, now: SimInstant, wake: inout SimInstant?) -> Rule? {
             let p = parameters
             let factor = launches.overran ? p.misbehaviourFactor : 1
-            let window = SimDuration(seconds: 86_400 * factor)
-            let recent = launches.recentRefreshes
+            let day = SimDuration.days(1).microseconds
+            // Whole microseconds: this runs for every refresh request at every decision.
+            let window = launches.overran ? Int64(Double(day) * factor) : day
             var count = 0, normal = 0
-            for t in recent where t < now && t > now - window {
-                count += 1
-                if t > now - .days(1) { normal += 1 }
+            var oldest: Int64?, last: Int64?
+            let now = now.microseconds
+            for r in launches.recentRefreshes {
+                let t = r.microseconds
+                guard t < now else { continue }
+                last = t
+                if t > now - window {
+                    count += 1
+                    if oldest == nil { oldest = t }
+                    if t > now - day { normal += 1 }
+                }
             }
-            let spacing = SimDuration(seconds: 86_400 / perDay * p.allowanceSpread)
-            let stretched = SimDuration(seconds: spacing.seconds * factor)
-            func later(_ t: SimInstant) { if t > now { wake = min(wake ?? t, t) } }
+            func later(_ t: Int64) { if t > now { wake = min(wake ?? .init(microseconds: t), .init(microseconds: t)) } }
             if Double(count + 1) > perDay {
-                if let oldest = recent.first(where: { $0 < now && $0 > now - window }) { later(oldest + window) }
+                if let oldest { later(oldest + window) }
                 return Double(normal + 1) > perDay ? .allowance : .misbehaviour
             }
-            if let last = recent.last(where: { $0 < now }), now < last + stretched {
+            let spacing = Int64(Double(day) / perDay * p.allowanceSpread)
+            let stretched = launches.overran ? Int64(Double(spacing) * factor) : spacing
+            if let last, now < last + stretched {
                 later(last + stretched)
                 return now < last + spacing ? .allowance : .misbehaviour
             }
@@ -288,7 +299,7 @@ extension DuetPolicy {
         /// Whether `task` starts now, or the rule that holds it and when to ask again.
         func decide(
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
-            use: AppUse, launches: Launches
+            use: AppUse, launches: borrowing Launches
         ) -> Outcome {
             var tally = Tally(), refused: Rule?, wake: SimInstant?
             forEachVerdict(task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches, wake: &wake) {
@@ -298,7 +309,7 @@ extension DuetPolicy {
             }
             if let refused { return Outcome(start: false, rule: refused, wake: wake) }
             let (start, rule) = tally.result(threshold: parameters.threshold)
-            return Outcome(start: start, rule: rule, wake: wake)
+            return Outcome(start: start, rule: rule, wake: wake, byMust: tally.must)
         }
     }
 

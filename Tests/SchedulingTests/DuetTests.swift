@@ -18,6 +18,11 @@ func usage(opened times: [SimInstant], apps: Int = 1, since: SimInstant = .start
     return u
 }
 
+/// An app whose one refresh task computes for exactly a second and asks again every 15 minutes.
+func quarterHourly(_ name: String) -> AppParameters {
+    app(name, every: .minutes(15), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
+}
+
 @Suite("ios: the Duet Activity Scheduler model (docs/sources.md §4)")
 struct DuetTests {
     func refresh(app: Int = 0, id: Int = 0) -> EligibleTask {
@@ -191,11 +196,7 @@ struct DuetTests {
     /// (its allowance, spaced 12 hours), wherever the phone is: the idle window on the charger
     /// chooses when, not whether. Its held refreshes name the rule.
     @Test func refreshFollowsUseOnTheChargerToo() throws {
-        var news = app("news", every: .minutes(15), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
-        news.launchDownBytes = 0
-        var never = news
-        never.name = "never"
-        never.tasks[0].identifier = "never.task"
+        let news = quarterHourly("news"), never = quarterHourly("never")
         let launches = (0..<4).map { d in use(0, at(24 * Int64(d) + 9), at(24 * Int64(d) + 9, 2)) }
         let charging = (0..<4).map { d in ChargingSession(start: at(24 * Int64(d) + 22), end: at(24 * Int64(d) + 31)) }
         let s = world(hours: 96, apps: [news, never], launches: launches, network: [(.zero, wifiState)], charging: charging)
@@ -219,8 +220,7 @@ struct DuetTests {
     /// at 7:52:30, the first bin boundary from which the next 7.5 minutes cover a predicted
     /// launch, and at no other time of day.
     @Test func refreshesClusterJustBeforePredictedLaunches() throws {
-        var news = app("news", every: .hours(1), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
-        news.launchDownBytes = 0
+        let news = app("news", every: .hours(1), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
         let launches = (0..<5).map { d in use(0, at(24 * Int64(d) + 8), at(24 * Int64(d) + 8, 2)) }
         let charging = (0..<5).map { d in ChargingSession(start: at(24 * Int64(d) + 23), end: at(24 * Int64(d) + 23, 30)) }
         let s = world(hours: 120, apps: [news], launches: launches, network: [(.zero, wifiState)], charging: charging)
@@ -243,8 +243,7 @@ struct DuetTests {
     /// at night, is refreshed at night within its allowance; without the window it waits for a
     /// predicted launch.
     @Test func theIdleWindowOnPowerAndWiFiChoosesWhen() throws {
-        var news = app("news", every: .hours(1), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
-        news.launchDownBytes = 0
+        let news = app("news", every: .hours(1), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
         let launches = (0..<3).map { d in use(0, at(24 * Int64(d) + 21), at(24 * Int64(d) + 21, 2)) }
         let charging = (0..<3).map { d in ChargingSession(start: at(24 * Int64(d) + 23), end: at(24 * Int64(d) + 31)) }
         let s = world(hours: 72, apps: [news], launches: launches, network: [(.zero, wifiState)], charging: charging)
@@ -266,11 +265,8 @@ struct DuetTests {
     /// and launched less (Apple: not completing may get the app killed, and launched less): a
     /// third as often as the same app that completes.
     @Test func aMisbehavingAppIsLaunchedLess() throws {
-        var good = app("good", every: .minutes(15), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
-        good.launchDownBytes = 0
-        var bad = good
-        bad.name = "bad"
-        bad.tasks[0].identifier = "bad.task"
+        let good = quarterHourly("good")
+        var bad = quarterHourly("bad")
         bad.forgetsCompletion = 1
         var apps = [good, bad]
         var launches: [AppLaunch] = []

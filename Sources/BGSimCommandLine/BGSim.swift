@@ -127,6 +127,9 @@ enum Main {
     static func dispatch(_ arguments: [String]) async -> Int32 {
         let arguments = joiningNegativeValues(arguments)
         do {
+            // Arguments end up in the manifest's command line, the reports' "reproduce" line
+            // and Slurm scripts; a line break there would split a line that must stay whole.
+            for a in arguments { try Quoting.refuseControlCharacters(a, what: "the argument \(Quoting.shell(a))") }
             var command = try BGSim.parseAsRoot(arguments)
             if var async = command as? AsyncParsableCommand {
                 try await async.run()
@@ -144,6 +147,9 @@ enum Main {
             printError("error: \(error)")
             return Exit.badInput
         } catch let error as UsageError {
+            printError("error: \(error)")
+            return Exit.badInput
+        } catch let error as Quoting.Refused {
             printError("error: \(error)")
             return Exit.badInput
         } catch let error as MergeError {

@@ -14,7 +14,7 @@ enum SlurmScripts {
         plan: StudyPlan, studyFile: String, overrides: [String], seed: String?, replications: String?,
         output: OutputOptions, shards: Int, maxRunning: Int? = nil, options: [String],
         to folder: URL
-    ) throws(RuntimeFailure) -> [String] {
+    ) throws -> [String] {
         let bgsim = absolute(CommandLine.arguments[0], searchPath: true)
         let dir = folder.standardizedFileURL.path
         var common: [String] = []
@@ -25,27 +25,45 @@ enum SlurmScripts {
         if output.events { common.append("--events") }
         if let t = output.timeline { common += ["--timeline", t] }
         let study = absolute(studyFile, searchPath: false)
+        // A directive or a comment ends at a line break, and the rest of the line would run:
+        // what goes into one is refused if it holds a control character (exit 2).
+        let directive = { (option: String, value: String, what: String) throws(Quoting.Refused) -> String in
+            "#SBATCH " + (try Quoting.sbatchArgument(option + value, what: what)) + "\n"
+        }
+        let comment = { (text: String) throws(Quoting.Refused) -> String in
+            "# " + (try Quoting.comment(text, what: "the --emit-slurm folder")) + "\n"
+        }
+        let sh = Quoting.shell
         // `sweep.sbatch` runs a sweep's shards, `run.sbatch` a run's.
         let verb = plan.isSweep ? "sweep" : "run"
-        let header = { (name: String, log: String) -> String in
-            "#!/bin/bash\n#SBATCH --job-name=\(name)\n#SBATCH --output=\(dir)/logs/\(log)\n"
-                + options.map { "#SBATCH \($0)\n" }.joined()
+        let header = { (name: String, log: String) throws(Quoting.Refused) -> String in
+            var s = "#!/bin/bash\n"
+            s += try directive("--job-name=", name, "the study's name")
+            s += try directive("--output=", Quoting.slurmFilename(dir + "/logs/") + log, "the --emit-slurm folder")
+            for o in options { s += try directive(o, "", "--slurm-option '\(o)'") }
+            return s
         }
-        let arrayJob =
-            header("bgsim-\(plan.name)", "shard-%a.out")
-            + "#SBATCH --array=1-\(shards)\(maxRunning.map { "%\($0)" } ?? "")\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
-            + "# Shard K of \(shards) of \(verb) '\(plan.name)': \(plan.unitCount) units in all.\n"
-            + "set -euo pipefail\n"
-            + "exec \(quote(bgsim)) \(verb) \(quote(study)) " + common.map(quote).joined(separator: " ")
-            + (common.isEmpty ? "" : " ")
-            + "--shard \"${SLURM_ARRAY_TASK_ID}/\(shards)\" --out \(quote(dir))/shard-\"${SLURM_ARRAY_TASK_ID}\" "
-            + "--jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n"
-        let shardDirs = (1...shards).map { quote("\(dir)/shard-\($0)") }.joined(separator: " ")
-        let mergeJob =
-            header("bgsim-\(plan.name)-merge", "merge.out")
-            + "# Joins the \(shards) shards into \(dir)/result (byte-identical to an unsharded run).\n"
-            + "set -euo pipefail\n"
-            + "exec \(quote(bgsim)) merge \(shardDirs) --out \(quote(dir + "/result"))\n"
+        let shardOut = "--out \(sh(dir + "/shard-"))\"${SLURM_ARRAY_TASK_ID}\" "
+        let arrayJob: String, mergeJob: String
+        do {
+            arrayJob =
+                try header("bgsim-\(plan.name)", "shard-%a.out")
+                + "#SBATCH --array=1-\(shards)\(maxRunning.map { "%\($0)" } ?? "")\n#SBATCH --cpus-per-task=\(output.jobs ?? 1)\n"
+                + comment("Shard K of \(shards) of \(verb) '\(plan.name)': \(plan.unitCount) units in all.")
+                + "set -euo pipefail\n"
+                + "exec \(sh(bgsim)) \(verb) \(sh(study)) " + common.map(sh).joined(separator: " ")
+                + (common.isEmpty ? "" : " ")
+                + "--shard \"${SLURM_ARRAY_TASK_ID}/\(shards)\" \(shardOut)"
+                + "--jobs \"${SLURM_CPUS_PER_TASK:-1}\"\n"
+            let shardDirs = (1...shards).map { sh("\(dir)/shard-\($0)") }.joined(separator: " ")
+            mergeJob =
+                try header("bgsim-\(plan.name)-merge", "merge.out")
+                + comment("Joins the \(shards) shards into \(dir)/result (byte-identical to an unsharded run).")
+                + "set -euo pipefail\n"
+                + "exec \(sh(bgsim)) merge \(shardDirs) --out \(sh(dir + "/result"))\n"
+        } catch {
+            throw UsageError(error.description)
+        }
         // A merge whose shards did not all succeed (a time limit, a lost node) is cancelled,
         // not left pending for ever; running this script again then runs only the units not
         // yet finished (each shard keeps its own) and merges.
@@ -54,10 +72,10 @@ enum SlurmScripts {
             + "# If a shard fails, the merge is cancelled: run this script again, and only the units\n"
             + "# not yet finished run (finished ones are kept in each shard's folder) before the merge.\n"
             + "set -euo pipefail\n"
-            + "array=$(sbatch --parsable \(quote(dir + "/\(verb).sbatch")))\n"
+            + "array=$(sbatch --parsable \(sh(dir + "/\(verb).sbatch")))\n"
             + "array=${array%%;*}\n"
-            + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" --kill-on-invalid-dep=yes \(quote(dir + "/merge.sbatch")))\n"
-            + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \(dir)/result\"\n"
+            + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" --kill-on-invalid-dep=yes \(sh(dir + "/merge.sbatch")))\n"
+            + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \"\(sh(dir + "/result"))\n"
         try OutputFiles.createFolder(folder.appendingPathComponent("logs"))
         let files = [("\(verb).sbatch", arrayJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
         try OutputFiles.write(files.map { ($0.0, OutputContent.text($0.1)) }, to: folder)
@@ -74,10 +92,5 @@ enum SlurmScripts {
             }
         }
         return URL(fileURLWithPath: path).standardizedFileURL.path
-    }
-
-    /// Single-quoted for bash.
-    static func quote(_ s: String) -> String {
-        s.allSatisfy { $0.isLetter || $0.isNumber || "/._-=:,+".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

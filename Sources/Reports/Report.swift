@@ -132,14 +132,14 @@ public struct Report {
         guard !kinds.isEmpty else { return "" }
         var s = "<h3>Background energy by mechanism</h3><p class=\"note\">Share of each policy's mean background energy, in percent.</p>"
         s +=
-            "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(SVG.esc(ComparisonTable.shortName($0)))</th>" }.joined()
+            "<table class=\"cmp\"><thead><tr><th>policy</th>" + kinds.map { "<th>\(Quoting.html(ComparisonTable.shortName($0)))</th>" }.joined()
             + "</tr></thead><tbody>"
         for (i, p) in policies.enumerated() {
             let total = interval("background_energy_j", policy: p).mean
-            s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))</th>"
+            s += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(Quoting.html(p))</th>"
             for kind in kinds {
                 let part = interval("background_energy_\(kind.rawValue)_j", policy: p).mean
-                s += "<td>" + SVG.esc(ComparisonTable.percent(part, of: total) ?? "–") + "</td>"
+                s += "<td>" + Quoting.html(ComparisonTable.percent(part, of: total) ?? "–") + "</td>"
             }
             s += "</tr>"
         }
@@ -206,13 +206,13 @@ public struct Report {
             r.kind == "sweep"
             ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) point\(pointCount == 1 ? "" : "s"))"
             : "run"
-        body += "<header><h1>\(SVG.esc(r.scenarioName)): policy comparison</h1>"
+        body += "<header><h1>\(Quoting.html(r.scenarioName)): policy comparison</h1>"
         body +=
-            "<p class=\"meta\">\(SVG.esc(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(SVG.esc(r.seed)) · policies \(SVG.esc(policies.joined(separator: ", ")))</p>"
+            "<p class=\"meta\">\(Quoting.html(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(Quoting.html(r.seed)) · policies \(Quoting.html(policies.joined(separator: ", ")))</p>"
         if !r.commandLine.isEmpty {
-            body += "<p class=\"meta\">reproduce: <code>\(SVG.esc(r.commandLine.joined(separator: " ")))</code></p>"
+            body += "<p class=\"meta\">reproduce: <code>\(Quoting.html(Quoting.shellCommand(r.commandLine)))</code></p>"
         }
-        if let precision = r.precision { body += "<p class=\"meta\">\(SVG.esc(precision))</p>" }
+        if let precision = r.precision { body += "<p class=\"meta\">\(Quoting.html(precision))</p>" }
         body += "</header>"
 
         // The table.
@@ -221,14 +221,14 @@ public struct Report {
         body += "<section><h2>Comparison</h2><p class=\"note\">Mean ± half-width of the 95% confidence interval over replications"
         body += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
         body += "; ★ best among deployable policies (bounds such as the oracle are shown, not ranked).</p>"
-        body += "<table class=\"cmp\"><thead><tr><th>policy</th>" + Self.columns.map { "<th>\(SVG.esc($0.title))</th>" }.joined() + "</tr></thead><tbody>"
+        body += "<table class=\"cmp\"><thead><tr><th>policy</th>" + Self.columns.map { "<th>\(Quoting.html($0.title))</th>" }.joined() + "</tr></thead><tbody>"
         for (i, p) in policies.enumerated() {
-            body += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(SVG.esc(p))\(isBound(p) ? " <small>(bound)</small>" : "")</th>"
+            body += "<tr><th><span class=\"sw\" style=\"background:\(colors[i])\"></span>\(Quoting.html(p))\(isBound(p) ? " <small>(bound)</small>" : "")</th>"
             for (c, column) in Self.columns.enumerated() {
                 let ci = intervals[i][c]
                 var cell = column.format(ci.mean)
                 if !ci.mean.isFinite { cell = "–" }
-                if ci.halfWidth.isFinite { cell += " <small>± \(SVG.esc(column.format(ci.halfWidth)))</small>" }
+                if ci.halfWidth.isFinite { cell += " <small>± \(Quoting.html(column.format(ci.halfWidth)))</small>" }
                 let isBest = bestColumn[c].contains(i)
                 body += "<td\(isBest ? " class=\"best\"" : "")>\(cell)\(isBest ? " ★" : "")</td>"
             }
@@ -305,7 +305,7 @@ public struct Report {
         for (a, name) in results.parameters.enumerated() {
             guard let column = results.runs.column(name) else { continue }
             let (labels, numbers) = parameterValues(name)
-            s += "<h3>\(SVG.esc(name))</h3><div class=\"grid\">"
+            s += "<h3>\(Quoting.html(name))</h3><div class=\"grid\">"
             let positive = numbers.map { $0.allSatisfy { $0 > 0 } } ?? false
             let spread = numbers.flatMap { n in n.min().flatMap { lo in n.max().map { $0 / lo } } } ?? 1
             let logX = positive && spread >= 50
@@ -337,7 +337,7 @@ public struct Report {
     func timelineSection(colors: [String]) throws -> String {
         var s = "<section><h2>One phone, one day</h2>"
         guard let scenario else {
-            return s + "<p class=\"note\">No timeline: \(SVG.esc(scenarioProblem ?? "no scenario")).</p></section>"
+            return s + "<p class=\"note\">No timeline: \(Quoting.html(scenarioProblem ?? "no scenario")).</p></section>"
         }
         let days = Int((scenario.setup.duration.seconds / 86_400).rounded(.up))
         let day = min(max(options.day, 0), max(days - 1, 0))
@@ -345,7 +345,7 @@ public struct Report {
         let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
         s +=
             "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
-        s += SVG.esc(pointPhrase)
+        s += Quoting.html(pointPhrase)
         s +=
             ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
         let apps = scenario.setup.apps.map(\.name)
@@ -364,8 +364,8 @@ public struct Report {
             : scenario.flatMap { try? JSONSerialization.jsonObject(with: Data($0.resolvedJSON.utf8)) }
         guard let resolved, let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
         var s = "<section><h2>Scenario</h2><p class=\"note\">As resolved (profiles expanded, overrides applied)"
-        s += results.kind == "sweep" ? SVG.esc(pointPhrase) + "; the swept parameters vary from point to point." : "."
-        s += "</p><details><summary>resolved scenario</summary><pre>\(SVG.esc(String(decoding: data, as: UTF8.self)))</pre></details></section>"
+        s += results.kind == "sweep" ? Quoting.html(pointPhrase) + "; the swept parameters vary from point to point." : "."
+        s += "</p><details><summary>resolved scenario</summary><pre>\(Quoting.html(String(decoding: data, as: UTF8.self)))</pre></details></section>"
         return s
     }
 
@@ -375,7 +375,7 @@ public struct Report {
         <html lang="en"><head><meta charset="utf-8">
         <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(SVG.esc(title))</title>
+        <title>\(Quoting.html(title))</title>
         <style>
         body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;margin:24px auto;max-width:1340px;padding:0 16px;background:#fff}
         h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 4px}

@@ -10,13 +10,15 @@ extension Report {
     /// The Markdown summary: the comparison table and the study's heading.
     public func markdown() -> String {
         let r = results
-        var s = "# \(r.scenarioName): policy comparison\n\n"
+        let md = Quoting.markdown
+        var s = "# \(md(r.scenarioName)): policy comparison\n\n"
         s +=
             r.kind == "sweep"
-            ? "Sweep over \(r.parameters.map { "`\($0)`" }.joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "
-        s += "\(r.replications) replication\(r.replications == 1 ? "" : "s"), seed \(r.seed).\n"
-        if !r.commandLine.isEmpty { s += "Reproduce with `\(r.commandLine.joined(separator: " "))`.\n" }
-        if let precision = r.precision { s += precision + "\n" }
+            ? "Sweep over \(r.parameters.map(Quoting.markdownCode).joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "
+        s += "\(r.replications) replication\(r.replications == 1 ? "" : "s"), seed \(md(r.seed)).\n"
+        // A fenced block, its words quoted for the shell: pasted, it runs exactly this command.
+        if !r.commandLine.isEmpty { s += "\nReproduce with:\n\n" + Quoting.markdownBlock(Quoting.shellCommand(r.commandLine), info: "sh") }
+        if let precision = r.precision { s += md(precision) + "\n" }
         s += "\nMean ± 95% CI half-width over replications"
         s += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
         s += "; **bold ★** best among deployable policies.\n\n"
@@ -25,7 +27,7 @@ extension Report {
         s += "| policy | " + Self.columns.map(\.title).joined(separator: " | ") + " |\n"
         s += "| --- |" + String(repeating: " ---: |", count: Self.columns.count) + "\n"
         for (i, p) in r.policies.enumerated() {
-            s += "| \(p)\(isBound(p) ? " (bound)" : "") |"
+            s += "| \(md(p))\(isBound(p) ? " (bound)" : "") |"
             for (c, column) in Self.columns.enumerated() {
                 let ci = intervals[i][c]
                 var cell = ci.mean.isFinite ? column.format(ci.mean) : "–"
@@ -38,23 +40,23 @@ extension Report {
         let stale = r.policies.map { interval("staleness_mean_s", policy: $0).mean }
         let front = SVG.paretoFront(r.policies.indices.map { isBound(r.policies[$0]) ? (.nan, .nan) : (energy[$0], stale[$0]) })
         s += "\nPareto front among deployable policies (background energy against staleness, lower is better on both): "
-        s += front.map { "\(r.policies[$0]) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
+        s += front.map { "\(md(r.policies[$0])) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
         if !r.fleet.isEmpty, let baseline = r.baseline {
-            s += "\n### People, against \(baseline), person by person\n\nEach replication is one person drawn from the fleet ("
-            s += r.fleet.map { "`\($0)`" }.joined(separator: ", ") + ").\n\n"
+            s += "\n### People, against \(md(baseline)), person by person\n\nEach replication is one person drawn from the fleet ("
+            s += r.fleet.map(Quoting.markdownCode).joined(separator: ", ") + ").\n\n"
             s += "| " + Self.peopleHeadings.joined(separator: " | ") + " |\n|" + String(repeating: " --- |", count: Self.peopleHeadings.count) + "\n"
-            for row in peopleRows(baseline: baseline) { s += "| " + row.joined(separator: " | ") + " |\n" }
+            for row in peopleRows(baseline: baseline) { s += "| " + row.map(md).joined(separator: " | ") + " |\n" }
         }
         for name in r.parameters {
             guard let column = r.runs.column(name) else { continue }
             let (labels, _) = parameterValues(name)
             let groups = rowsByPolicyAndValue(column)
             for metric in Self.sweepMetrics.prefix(3) {
-                s += "\n### \(metric.title) against `\(name)`\n\n| \(name) | " + r.policies.joined(separator: " | ") + " |\n"
+                s += "\n### \(metric.title) against \(Quoting.markdownCode(name))\n\n| \(md(name)) | " + r.policies.map(md).joined(separator: " | ") + " |\n"
                 s += "| --- |" + String(repeating: " ---: |", count: r.policies.count) + "\n"
                 for value in labels {
                     s +=
-                        "| \(value) |"
+                        "| \(md(value)) |"
                         + r.policies.map { p in
                             let ci = interval(metric.metric, rows: groups[p]?[value] ?? [])
                             return " " + metric.format(ci.mean) + (ci.halfWidth.isFinite ? " ± " + metric.format(ci.halfWidth) : "") + " |"

@@ -12,7 +12,7 @@ extension Report {
     func peopleSection(colors: [String]) -> String {
         let policies = results.policies
         var s = "<section><h2>People</h2><p class=\"note\">Each replication is one person drawn from the scenario's fleet ("
-        s += results.fleet.map(SVG.esc).joined(separator: ", ")
+        s += results.fleet.map(Quoting.html).joined(separator: ", ")
         s += "), the same person under every policy. A sweep's person is first averaged over its points.</p><div class=\"grid\">"
         let metrics: [(String, String, Bool)] = [
             ("staleness_mean_s", "Mean staleness at launch, per person", true),
@@ -28,9 +28,9 @@ extension Report {
         }
         s += "</div>"
         guard let baseline = results.baseline else { return s + "</section>" }
-        s += "<h3>Against \(SVG.esc(baseline)), person by person</h3><table><tr>"
+        s += "<h3>Against \(Quoting.html(baseline)), person by person</h3><table><tr>"
         s += Self.peopleHeadings.map { "<th>\($0)</th>" }.joined() + "</tr>"
-        for row in peopleRows(baseline: baseline) { s += "<tr>" + row.map { "<td>\(SVG.esc($0))</td>" }.joined() + "</tr>" }
+        for row in peopleRows(baseline: baseline) { s += "<tr>" + row.map { "<td>\(Quoting.html($0))</td>" }.joined() + "</tr>" }
         return s + "</table></section>"
     }
 

@@ -11,21 +11,6 @@ enum SVG {
     static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8C6D1F", "#000000"]
     static func color(_ i: Int) -> String { palette[i % palette.count] }
 
-    static func esc(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.count)
-        for c in s {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
     /// A coordinate with at most one decimal: enough on screen, and keeps big charts small.
     static func c(_ x: Double) -> String {
         guard x.isFinite else { return "0" }
@@ -124,11 +109,11 @@ enum SVG {
     }
 
     static func open(_ width: Int, _ height: Int, title: String, id: String) -> String {
-        "<svg class=\"chart\" id=\"\(id)\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"\(id)-t\" xmlns=\"http://www.w3.org/2000/svg\"><title id=\"\(id)-t\">\(esc(title))</title>"
+        "<svg class=\"chart\" id=\"\(id)\" viewBox=\"0 0 \(width) \(height)\" width=\"\(width)\" height=\"\(height)\" role=\"img\" aria-labelledby=\"\(id)-t\" xmlns=\"http://www.w3.org/2000/svg\"><title id=\"\(id)-t\">\(Quoting.html(title))</title>"
     }
 
     static func text(_ x: Double, _ y: Double, _ s: String, anchor: String = "start", cls: String = "", extra: String = "") -> String {
-        "<text x=\"\(c(x))\" y=\"\(c(y))\" text-anchor=\"\(anchor)\"\(cls.isEmpty ? "" : " class=\"\(cls)\"")\(extra)>\(esc(s))</text>"
+        "<text x=\"\(c(x))\" y=\"\(c(y))\" text-anchor=\"\(anchor)\"\(cls.isEmpty ? "" : " class=\"\(cls)\"")\(extra)>\(Quoting.html(s))</text>"
     }
 
     static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, cls: String) -> String {
@@ -151,7 +136,7 @@ enum SVG {
         }
         s += line(x.from, y.from, x.to, y.from, cls: "axis")
         s += text((x.from + x.to) / 2, y.from + 34, xLabel, anchor: "middle", cls: "label")
-        s += "<text transform=\"translate(14 \(c((y.from + y.to) / 2))) rotate(-90)\" text-anchor=\"middle\" class=\"label\">\(esc(yLabel))</text>"
+        s += "<text transform=\"translate(14 \(c((y.from + y.to) / 2))) rotate(-90)\" text-anchor=\"middle\" class=\"label\">\(Quoting.html(yLabel))</text>"
         return s
     }
 
@@ -186,7 +171,7 @@ enum SVG {
             }
             let x0 = x(0), x1 = x(m)
             s +=
-                "<rect x=\"\(c(min(x0, x1)))\" y=\"\(c(y + 5))\" width=\"\(c(max(abs(x1 - x0), 1)))\" height=\"16\" fill=\"\(r.color)\"\(r.bound ? " fill-opacity=\"0.35\"" : "")><title>\(esc(r.label)): \(esc(format(m)))</title></rect>"
+                "<rect x=\"\(c(min(x0, x1)))\" y=\"\(c(y + 5))\" width=\"\(c(max(abs(x1 - x0), 1)))\" height=\"16\" fill=\"\(r.color)\"\(r.bound ? " fill-opacity=\"0.35\"" : "")><title>\(Quoting.html(r.label)): \(Quoting.html(format(m)))</title></rect>"
             if r.interval.halfWidth.isFinite {
                 let a = x(r.interval.lower), b = x(r.interval.upper)
                 s += line(a, y + 13, b, y + 13, cls: "whisker") + line(a, y + 7, a, y + 19, cls: "whisker") + line(b, y + 7, b, y + 19, cls: "whisker")
@@ -233,7 +218,7 @@ enum SVG {
                 d += "H\(c(x(value)))V\(c(y(share)))"
             }
             d += "H\(c(x.to))"
-            s += "<path d=\"\(d)\" fill=\"none\" stroke=\"\(serie.color)\" stroke-width=\"2\"><title>\(esc(serie.label))</title></path>"
+            s += "<path d=\"\(d)\" fill=\"none\" stroke=\"\(serie.color)\" stroke-width=\"2\"><title>\(Quoting.html(serie.label))</title></path>"
             s += "<rect x=\"\(c(width - right + 12))\" y=\"\(c(top + Double(k) * 18))\" width=\"12\" height=\"12\" fill=\"\(serie.color)\"/>"
             s += text(width - right + 30, top + Double(k) * 18 + 10, serie.label)
         }
@@ -272,7 +257,7 @@ enum SVG {
             if p.y.halfWidth.isFinite { s += line(px, y(p.y.lower), px, y(p.y.upper), cls: "whisker") }
             let fill = p.bound ? "white" : p.color
             s +=
-                "<circle cx=\"\(c(px))\" cy=\"\(c(py))\" r=\"\(front.contains(k) ? 7 : 5)\" fill=\"\(fill)\" stroke=\"\(p.color)\" stroke-width=\"2\"><title>\(esc(p.label)): \(esc(xFormat(p.x.mean))), \(esc(yFormat(p.y.mean)))</title></circle>"
+                "<circle cx=\"\(c(px))\" cy=\"\(c(py))\" r=\"\(front.contains(k) ? 7 : 5)\" fill=\"\(fill)\" stroke=\"\(p.color)\" stroke-width=\"2\"><title>\(Quoting.html(p.label)): \(Quoting.html(xFormat(p.x.mean))), \(Quoting.html(yFormat(p.y.mean)))</title></circle>"
             s += "<rect x=\"\(c(width - right + 12))\" y=\"\(c(top + Double(k) * 18))\" width=\"12\" height=\"12\" fill=\"\(fill)\" stroke=\"\(p.color)\"/>"
             s += text(width - right + 30, top + Double(k) * 18 + 10, p.label + (front.contains(k) ? " ◆" : "") + (p.bound ? " (bound)" : ""))
         }
@@ -342,7 +327,7 @@ enum SVG {
             if pts.count <= 60 {
                 for p in pts {
                     s +=
-                        "<circle cx=\"\(c(x(p.x)))\" cy=\"\(c(y(p.ci.mean)))\" r=\"3\" fill=\"\(l.color)\"><title>\(esc(l.label)): \(esc(yFormat(p.ci.mean)))</title></circle>"
+                        "<circle cx=\"\(c(x(p.x)))\" cy=\"\(c(y(p.ci.mean)))\" r=\"3\" fill=\"\(l.color)\"><title>\(Quoting.html(l.label)): \(Quoting.html(yFormat(p.ci.mean)))</title></circle>"
                 }
             }
             s += "<rect x=\"\(c(width - right + 12))\" y=\"\(c(top + Double(k) * 18))\" width=\"12\" height=\"12\" fill=\"\(l.color)\"/>"

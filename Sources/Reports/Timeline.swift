@@ -33,7 +33,7 @@ enum Timeline {
     /// app states' fills, so each lane's colours read without the paragraph above.
     static func legend(kinds: [TaskKind], x: Double, y: Double) -> String {
         func swatch(_ fill: String, _ label: String) -> String {
-            "<tspan fill=\"\(fill)\" stroke=\"#999\" stroke-width=\"0.5\">■</tspan>\u{a0}\(SVG.esc(label))"
+            "<tspan fill=\"\(fill)\" stroke=\"#999\" stroke-width=\"0.5\">■</tspan>\u{a0}\(Quoting.html(label))"
         }
         let tasks = kinds.map { swatch(kindFill[$0] ?? "#000", $0.rawValue) }
         let states: [(AppState, String)] = [(.suspended, "suspended"), (.background, "background"), (.active, "foreground")]
@@ -98,7 +98,7 @@ enum Timeline {
             return y
         }
         func rect(_ a: SimInstant, _ b: SimInstant, _ y: Double, _ h: Double, _ fill: String, _ tip: String, extra: String = "") -> String {
-            "<rect x=\"\(SVG.c(x(a)))\" y=\"\(SVG.c(y))\" width=\"\(SVG.c(max(x(b) - x(a), 0.6)))\" height=\"\(SVG.c(h))\" fill=\"\(fill)\"\(extra)><title>\(SVG.esc(tip))</title></rect>"
+            "<rect x=\"\(SVG.c(x(a)))\" y=\"\(SVG.c(y))\" width=\"\(SVG.c(max(x(b) - x(a), 0.6)))\" height=\"\(SVG.c(h))\" fill=\"\(fill)\"\(extra)><title>\(Quoting.html(tip))</title></rect>"
         }
         let clock = { (t: SimInstant) in
             let s = Int((t - .start).seconds)

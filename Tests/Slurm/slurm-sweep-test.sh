@@ -158,4 +158,17 @@ drain
 for f in runs.csv summary.csv comparisons.csv manifest.json; do
   cmp "$work/run-local/$f" "$work/run-cluster/result/$f" || { echo "$f differs between the run through Slurm and the local run"; exit 1; }
 done
-echo "slurm test passed: 3 array tasks (at most 2 at once) and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units; a run's 2 array tasks and merge equal the local run"
+# A folder and an option with every character a shell or sbatch treats specially: the real
+# sbatch must read every #SBATCH line whole (the array and its log files), and nothing in a
+# name may run.
+hostile="$work/hostile \$(touch PWNED) \`touch PWNED\` ; x\"q'%a #c"
+(cd "$work" && "$bgsim" run "${run[@]}" --emit-slurm "$hostile" --shards 2 --jobs 1 --slurm-option="--comment=a \"b\" \$(touch PWNED) #c")
+(cd "$work" && "$hostile/submit.sh")
+drain
+for f in runs.csv summary.csv comparisons.csv manifest.json; do
+  cmp "$work/run-local/$f" "$hostile/result/$f" || { echo "$f differs in the folder with a hostile name"; exit 1; }
+done
+[ -f "$hostile/logs/shard-1.out" ] && [ -f "$hostile/logs/shard-2.out" ] && [ -f "$hostile/logs/merge.out" ] \
+  || { echo "the jobs' logs are not where --output said:"; ls -R "$work"; exit 1; }
+[ -z "$(find "$work" -name PWNED)" ] || { echo "a command in a folder name ran"; exit 1; }
+echo "slurm test passed: 3 array tasks (at most 2 at once) and a merge job; result byte-identical to a local run ($(wc -l <"$work/local/runs.csv") lines of runs.csv); after a failed shard the merge was cancelled, and submit.sh again ran only that shard's units; a run's 2 array tasks and merge equal the local run, also in a folder whose name holds \$(...), backticks, quotes, ; and %a"

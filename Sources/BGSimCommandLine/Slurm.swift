@@ -76,7 +76,7 @@ enum SlurmScripts {
             + "array=${array%%;*}\n"
             + "merge=$(sbatch --parsable --dependency=afterok:\"${array}\" --kill-on-invalid-dep=yes \(sh(dir + "/merge.sbatch")))\n"
             + "echo \"submitted the shards as job ${array} and the merge as job ${merge}; results in \"\(sh(dir + "/result"))\n"
-        try OutputFiles.createFolder(folder.appendingPathComponent("logs"))
+        _ = try OutputFiles.ownFolder(folder.appendingPathComponent("logs"), "the jobs' logs")
         let files = [("\(verb).sbatch", arrayJob), ("merge.sbatch", mergeJob), ("submit.sh", submit)]
         try OutputFiles.write(files.map { ($0.0, OutputContent.text($0.1)) }, to: folder)
         for (name, _) in files { chmod(folder.appendingPathComponent(name).path, 0o755) }

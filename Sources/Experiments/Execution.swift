@@ -103,8 +103,7 @@ struct UnitRecord {
         let text = body + "check " + SHA256.hex(body) + "\n"
         let path = store.path(u, "unit.txt")
         // A plain write: FileManager.createFile writes through a temporary file and syncs it.
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw RuntimeFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        let fd = try OutputFiles.openForWriting(path)
         defer { close(fd) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -115,7 +114,11 @@ struct UnitRecord {
     /// has the size it had when the unit finished.
     static func read(_ u: UnitKey, in store: UnitStore) throws(RuntimeFailure) -> UnitRecord {
         let file = store.path(u, "unit.txt")
-        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { throw RuntimeFailure("cannot read \(file)") }
+        // Not through a link: a record is a file this store wrote, and a link (to anything) is not.
+        var info = stat()
+        guard lstat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw RuntimeFailure("cannot read \(file) as a unit record")
+        }
         // Split on bytes: splitting a String on a Character walks grapheme clusters, and cost
         // more than the rest of reading a record.
         let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
@@ -201,8 +204,7 @@ extension Experiment {
     /// shard's manifest) and removes the store. Results depend only on the plan, never on
     /// the thread count, the shard split or how often the study was interrupted.
     public static func perform(_ plan: StudyPlan, options: StudyOptions, to folder: URL) async throws -> StudyOutcome {
-        let store = UnitStore(folder: folder.appendingPathComponent("units"))
-        try OutputFiles.createFolder(store.folder, "output folder ")
+        let store = UnitStore(folder: try OutputFiles.ownFolder(folder.appendingPathComponent("units"), "the finished units"))
         let lock = try FolderLock(folder)
         defer { lock.release() }
         OutputFiles.removeLeftovers(in: folder)

@@ -245,6 +245,11 @@ extension Experiment {
                 // The manifest's digests first: they name the file that changed.
                 for f in entry.files {
                     let file = s.store.file(u, f.name)
+                    // A shard's files are files its run wrote; a link would have merge read,
+                    // and copy into the result, whatever it points to.
+                    if OutputFiles.isSymbolicLink(file.path) || OutputFiles.isSymbolicLink(s.store.folder.path) {
+                        throw MergeError("\(file.path): a symbolic link, which merge does not follow (a shard's units are files its run wrote)")
+                    }
                     guard FileManager.default.fileExists(atPath: file.path) else { continue }
                     let (_, digest) = try digest(of: file)
                     guard digest == f.sha256 else {
@@ -321,12 +326,4 @@ extension Experiment {
         }
         return lines
     }
-}
-
-/// A command line or its arguments are wrong (exit code 2): one line saying what to give instead.
-public struct UsageError: Error, CustomStringConvertible {
-    /// The message.
-    public var description: String
-    /// An error saying `description`.
-    public init(_ description: String) { self.description = description }
 }

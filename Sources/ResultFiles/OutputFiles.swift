@@ -8,6 +8,14 @@ public struct RuntimeFailure: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 }
 
+/// A command line or its arguments are wrong (exit code 2): one line saying what to give instead.
+public struct UsageError: Error, CustomStringConvertible {
+    /// The message.
+    public var description: String
+    /// An error saying `description`.
+    public init(_ description: String) { self.description = description }
+}
+
 /// An exclusive lock on an output folder while a study or a merge writes into it.
 ///
 /// Two bgsim processes writing into one folder (a command started twice, a requeued Slurm task
@@ -224,6 +232,44 @@ public enum OutputFiles {
             }
             throw RuntimeFailure("cannot create \(what)\(folder.path): \(reason(error))")
         }
+    }
+
+    /// Creates `folder`, a folder bgsim keeps inside an output folder (`units/`, `logs/`), or
+    /// takes the one there if it is a real folder. A symbolic link or a file in its place is
+    /// refused (exit 2): followed, the link would have bgsim write, and later remove, files
+    /// wherever it points, outside `--out`.
+    public static func ownFolder(_ folder: URL, _ what: String) throws -> URL {
+        var info = stat()
+        if lstat(folder.path, &info) == 0 {
+            if isSymbolicLink(folder.path) {
+                throw UsageError(
+                    "\(folder.path) is a symbolic link; bgsim keeps \(what) there and does not follow a link it did not make. "
+                        + "Remove the link, or choose another --out")
+            }
+            if (info.st_mode & S_IFMT) != S_IFDIR {
+                throw UsageError("\(folder.path) is not a folder; bgsim keeps \(what) there. Remove it, or choose another --out")
+            }
+            return folder
+        }
+        try createFolder(folder, "output folder ")
+        return folder
+    }
+
+    /// Whether `path` is a symbolic link (not followed).
+    public static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    /// Opens `path` for writing, created or emptied, never through a symbolic link (one in its
+    /// place fails with ELOOP rather than writing where it points).
+    public static func openForWriting(_ path: String) throws(RuntimeFailure) -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else {
+            let why = errno == ELOOP ? "it is a symbolic link, which bgsim does not follow" : String(cString: strerror(errno))
+            throw RuntimeFailure("cannot write \(path): \(why)")
+        }
+        return fd
     }
 
     static func reason(_ error: Error) -> String {

@@ -18,12 +18,7 @@ package final class PartWriter: @unchecked Sendable {
         let first = CSVBytes()
         for field in prefix { first.field(field) }
         self.prefix = prefix.isEmpty ? nil : first.bytes
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-            let handle = FileHandle(forWritingAtPath: url.path)
-        else {
-            throw RuntimeFailure("cannot write \(url.path): \(String(cString: strerror(errno)))")
-        }
-        self.handle = handle
+        self.handle = FileHandle(fileDescriptor: try OutputFiles.openForWriting(url.path), closeOnDealloc: true)
     }
 
     /// Appends a record: the unit's first fields, then those `write` adds and its line break.

@@ -226,6 +226,51 @@ struct FileIntegrityTests {
         }
     }
 
+    /// A symbolic link inside `--out` where bgsim keeps its own files is never followed: a
+    /// `units` link is refused (exit 2) with nothing written where it points; a unit's record
+    /// or rows replaced by links are written again as files, the link's target untouched; and
+    /// merge refuses a shard whose unit file is a link, even one to identical bytes.
+    @Test func symbolicLinksInsideTheOutputFolderAreNotFollowed() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fm = FileManager.default
+        let command = ["run", defaultScenario, "--set", "duration=2h", "--replications", "2", "--set", "policies=[eager]"]
+        let target = dir.appendingPathComponent("elsewhere")
+        try fm.createDirectory(at: target, withIntermediateDirectories: true)
+        try fm.createDirectory(at: dir.appendingPathComponent("out"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.appendingPathComponent("out/units").path, withDestinationPath: target.path)
+        let linked = try bgsim(command + ["--out", "out"], in: dir)
+        #expect(linked.status == 2, "\(linked.stderr)")
+        #expect(linked.stderr.contains("out/units is a symbolic link; bgsim keeps the finished units there and does not follow a link"), "\(linked.stderr)")
+        #expect(try fm.contentsOfDirectory(atPath: target.path).isEmpty, "nothing written through the link")
+
+        // A shard keeps its units; two of its files become links to a file outside.
+        #expect(try bgsim(command + ["--out", "shard", "--shard", "1/1", "--quiet"], in: dir).status == 0)
+        let units = dir.appendingPathComponent("shard/units")
+        let names = try fm.contentsOfDirectory(atPath: units.path).sorted()
+        let record = try #require(names.first { $0.hasSuffix(".unit.txt") })
+        let rows = try #require(names.first { $0.hasSuffix(".tasks.csv") })
+        let victim = dir.appendingPathComponent("victim.txt")
+        try "keep me\n".write(to: victim, atomically: true, encoding: .utf8)
+        for name in [record, rows] {
+            try fm.removeItem(at: units.appendingPathComponent(name))
+            try fm.createSymbolicLink(atPath: units.appendingPathComponent(name).path, withDestinationPath: victim.path)
+        }
+        let again = try bgsim(command + ["--out", "shard", "--shard", "1/1", "--quiet"], in: dir)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try String(contentsOf: victim, encoding: .utf8) == "keep me\n", "the link's target is untouched")
+        for name in [record, rows] { #expect(!OutputFilesProbe.isLink(units.appendingPathComponent(name).path), "\(name) is a file again") }
+
+        // Merge: a unit file that is a link to a copy of its own bytes is still refused.
+        let copy = dir.appendingPathComponent("copy.csv")
+        try fm.copyItem(at: units.appendingPathComponent(rows), to: copy)
+        try fm.removeItem(at: units.appendingPathComponent(rows))
+        try fm.createSymbolicLink(atPath: units.appendingPathComponent(rows).path, withDestinationPath: copy.path)
+        let merge = try bgsim(["merge", "shard", "--out", "merged"], in: dir)
+        #expect(merge.status == 3 && merge.stderr.contains("\(rows): a symbolic link, which merge does not follow"), "\(merge.stderr)")
+        #expect(!fm.fileExists(atPath: dir.appendingPathComponent("merged/manifest.json").path))
+    }
+
     /// Ctrl-C (SIGINT) or SIGTERM (`kill`, or Slurm at a time limit) in the middle of a sweep:
     /// bgsim says on stderr, even with --quiet, how many units had finished, where they are
     /// kept and that the same command goes on from them; it then dies of the signal, as
@@ -288,5 +333,12 @@ struct FileIntegrityTests {
         #expect(
             said.hasPrefix("bgsim: stopped by SIGTERM: ") && said.contains(" units asked for so far had finished; they are kept in ")
                 && said.hasSuffix("\(out.path)/units, and the same command goes on from them.\n"), "\(said)")
+    }
+}
+
+enum OutputFilesProbe {
+    static func isLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 }

@@ -86,12 +86,13 @@ public struct StudyPlan: Sendable {
         file = sweep.file
         parameters = sweep.design.axes.map(\.path.description)
         design = sweep.design.kind.rawValue
-        let values = sweep.design.pointValues()
-        guard !values.isEmpty else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
+        let count = sweep.design.pointCount
+        let pointValues = sweep.design.makePoints()
+        guard count > 0 else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
         let documents = DocumentCache()
         /// Point `i` and its resolved JSON, which the plan's digest takes before it is let go.
-        @Sendable func point(_ i: Int) -> Result<(json: String, point: Point), ScenarioError> {
-            let axes = zip(sweep.design.axes.indices, values[i]).map { a, v in
+        @Sendable func point(_ i: Int, _ values: [String]) -> Result<(json: String, point: Point), ScenarioError> {
+            let axes = zip(sweep.design.axes.indices, values).map { a, v in
                 Override(
                     path: sweep.design.axes[a].path, value: v,
                     origin: "\(sweep.file): axes[\(a)] (\(sweep.design.axes[a].path)=\(v)) at point \(i)")
@@ -101,9 +102,9 @@ public struct StudyPlan: Sendable {
                     yaml: base, file: sweep.scenarioFile, overrides: sweep.common + axes + overrides,
                     documents: documents)
                 scenario.name = sweep.name
-                return .success((scenario.resolvedJSON, Point(values: values[i], scenario: scenario, keepJSON: i == 0)))
+                return .success((scenario.resolvedJSON, Point(values: values, scenario: scenario, keepJSON: i == 0)))
             } catch {
-                let at = zip(sweep.design.axes, values[i]).map { "\($0.path)=\($1)" }.joined(separator: ", ")
+                let at = zip(sweep.design.axes, values).map { "\($0.path)=\($1)" }.joined(separator: ", ")
                 return .failure(error.from("\(sweep.file): point \(i) (\(at))"))
             }
         }
@@ -111,14 +112,15 @@ public struct StudyPlan: Sendable {
         // JSON dropped before the next chunk, so a plan holds a chunk of JSON at a time.
         let chunk = max(256, 8 * jobs)
         var points: [Point] = []
-        points.reserveCapacity(values.count)
+        points.reserveCapacity(count)
         var digest: PlanDigest?
         var first: Scenario?
-        for start in stride(from: 0, to: values.count, by: chunk) {
-            let end = min(start + chunk, values.count)
+        for start in stride(from: 0, to: count, by: chunk) {
+            let end = min(start + chunk, count)
+            let values = (start..<end).map { _ in pointValues.next()! }
             var read = [Result<(json: String, point: Point), ScenarioError>?](repeating: nil, count: end - start)
             if start == 0 {
-                read[0] = point(0)
+                read[0] = point(0, values[0])
                 if case .failure(let error) = read[0]! { throw error }
             }
             let from = max(start, 1)
@@ -128,7 +130,7 @@ public struct StudyPlan: Sendable {
                     // Each point's slot is written by exactly one worker.
                     nonisolated(unsafe) let slots = buffer
                     DispatchQueue.concurrentPerform(iterations: workers) { w in
-                        for i in stride(from: from + w, to: end, by: workers) { slots[i - start] = point(i) }
+                        for i in stride(from: from + w, to: end, by: workers) { slots[i - start] = point(i, values[i - start]) }
                     }
                 }
             }
@@ -151,7 +153,7 @@ public struct StudyPlan: Sendable {
                 digest!.add(values: p.values, resolvedJSON: json)
                 points.append(p)
             }
-            progress?(points.count, values.count)
+            progress?(points.count, count)
         }
         self.points = points
         replications = points[0].scenario.replications

@@ -59,6 +59,9 @@ public struct SweepDesign: Sendable, Equatable {
             return CSVWriter.number(x, count: integer)
         }
 
+        /// How many values `listed` has, without making them.
+        var valueCount: Int { values?.count ?? steps ?? 0 }
+
         /// The listed values, or `steps` evenly spread over the range, ends included.
         var listed: [String] {
             if let values { return values }
@@ -76,38 +79,101 @@ public struct SweepDesign: Sendable, Equatable {
     /// Seed of a random or lhs design (`design_seed`), independent of the simulation's seed.
     public var seed: UInt64
 
-    /// Each point's value per axis, in point order: a pure function of the design.
-    public func pointValues() -> [[String]] {
+    /// The most points a sweep may have, whatever its design. The plan reads and keeps every
+    /// point's scenario before anything runs (about 4.5 kB and, on one core, 1 ms a point for
+    /// the default scenario), so this bounds a plan's memory and reading time; docs/usage.md
+    /// lists what it costs at the limit.
+    public static let maxPoints = 100_000
+
+    /// How many points the design has, without making them: a grid's product of its axes'
+    /// lengths (`Int.max` if that overflows), a zip's shortest axis, a sampled design's `points`.
+    public var pointCount: Int {
         switch kind {
         case .grid:
-            var out: [[String]] = [[]]
-            for axis in axes { out = out.flatMap { prefix in axis.listed.map { prefix + [$0] } } }
-            return out
-        case .zip:
-            let n = axes.map(\.listed.count).min() ?? 0
-            return (0..<n).map { i in axes.map { $0.listed[i] } }
-        case .random:
-            let stream = Self.stream(seed, "sweep.random")
-            return (0..<points).map { _ in axes.map { $0.value(at: stream.uniform()) } }
-        case .lhs:
-            let stream = Self.stream(seed, "sweep.lhs")
-            let n = points
-            // Per axis, a random stratum for each point (a shuffle), and a place within it.
-            var columns: [[String]] = []
-            for axis in axes {
-                var strata = Array(0..<n)
-                for i in stride(from: n - 1, to: 0, by: -1) {
-                    strata.swapAt(i, min(i, Int(stream.uniform() * Double(i + 1))))
-                }
-                columns.append(strata.map { axis.value(at: (Double($0) + stream.uniform()) / Double(n)) })
+            return axes.reduce(1) { total, axis in
+                let (product, overflow) = total.multipliedReportingOverflow(by: axis.valueCount)
+                return overflow ? Int.max : product
             }
-            return (0..<n).map { i in columns.map { $0[i] } }
-        case .sobol:
-            guard let q = gsl_qrng_alloc(bgsim_qrng_sobol(), UInt32(axes.count)) else { return [] }
-            defer { gsl_qrng_free(q) }
-            var u = [Double](repeating: 0, count: axes.count)
-            return (0..<points).map { _ in
-                _ = u.withUnsafeMutableBufferPointer { gsl_qrng_get(q, $0.baseAddress) }
+        case .zip: return axes.map(\.valueCount).min() ?? 0
+        case .random, .lhs, .sobol: return points
+        }
+    }
+
+    /// The points, in order, one at a time: a pure function of the design. Only the axes'
+    /// value lists (and an lhs design's strata) are held, never the points.
+    public func makePoints() -> PointIterator { PointIterator(self) }
+
+    /// Every point at once; for small designs (tests, `validate --points`).
+    public func pointValues() -> [[String]] { Array(IteratorSequence(makePoints())) }
+
+    /// The points of a design in order, each made when asked for.
+    public final class PointIterator: IteratorProtocol {
+        let design: SweepDesign
+        let count: Int
+        var index = 0
+        /// Grid and zip: each axis's values.
+        var listed: [[String]] = []
+        /// Random: the design's stream.
+        var stream: RandomStream?
+        /// Lhs: per axis, each point's stratum and its place within it.
+        var strata: [[Int32]] = [], offsets: [[Double]] = []
+        /// Sobol: GSL's generator and its output.
+        var sobol: UnsafeMutablePointer<gsl_qrng>?
+        var u: [Double] = []
+
+        init(_ design: SweepDesign) {
+            self.design = design
+            count = design.pointCount
+            switch design.kind {
+            case .grid, .zip:
+                listed = design.axes.map(\.listed)
+            case .random:
+                stream = SweepDesign.stream(design.seed, "sweep.random")
+            case .lhs:
+                let stream = SweepDesign.stream(design.seed, "sweep.lhs")
+                let n = design.points
+                // Per axis, a random stratum for each point (a shuffle), and a place within it.
+                for _ in design.axes {
+                    var column = (0..<n).map { Int32($0) }
+                    for i in stride(from: n - 1, to: 0, by: -1) {
+                        column.swapAt(i, min(i, Int(stream.uniform() * Double(i + 1))))
+                    }
+                    strata.append(column)
+                    offsets.append((0..<n).map { _ in stream.uniform() })
+                }
+            case .sobol:
+                sobol = gsl_qrng_alloc(bgsim_qrng_sobol(), UInt32(design.axes.count))
+                u = [Double](repeating: 0, count: design.axes.count)
+            }
+        }
+
+        deinit { if let sobol { gsl_qrng_free(sobol) } }
+
+        /// The next point's value per axis, or nil after the last.
+        public func next() -> [String]? {
+            guard index < count else { return nil }
+            defer { index += 1 }
+            let axes = design.axes
+            switch design.kind {
+            case .grid:
+                // The first axis varies slowest: the index in mixed radix, last axis fastest.
+                var rest = index
+                var out = [String](repeating: "", count: axes.count)
+                for a in axes.indices.reversed() {
+                    out[a] = listed[a][rest % listed[a].count]
+                    rest /= listed[a].count
+                }
+                return out
+            case .zip:
+                return listed.map { $0[index] }
+            case .random:
+                return axes.map { $0.value(at: stream!.uniform()) }
+            case .lhs:
+                let n = Double(design.points)
+                return axes.indices.map { a in axes[a].value(at: (Double(strata[a][index]) + offsets[a][index]) / n) }
+            case .sobol:
+                guard let sobol else { return nil }
+                _ = u.withUnsafeMutableBufferPointer { gsl_qrng_get(sobol, $0.baseAddress) }
                 return zip(axes, u).map { $0.value(at: $1) }
             }
         }
@@ -222,7 +288,7 @@ public struct Sweep: Sendable {
         let sampled = kind == .random || kind == .lhs || kind == .sobol
         let points = try top.optional("points", default: 0) { n, p throws(ScenarioError) in
             guard sampled else { throw r.error(n, p, "'points' is for random, lhs and sobol designs; a \(kind.rawValue) design's points come from its axes") }
-            return try r.integer(n, p, "a number of points from 1 to 1000000", in: 1...1_000_000)
+            return try r.integer(n, p, "a number of points from 1 to \(SweepDesign.maxPoints)", in: 1...SweepDesign.maxPoints)
         }
         if sampled && points == 0 {
             throw r.error(tree, ConfigKeyPath([.key("points")]), "missing; a \(kind.rawValue) design needs the number of points, such as points: 20")
@@ -232,17 +298,25 @@ public struct Sweep: Sendable {
             n, p throws(ScenarioError) in try readAxes(n, p, r, kind: kind)
         }
         try top.finish()
-        if kind == .zip, Set(axes.map(\.listed.count)).count > 1 {
+        if kind == .zip, Set(axes.map(\.valueCount)).count > 1 {
             throw r.error(
                 tree, ConfigKeyPath([.key("axes")]),
-                "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.listed.count)" }.joined(separator: ", "))")
+                "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.valueCount)" }.joined(separator: ", "))")
+        }
+        let design = SweepDesign(kind: kind, axes: axes, points: points, seed: seed)
+        if design.pointCount > SweepDesign.maxPoints {
+            let total = design.pointCount == Int.max ? "more than \(Int.max)" : "\(design.pointCount)"
+            throw r.error(
+                top.node("axes") ?? tree, ConfigKeyPath([.key("axes")]),
+                "a sweep has at most \(SweepDesign.maxPoints) points; this \(kind.rawValue) design has \(total) (\(axes.map { "\($0.valueCount)" }.joined(separator: " x ")))"
+            )
         }
         if kind == .sobol, axes.count > SweepDesign.sobolMaxAxes {
             throw r.error(tree, ConfigKeyPath([.key("axes")]), "GSL's Sobol sequence has at most \(SweepDesign.sobolMaxAxes) axes; got \(axes.count)")
         }
         return Sweep(
             name: name, file: file, scenarioFile: scenarioFile, common: common,
-            design: SweepDesign(kind: kind, axes: axes, points: points, seed: seed), resolvedJSON: tree.canonicalJSON)
+            design: design, resolvedJSON: tree.canonicalJSON)
     }
 
     static func readAxes(

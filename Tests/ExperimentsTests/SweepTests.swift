@@ -157,6 +157,20 @@ struct SweepTests {
         #expect(
             try error(base + "design: grid\nstep: 3\naxes:\n  - {path: people.sessions_per_day, values: [1]}\n")
                 .contains("unknown key 'step'"))
+        // A grid's total is capped before any point is made: 10,000 x 1,000 points took 1.7 GB
+        // in 20 s when the points were made first; now it is refused at once, as is a sampled
+        // design beyond the cap.
+        let grid = try error(
+            base + "axes:\n  - {path: people.sessions_per_day, from: 1, to: 100, steps: 10000}\n"
+                + "  - {path: duration, from: 1h, to: 10d, steps: 1000}\n")
+        #expect(grid.hasSuffix(":3:3: axes: a sweep has at most 100000 points; this grid design has 10000000 (10000 x 1000)"), "\(grid)")
+        let huge = try error(
+            base + "axes:\n" + String(repeating: "  - {path: people.sessions_per_day, from: 1, to: 100, steps: 100000}\n", count: 1)
+                + (1...4).map { "  - {path: 'apps[\($0)].cpu_w', from: 0.1, to: 1, steps: 100000}\n" }.joined())
+        #expect(huge.contains("this grid design has more than \(Int.max) (100000 x 100000 x 100000 x 100000 x 100000)"), "\(huge)")
+        #expect(
+            try error(base + "design: sobol\npoints: 100001\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
+                .contains("points: expected a number of points from 1 to 100000, got"))
         // An indexed key path in a flow mapping is YAML's list; the error says to quote it.
         let unquoted = try error(base + "axes:\n  - {path: apps[0].cpu_w, values: [1, 2]}\n")
         #expect(

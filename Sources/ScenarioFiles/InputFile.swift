@@ -32,6 +32,17 @@ package enum InputFile {
 
     /// The text of `path`, or an error naming the file and what is wrong with it.
     package static func read(_ path: String, _ kind: Kind) throws(ScenarioError) -> String {
+        let data = try readBytes(path, kind)
+        // Checked already: UTF-8, no NUL; a byte-order mark is dropped.
+        var text = String(decoding: data, as: UTF8.self)
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        return text
+    }
+
+    /// The bytes of `path`, checked as `read` checks its text (a regular file within the
+    /// limit, UTF-8, no NUL), without a byte-order mark, and without making a String: a trace
+    /// is read from its bytes, and a copy as text would double its memory.
+    package static func readBytes(_ path: String, _ kind: Kind) throws(ScenarioError) -> Data {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw ScenarioError(
@@ -60,15 +71,32 @@ package enum InputFile {
             throw ScenarioError(
                 .invalid, file: path, message: "the \(kind.rawValue) is over the limit of \(megabytes(limit)) (set \(limitVariable) to raise it)")
         }
-        guard var text = String(validating: data, as: UTF8.self) else {
+        guard isUTF8(data) else {
             throw ScenarioError(.invalid, file: path, message: "not UTF-8 text: expected a \(kind.rawValue) in UTF-8")
         }
-        // A byte-order mark is allowed and dropped; a NUL byte never belongs in a text file.
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        guard !data.contains(0) else {
+        // A NUL byte never belongs in a text file.
+        guard !data.withUnsafeBytes({ $0.count > 0 && memchr($0.baseAddress!, 0, $0.count) != nil }) else {
             throw ScenarioError(.invalid, file: path, message: "a NUL byte: expected a \(kind.rawValue) of text")
         }
-        return text
+        // A byte-order mark is allowed and dropped.
+        return data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data
+    }
+
+    /// Whether `data` is UTF-8: ASCII checked eight bytes at a time, the rest by the standard
+    /// library's validation of the part from the first non-ASCII byte on.
+    static func isUTF8(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw -> Bool in
+            let n = raw.count
+            var i = 0
+            while i + 8 <= n {
+                if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { break }
+                i += 8
+            }
+            while i < n && raw[i] < 0x80 { i += 1 }
+            guard i < n else { return true }
+            // All before i is ASCII, so a UTF-8 sequence can only begin at i.
+            return String(validating: raw[i...], as: UTF8.self) != nil
+        }
     }
 
     static func megabytes(_ bytes: Int) -> String {

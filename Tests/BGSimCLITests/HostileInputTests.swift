@@ -280,6 +280,10 @@ struct HostileInputTests {
             "t.csv"),
         trace("a people trace with too few fields", key: "people", text("time,event,app,duration,exit\n1h,launch\n"), "expected 5 fields"),
         trace("a people trace with a CR in a field", key: "people", text("time,event,app,duration,exit\n1h,launch,ne\rws,1m,home\n"), "t.csv"),
+        trace(
+            "a file named as a trace that is not one", key: "people", text("root:x:0:0:root:/root:/bin/bash\n"), "got a line that is not a row of column names"),
+        trace(
+            "a people trace with a NEL line break", key: "people", text("time,event,app,duration,exit\u{85}1h,launch,news\u{85}"), "t.csv:2: expected 5 fields"),
         trace("a charging trace whose sessions overlap", key: "charging", text("plug_in,unplug\n0,7h\n6h,8h\n"), "not overlap"),
         trace("a charging trace unplugged before plugged", key: "charging", text("plug_in,unplug\n7h,1h\n"), "after plug_in"),
         trace("a network trace not starting at 0", key: "network", text("time,network,down_mbps,up_mbps\n1h,wifi,10,10\n"), "the first row must be at time 0"),
@@ -322,7 +326,7 @@ struct HostileInputTests {
         Case(name: "out of a merge, empty", files: ["s.yaml": text(base)], arguments: ["merge", "a", "--out", ""], expected: "--out ''"),
         set("--set without =", ["nope"], "expected key.path=value"),
         set("--set of an unknown key", ["phnoe.battery.capacity_wh=5"], "unknown key 'phnoe'"),
-        set("--set with a newline", ["name=a\nb"], "expected a name"),
+        set("--set with a newline", ["name=a\nb"], "contains a control character (U+000A)"),
         set("--set of a huge index", ["apps[99999999999999999999].name=x"], "apps"),
         set("--set of a deep path", [(0..<100).map { "k\($0)" }.joined(separator: ".") + "=1"], "s.yaml"),
         set("--set of NaN capacity", ["phone.battery.capacity_wh=nan"], "capacity_wh"),
@@ -395,6 +399,33 @@ struct HostileInputTests {
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "names are unique")
     }
 
+    /// A trace is read from its bytes into compact rows: a 64 MB load trace takes less than
+    /// twice its size in memory (a 21 MB network trace took 591 MB when rows were dictionaries
+    /// of Strings), and a file that is not a trace is not echoed in the error.
+    @Test func aLargeTraceTakesASmallMultipleOfItsSizeAndAStrangeFileIsNotEchoed() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = Data("time,power_w\n".utf8)
+        var t = 0
+        while csv.count < 64 << 20 {
+            csv.append(contentsOf: "\(t / 1000).\(String(t % 1000).leftPadded(3)),\(Double(t % 2999) / 1000)\n".utf8)
+            t += 1 + t % 4999
+        }
+        try csv.write(to: dir.appendingPathComponent("l.csv"))
+        try (Self.base + "\nload: {trace: l.csv}\n").write(to: dir.appendingPathComponent("s.yaml"), atomically: true, encoding: .utf8)
+        let empty = try Self.measured(["validate", "s.yaml", "--set", "load={steps: [{power_w: 1, for: 1h}]}"], in: dir)
+        let r = try Self.measured(["validate", "s.yaml"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let extraMB = (r.peakKB - empty.peakKB) / 1024
+        #expect(extraMB < 2 * 64, "the 64 MB trace took \(extraMB) MB more than the scenario without it")
+
+        try (Self.base.replacingOccurrences(of: "people: median", with: "people: {profile: median, trace: /etc/passwd}"))
+            .write(to: dir.appendingPathComponent("p.yaml"), atomically: true, encoding: .utf8)
+        let passwd = try Self.measured(["validate", "p.yaml"], in: dir)
+        #expect(passwd.status == 2 && passwd.stderr.contains("got a line that is not a row of column names"), "\(passwd.stderr)")
+        #expect(!passwd.stderr.contains("root"), "\(passwd.stderr)")
+    }
+
     @Test(arguments: cases)
     func isRefusedInOneLineWritingNothing(_ c: Case) throws {
         let dir = try scratch()
@@ -426,4 +457,8 @@ struct HostileInputTests {
             #expect(after.isEmpty, "wrote \(after)")
         }
     }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

@@ -37,6 +37,11 @@ public struct Report {
     let scenario: Scenario?
     /// Why there is no scenario.
     public let scenarioProblem: String?
+    /// runs.csv's row numbers by policy, made once: each interval reads one policy's rows
+    /// rather than every row, which made a report quadratic in its policies.
+    let policyRows: [String: [Int]]
+    /// Whether each of the scenario's policies is a bound, not deployable.
+    let bounds: [String: Bool]
 
     struct Column: Sendable {
         var metric: String
@@ -77,6 +82,11 @@ public struct Report {
     public init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
         self.results = results
         self.options = options
+        var rows: [String: [Int]] = [:]
+        if let p = results.runs.column("policy") {
+            for (i, row) in results.runs.rows.enumerated() { rows[row[p], default: []].append(i) }
+        }
+        policyRows = rows
         // JSON is YAML: the manifest's resolved scenario reads back as a scenario file.
         do {
             scenario = try results.scenario(atPoint: options.point)
@@ -85,6 +95,7 @@ public struct Report {
             scenario = nil
             scenarioProblem = error.description
         }
+        bounds = Dictionary((scenario?.policies ?? []).map { ($0.name, $0.isBound) }) { first, _ in first }
     }
 
     /// For a sweep, "at point 3 (charging=top-up)": the point the timeline and the scenario
@@ -100,14 +111,13 @@ public struct Report {
     // MARK: - Numbers
 
     func isBound(_ policy: String) -> Bool {
-        scenario?.policies.first { $0.name == policy }?.isBound ?? (policy == "oracle")
+        bounds[policy] ?? (policy == "oracle")
     }
 
     /// Per replication, the mean of `metric` over the rows of `policy` that `keep` accepts,
     /// then the interval over replications.
     func interval(_ metric: String, policy: String, where keep: ([String]) -> Bool = { _ in true }) -> ConfidenceInterval {
-        guard let p = results.runs.column("policy") else { return ConfidenceInterval([]) }
-        return interval(metric, rows: results.runs.rows.indices.filter { results.runs.rows[$0][p] == policy && keep(results.runs.rows[$0]) })
+        interval(metric, rows: (policyRows[policy] ?? []).filter { keep(results.runs.rows[$0]) })
     }
 
     /// The same over the rows numbered `rows` of runs.csv.

@@ -237,6 +237,11 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "For a sweep, the point the timeline and the resolved scenario show (from 0; runs.csv's 'point').")
     var point = 0
 
+    @Flag(
+        name: .customLong("no-verify"),
+        help: "Report on files changed since bgsim wrote them: skip the check of each file against its SHA-256 in the manifest.")
+    var noVerify = false
+
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
@@ -248,7 +253,7 @@ struct ReportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let set = try ResultSet.load(results)
+        let set = try ResultSet.load(results, verify: !noVerify)
         guard replication < set.replications else {
             throw ReportError("--replication \(replication): the study in \(results) has replications 0 to \(set.replications - 1)")
         }

@@ -2,6 +2,7 @@ import Experiments
 import Foundation
 import ResultFiles
 import ScenarioFiles
+import Scheduling
 
 /// A CSV file read back: its header and rows of fields (RFC 4180 quoting), as the result
 /// files are written.
@@ -107,8 +108,8 @@ struct CSVTable {
 public struct ReportError: Error, CustomStringConvertible, Sendable {
     /// The message.
     public var description: String
-    /// An error saying `message`.
-    public init(_ message: String) { description = message }
+    /// An error saying `message`, on one line (control characters from the files escaped).
+    public init(_ message: String) { description = Quoting.message(message) }
 }
 
 /// The files of a finished run or sweep, read back for a report.
@@ -156,7 +157,13 @@ public struct ResultSet {
     /// report draws from. Nothing is drawn from `summary.csv` (the report's intervals are made
     /// from runs.csv, and equal summary.csv's for a run): read whole, a 20,000-point sweep's
     /// (152 MB) took the report to 1.2 GB.
-    public static func load(_ folder: String) throws(ReportError) -> ResultSet {
+    ///
+    /// What is read is checked first, so that a report never draws damaged files as if they
+    /// were results: each file the manifest lists has its size and SHA-256 (unless `verify` is
+    /// false: `--no-verify`, for files edited on purpose), and runs.csv has rows, a number (or
+    /// nothing) in every metric column, a replication the manifest has, and only the
+    /// manifest's policies.
+    public static func load(_ folder: String, verify: Bool = true) throws(ReportError) -> ResultSet {
         let url = URL(fileURLWithPath: folder)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
@@ -183,12 +190,14 @@ public struct ResultSet {
         guard let replications = json["replications"] as? Int else {
             throw ReportError("\(manifestURL.path): key 'replications' missing or not an integer")
         }
+        if verify { try checkDigests(json["files"], in: url, manifest: manifestURL.path) }
         let runs = try CSVTable.read(url.appendingPathComponent("runs.csv"))
         for (table, name, needed) in [(runs, "runs.csv", ["policy", "replication"])] {
             for column in needed where table.column(column) == nil {
                 throw ReportError("\(url.appendingPathComponent(name).path): no '\(column)' column (is this a bgsim results folder?)")
             }
         }
+        try checkRuns(runs, file: url.appendingPathComponent("runs.csv").path, policies: policies, replications: replications)
         let tasksURL = url.appendingPathComponent("tasks.csv")
         let tasks =
             FileManager.default.fileExists(atPath: tasksURL.path)
@@ -204,6 +213,54 @@ public struct ResultSet {
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
             planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks)
+    }
+
+    /// Each file the manifest lists, present with its size and SHA-256.
+    static func checkDigests(_ listed: Any?, in folder: URL, manifest: String) throws(ReportError) {
+        guard let files = listed as? [[String: Any]], !files.isEmpty else {
+            throw ReportError("\(manifest): no 'files' list to check the results against (give --no-verify to report anyway)")
+        }
+        for f in files {
+            guard let name = f["name"] as? String, let sha = f["sha256"] as? String, !name.contains("/") else {
+                throw ReportError("\(manifest): a 'files' entry without a plain name and sha256")
+            }
+            let path = folder.appendingPathComponent(name).path
+            guard let handle = FileHandle(forReadingAtPath: path) else {
+                throw ReportError("\(path): listed in the manifest but missing")
+            }
+            defer { try? handle.close() }
+            var hash = SHA256()
+            var bytes = 0
+            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                hash.update(chunk)
+                bytes += chunk.count
+            }
+            guard hash.hexDigest() == sha, (f["bytes"] as? Int).map({ $0 == bytes }) ?? true else {
+                throw ReportError(
+                    "\(path) does not match its SHA-256 in the manifest: changed since bgsim wrote it (give --no-verify to report on it anyway)")
+            }
+        }
+    }
+
+    /// runs.csv as bgsim writes it: rows, and in them numbers where numbers go, replications
+    /// the manifest has, and only its policies.
+    static func checkRuns(_ runs: CSVTable, file: String, policies: [String], replications: Int) throws(ReportError) {
+        guard !runs.rows.isEmpty else { throw ReportError("\(file): no rows (expected one per policy and replication)") }
+        let known = Set(policies)
+        let p = runs.column("policy")!, r = runs.column("replication")!
+        let metrics = RunMetrics.columns.compactMap { m in runs.column(m.name).map { (m.name, $0) } }
+        for (k, row) in runs.rows.enumerated() {
+            let line = k + 2
+            guard known.contains(row[p]) else {
+                throw ReportError("\(file): row \(line): policy '\(row[p])' is not one of the manifest's (\(policies.joined(separator: ", ")))")
+            }
+            guard let rep = Int(row[r]), (0..<replications).contains(rep) else {
+                throw ReportError("\(file): row \(line): replication '\(row[r])': expected 0 to \(replications - 1)")
+            }
+            for (name, c) in metrics where !row[c].isEmpty && Double(row[c]) == nil {
+                throw ReportError("\(file): row \(line): column '\(name)': expected a number, got '\(row[c].prefix(40))'")
+            }
+        }
     }
 
     /// The manifest's `precision` entry in words: the goal, the metrics, and whether every

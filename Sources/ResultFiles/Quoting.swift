@@ -25,6 +25,32 @@ public enum Quoting {
         }
     }
 
+    /// Text for an error message on a terminal, on one line: control characters a hostile input may carry (line breaks, a
+    /// carriage return, escape sequences) written as escapes, and at most 2,000 characters of it.
+    public static func message(_ text: String) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            count += 1
+            if count > 2000 {
+                out += "..."
+                break
+            }
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
     /// One word for bash: bare when it holds only characters no shell treats specially,
     /// single-quoted otherwise, and as `$'...'` with escapes when it holds a control character
     /// (a line break inside single quotes is safe to run but not to paste or read).
@@ -98,12 +124,17 @@ public enum Quoting {
 
     /// Text for Markdown, in a paragraph, a heading or a table cell: every character with a
     /// meaning in CommonMark or GitHub's tables (emphasis, links, code, raw HTML, cells) is
-    /// escaped; control characters become U+FFFD.
+    /// escaped, but for a `_` inside a word (`default_duration`), which CommonMark never reads
+    /// as emphasis; control characters become U+FFFD.
     public static func markdown(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
-        for u in s.unicodeScalars {
-            if "\\`*_[]<>|~&#!".unicodeScalars.contains(u) {
+        let scalars = Array(s.unicodeScalars)
+        let inWord = { (k: Int) in k >= 0 && k < scalars.count && (scalars[k].properties.isAlphabetic || ("0"..."9").contains(scalars[k])) }
+        for (k, u) in scalars.enumerated() {
+            if u == "_" && inWord(k - 1) && inWord(k + 1) {
+                out.unicodeScalars.append(u)
+            } else if "\\`*_[]<>|~&#!".unicodeScalars.contains(u) {
                 out += "\\"
                 out.unicodeScalars.append(u)
             } else {

@@ -1,3 +1,5 @@
+import ResultFiles
+
 /// Bad input: a scenario file or a command-line value that cannot be used.
 ///
 /// The message names the file, the key path and what was expected, and the line and column
@@ -55,32 +57,6 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
         if let origin { parts.append(origin) }
         if !keyPath.isEmpty { parts.append(keyPath) }
         parts.append(message)
-        return Self.printable(parts.joined(separator: ": "))
-    }
-
-    /// `text` on one line: control characters a hostile input may carry (line breaks, a
-    /// carriage return, escape sequences) written as escapes, and at most 2,000 characters of it.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        var count = 0
-        for scalar in text.unicodeScalars {
-            count += 1
-            if count > 2000 {
-                out += "..."
-                break
-            }
-            switch scalar {
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80..<0xA0).contains(scalar.value) {
-                    out += "\\u{\(String(scalar.value, radix: 16))}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
+        return Quoting.message(parts.joined(separator: ": "))
     }
 }

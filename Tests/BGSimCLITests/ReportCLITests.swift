@@ -29,6 +29,50 @@ struct ReportCLITests {
         #expect(point.status == 2 && point.stderr.contains("--point 1: a run has one point, 0; --point is for sweeps"), "\(point.stderr)")
     }
 
+    /// A report checks what it reads: files changed since bgsim wrote them (against the
+    /// manifest's SHA-256s) unless `--no-verify`, and always that runs.csv has rows, numbers
+    /// in its metric columns and only the manifest's policies. Each is one line, exit 2, and
+    /// no report.
+    @Test func aReportRefusesFilesThatAreNotWhatBgsimWrote() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try bgsim(
+            ["run", defaultScenario, "--replications", "2", "--set", "duration=2h", "--set", "policies=[eager, ios]", "--out", "r", "--quiet"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let runs = dir.appendingPathComponent("r/runs.csv")
+        let original = try String(contentsOf: runs, encoding: .utf8)
+        let lines = original.split(separator: "\n").map(String.init)
+        let header = lines[0].split(separator: ",").map(String.init)
+        func edited(_ column: String, row: Int, to value: String) -> String {
+            var fields = lines[row].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            fields[header.firstIndex(of: column)!] = value
+            var copy = lines
+            copy[row] = fields.joined(separator: ",")
+            return copy.joined(separator: "\n") + "\n"
+        }
+        let cases: [(String, [String], String)] = [
+            (lines[0] + "\n", [], "r/runs.csv does not match its SHA-256 in the manifest: changed since bgsim wrote it (give --no-verify"),
+            (lines[0] + "\n", ["--no-verify"], "r/runs.csv: no rows (expected one per policy and replication)"),
+            (
+                edited("background_energy_j", row: 1, to: "hello"), ["--no-verify"],
+                "r/runs.csv: row 2: column 'background_energy_j': expected a number, got 'hello'"
+            ),
+            (edited("policy", row: 2, to: "mine"), ["--no-verify"], "r/runs.csv: row 3: policy 'mine' is not one of the manifest's (eager, ios)"),
+            (edited("replication", row: 1, to: "7"), ["--no-verify"], "r/runs.csv: row 2: replication '7': expected 0 to 1"),
+        ]
+        for (text, options, message) in cases {
+            try text.write(to: runs, atomically: true, encoding: .utf8)
+            let r = try bgsim(["report", "r", "--quiet"] + options, in: dir)
+            #expect(r.status == 2 && r.stderr.hasPrefix("error: ") && r.stderr.contains(message), "\(options): \(r.stderr)")
+            #expect(r.stderr.split(separator: "\n").count == 1)
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r/report.html").path))
+        }
+        // A value changed on purpose, still a number, reports with --no-verify only.
+        try edited("background_energy_j", row: 1, to: "12.5").write(to: runs, atomically: true, encoding: .utf8)
+        #expect(try bgsim(["report", "r", "--quiet"], in: dir).status == 2)
+        #expect(try bgsim(["report", "r", "--quiet", "--no-verify"], in: dir).status == 0)
+    }
+
     @Test(arguments: [
         (["report"], "Missing expected argument '<results>'"),
         (["report", "nowhere"], "nowhere: no such results folder"),

@@ -326,6 +326,12 @@ struct HostileInputTests {
         Case(name: "out of a merge, empty", files: ["s.yaml": text(base)], arguments: ["merge", "a", "--out", ""], expected: "--out ''"),
         set("--set without =", ["nope"], "expected key.path=value"),
         set("--set of an unknown key", ["phnoe.battery.capacity_wh=5"], "unknown key 'phnoe'"),
+        // A period the policy walks through one by one, or a look-ahead it reads bin by bin,
+        // has a bound it can serve in bounded time per simulated day (1 us Doze took about 5
+        // minutes a simulated day; a century's look-ahead read 7 million bins per request).
+        set("a deep Doze IDLE of a microsecond", ["policies=[{name: android, first_idle: 1us}]"], "first_idle: expected a duration from 1s to 36500d"),
+        set("a light Doze IDLE of a millisecond", ["policies=[{name: android, light_max_idle: 1ms}]"], "expected a duration from 1s to 36500d"),
+        set("a launch look-ahead of a century", ["policies=[{name: ios, launch_lookahead: 36500d}]"], "launch_lookahead: expected a duration from 1us to 1d"),
         set("--set with a newline", ["name=a\nb"], "contains a control character (U+000A)"),
         set("--set of a huge index", ["apps[99999999999999999999].name=x"], "apps"),
         set("--set of a deep path", [(0..<100).map { "k\($0)" }.joined(separator: ".") + "=1"], "s.yaml"),

@@ -6,6 +6,30 @@ import Testing
 
 @Suite("android: Doze, standby buckets and quotas in a run (docs/sources.md §9)")
 struct AndroidTests {
+    /// Doze at the shortest timings its parameters accept (IDLE periods of a second, windows
+    /// and every other step of a microsecond or nothing) changes state at most four times a
+    /// simulated second, deep and light together, so a decision never walks more than that
+    /// per second since the last; and it still cycles (it is not stuck in one state).
+    @Test func dozeAtItsShortestTimingsTakesAFewStepsASecond() {
+        var t = DozeMachine.Timing()
+        let us = SimDuration.microseconds(1)
+        (t.inactive, t.idlePending, t.sensing, t.locating, t.lightInactive) = (.zero, .zero, .zero, .zero, .zero)
+        (t.firstIdle, t.maxIdle, t.lightFirstIdle, t.lightMaxIdle) = (.seconds(1), .seconds(1), .seconds(1), .seconds(1))
+        (t.firstWindow, t.maxWindow, t.minDeepMaintenance) = (us, us, .zero)
+        (t.lightMinBudget, t.lightMaxBudget, t.minLightMaintenance) = (.zero, us, .zero)
+        var d = DozeMachine(t)
+        d.becomeInactive(at: .start)
+        var steps = 0, idle = 0
+        let day = SimInstant.start + .days(1)
+        while let next = d.nextChange, next <= day {
+            d.step()
+            steps += 1
+            if d.deep == .idle { idle += 1 }
+        }
+        #expect(steps <= 4 * 86_400 + 16, "\(steps) steps in a day")
+        #expect(idle >= 86_000, "deep Doze cycles: \(idle) IDLE periods")
+    }
+
     /// Left at 0:28 and 0:30, two apps' refreshes are eligible at 1:14 and 1:40. Light Doze
     /// holds the first from 0:31 except in windows that end 5 s after they open with nothing to
     /// run (0:36, 0:46:05, 1:01:10, 1:16:15): it runs at 1:16:15. Deep Doze is IDLE from 1:34:30

@@ -169,7 +169,9 @@ extension DuetPolicy {
         .flag(
             "processing_follows_use", \.parameters.processingFollowsUse,
             help: "after a processing launch, an app's processing waits until the app is opened again"),
-        .duration("launch_lookahead", \.parameters.launchLookahead, in: .positive, help: "how far ahead the application rule looks for predicted launches"),
+        .duration(
+            "launch_lookahead", \.parameters.launchLookahead, in: .microseconds(1)...(.days(1)),
+            help: "how far ahead the application rule looks for predicted launches (at most a day: each request's score reads every 7.5-minute bin in it)"),
         .number(
             "default_launch_probability", \.parameters.defaultLaunchProbability, in: 0...1, unit: "a probability",
             help: "a bin's launch probability before any history"),

@@ -88,6 +88,10 @@ extension ClosedRange<SimDuration> {
     public static var nonNegative: Self { .zero...longestParameter }
     /// From one microsecond to ``longestParameter``.
     public static var positive: Self { .microseconds(1)...longestParameter }
+    /// From one second to ``longestParameter``: for a period that repeats for as long as a
+    /// state lasts (Doze's IDLE), which the policy walks through one by one, so that a run
+    /// takes at most a few steps per simulated second.
+    public static var period: Self { .seconds(1)...longestParameter }
 }
 
 /// The numbers a real-valued parameter accepts: each bound open, closed or absent.

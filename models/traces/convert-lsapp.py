@@ -28,6 +28,12 @@ import datetime
 import sys
 
 
+def seconds(x):
+    """Seconds as bgsim reads them: digits, at most six decimals, never an exponent (a
+    month is 2.6 million seconds, which '%g' wrote as 2.6e+06)."""
+    return f"{x:.6f}".rstrip("0").rstrip(".")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("log", help="a file in LSApp's layout (tab-separated, with a header row)")
@@ -47,18 +53,31 @@ def main():
         names[k] = v
 
     events = []
-    with open(args.log, newline="", encoding="utf-8") as f:
-        for n, row in enumerate(csv.DictReader(f, delimiter="\t"), start=2):
-            missing = [c for c in ("user_id", "session_id", "timestamp", "app_name", "event_type") if c not in row]
-            if missing:
-                sys.exit(f"convert-lsapp.py: {args.log}: expected LSApp's columns, missing {', '.join(missing)}")
-            if row["user_id"] != args.user:
-                continue
-            try:
-                t = datetime.datetime.strptime(row["timestamp"], "%Y-%m-%d %H:%M:%S")
-            except ValueError:
-                sys.exit(f"convert-lsapp.py: {args.log}:{n}: expected a timestamp YYYY-MM-DD HH:MM:SS, got '{row['timestamp']}'")
-            events.append((t, n, row["session_id"], row["app_name"], row["event_type"]))
+    columns = ("user_id", "session_id", "timestamp", "app_name", "event_type")
+    try:
+        with open(args.log, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f, delimiter="\t")
+            for n, row in enumerate(reader, start=2):
+                missing = [c for c in columns if c not in row]
+                if missing:
+                    sys.exit(f"convert-lsapp.py: {args.log}: expected LSApp's columns, missing {', '.join(missing)}")
+                # A row cut short (or with extra fields) is an error, not a row dropped unseen.
+                if None in row or any(v is None for v in row.values()):
+                    got = sum(v is not None for k, v in row.items() if k is not None) + len(row.get(None) or [])
+                    sys.exit(f"convert-lsapp.py: {args.log}:{n}: expected {len(reader.fieldnames)} tab-separated fields, got {got}")
+                if row["user_id"] != args.user:
+                    continue
+                try:
+                    t = datetime.datetime.strptime(row["timestamp"], "%Y-%m-%d %H:%M:%S")
+                except ValueError:
+                    sys.exit(f"convert-lsapp.py: {args.log}:{n}: expected a timestamp YYYY-MM-DD HH:MM:SS, got '{row['timestamp']}'")
+                events.append((t, n, row["session_id"], row["app_name"], row["event_type"]))
+    except OSError as e:
+        sys.exit(f"convert-lsapp.py: {args.log}: cannot read it ({e.strerror or e})")
+    except UnicodeDecodeError:
+        sys.exit(f"convert-lsapp.py: {args.log}: not UTF-8 text: expected LSApp's tab-separated log")
+    except csv.Error as e:
+        sys.exit(f"convert-lsapp.py: {args.log}: not a tab-separated log ({e})")
     if not events:
         sys.exit(f"convert-lsapp.py: {args.log}: no events of user {args.user}")
     events.sort()
@@ -101,7 +120,7 @@ def main():
     for start_s, app, duration in rows:
         if "," in app or "\n" in app:
             app = app.replace(",", " ").replace("\n", " ")
-        out.write(f"{start_s:g},launch,{app},{duration:g},home\n")
+        out.write(f"{seconds(start_s)},launch,{app},{seconds(duration)},home\n")
     if out is not sys.stdout:
         out.close()
     print(f"convert-lsapp.py: {len(rows)} launches of user {args.user} from day 0 = {day0:%Y-%m-%d} "

@@ -15,7 +15,7 @@ extension Scenario {
         for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             var m = try r.mapping(item, at: p)
-            let name = try m.required("name", "the app's name", r.name)
+            let name = try m.required("name", "the app's name", r.label)
             if apps.contains(where: { $0.name == name }) {
                 throw r.error(item, p.appending("name"), "another app is already named '\(name)'")
             }

@@ -148,6 +148,20 @@ struct ConfigReader {
         return t
     }
 
+    /// A name that also names a list item in key paths (a policy's label, an app's name:
+    /// `policies[coalesce].max_delay`, `apps.news`): a `name` without '.', which separates a
+    /// path's steps, and not only digits, which `[1]` reads as an index.
+    func label(_ node: ConfigNode, _ path: ConfigKeyPath) throws(ScenarioError) -> String {
+        let t = try name(node, path)
+        if t.utf8.contains(UInt8(ascii: ".")) {
+            throw error(node, path, "expected a name without '.' (a key path such as policies[\(t)].x would split it), got '\(t)'")
+        }
+        if t.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            throw error(node, path, "expected a name that is not only digits ([\(t)] in a key path is the item at index \(t)), got '\(t)'")
+        }
+        return t
+    }
+
     @inline(__always)
     static func isASCIIAlphanumeric(_ b: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(b)

@@ -133,10 +133,13 @@ extension Scenario {
             }
             if let n = m.node("uniform") {
                 var u = try r.mapping(n, at: p.appending("uniform"))
+                let toNode = u.node("to")
                 let (a, da) = try u.required("from", "the low end", number)
                 let (b, db) = try u.required("to", "the high end", number)
                 try u.finish()
                 guard da == db else { throw r.error(n, p.appending("uniform"), "expected two numbers or two durations") }
+                // Reversed ends would draw from the range all the same, but say something else.
+                guard a <= b else { throw r.error(toNode ?? n, p.appending("uniform").appending("to"), "expected a high end no lower than 'from'") }
                 kinds.append((.uniform(from: a, to: b), da))
                 durations.append(da)
             }

@@ -22,13 +22,21 @@ package enum InputFile {
     /// `BGSIM_MAX_INPUT_MB` in bytes, if set, read once with `getenv`: Foundation's
     /// `environment` builds the whole environment each time, 8.6 M instructions over the
     /// reference scenario's 21 files (callgrind).
-    static let limitFromEnvironment: Int? = {
-        guard let raw = getenv(limitVariable), let mb = Int(String(cString: raw)), mb > 0, mb <= 1 << 20 else { return nil }
-        return mb << 20
+    /// A value that is not a number of megabytes is an error, not a limit silently left as it was.
+    static let limitFromEnvironment: Result<Int?, ScenarioError> = {
+        guard let raw = getenv(limitVariable) else { return .success(nil) }
+        let text = String(cString: raw)
+        guard let mb = Int(text), mb > 0, mb <= 1 << 20 else {
+            return .failure(
+                ScenarioError(
+                    .invalid, file: limitVariable,
+                    message: "expected a whole number of megabytes from 1 to \(1 << 20) (the largest input file bgsim reads), got '\(text)'"))
+        }
+        return .success(mb << 20)
     }()
 
     /// The limit for `kind`, in bytes.
-    static func limit(_ kind: Kind) -> Int { limitFromEnvironment ?? kind.defaultLimitMB << 20 }
+    static func limit(_ kind: Kind) throws(ScenarioError) -> Int { try limitFromEnvironment.get() ?? kind.defaultLimitMB << 20 }
 
     /// The text of `path`, or an error naming the file and what is wrong with it.
     package static func read(_ path: String, _ kind: Kind) throws(ScenarioError) -> String {
@@ -52,7 +60,7 @@ package enum InputFile {
         guard (info.st_mode & S_IFMT) == S_IFREG else {
             throw ScenarioError(.unreadable, file: path, message: "not a regular file: expected a \(kind.rawValue)")
         }
-        let limit = limit(kind)
+        let limit = try limit(kind)
         guard info.st_size <= limit else {
             throw ScenarioError(
                 .invalid, file: path,

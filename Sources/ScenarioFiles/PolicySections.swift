@@ -10,7 +10,7 @@ extension Scenario {
         var m = try r.mapping(node, at: path)
         let known = PolicyRegistry.names.joined(separator: ", ")
         let name = try m.required("name", "a policy name (\(known))") { n, p throws(ScenarioError) in try r.string(n, p) }
-        let label = try m.optional("label", default: String?.none) { n, p throws(ScenarioError) in try r.name(n, p) }
+        let label = try m.optional("label", default: String?.none) { n, p throws(ScenarioError) in try r.label(n, p) }
         var rule = try self.rule(named: name, node, path.appending("name"), r)
         // Parameters named `group.key` are the keys of a nested mapping, read together.
         var groups: [String: [(key: String, parameter: (name: String, kind: PolicyParameterKind))]] = [:], groupOrder: [String] = []

@@ -206,7 +206,10 @@ package final class DocumentCache: Sendable {
     /// The file at `path` parsed, or `nil` if it cannot be read.
     func file(_ path: String) throws(ScenarioError) -> ConfigNode? {
         if let tree = state.withLock({ $0.documents[path]?.tree }) { return tree }
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        // Not there at all: nil, and the caller looks elsewhere. There but unreadable (a link
+        // that loops or leads nowhere): the reading error, naming the file.
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
         let text = try InputFile.read(path, .profile)
         return try cached(path, text: nil) { () throws(ScenarioError) in try ConfigNode.parse(yaml: text, file: path) }
     }

@@ -329,6 +329,16 @@ struct HostileInputTests {
         // A period the policy walks through one by one, or a look-ahead it reads bin by bin,
         // has a bound it can serve in bounded time per simulated day (1 us Doze took about 5
         // minutes a simulated day; a century's look-ahead read 7 million bins per request).
+        // A label names its item in key paths: one that `[1]` or a dot would read otherwise
+        // could never be addressed.
+        set(
+            "a policy labelled with a number", ["policies=[eager, {name: coalesce, label: '1'}]"],
+            "expected a name that is not only digits ([1] in a key path is the item at index 1)"),
+        set("a policy labelled with a dot", ["policies=[{name: coalesce, label: a.b}]"], "expected a name without '.'"),
+        set("an app named with a number", ["apps=[{profile: news, name: '7'}]"], "apps[0].name: expected a name that is not only digits"),
+        set(
+            "a fleet's uniform with its ends reversed", ["fleet=[{path: people.sessions_per_day, uniform: {from: 90, to: 20}}]"],
+            "fleet[0].uniform.to: expected a high end no lower than 'from'"),
         set("a deep Doze IDLE of a microsecond", ["policies=[{name: android, first_idle: 1us}]"], "first_idle: expected a duration from 1s to 36500d"),
         set("a light Doze IDLE of a millisecond", ["policies=[{name: android, light_max_idle: 1ms}]"], "expected a duration from 1s to 36500d"),
         set("a launch look-ahead of a century", ["policies=[{name: ios, launch_lookahead: 36500d}]"], "launch_lookahead: expected a duration from 1us to 1d"),
@@ -403,6 +413,31 @@ struct HostileInputTests {
     @Test func theCorpusHasOverAHundredInputs() {
         #expect(Self.cases.count >= 100, "\(Self.cases.count)")
         #expect(Set(Self.cases.map(\.name)).count == Self.cases.count, "names are unique")
+    }
+
+    /// BGSIM_MAX_INPUT_MB that is not a number of megabytes is an error, not a limit left as
+    /// it was; and a profile that is a link looping on itself is named as such, not "no
+    /// profile named" beside a list of known profiles that names it.
+    @Test func aBadLimitAndALoopingProfileAreNamed() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Self.base.write(to: dir.appendingPathComponent("s.yaml"), atomically: true, encoding: .utf8)
+        for value in ["-1", "abc", "0", "2000000", ""] {
+            let r = try bgsim(["validate", "s.yaml"], in: dir, environment: ["BGSIM_MAX_INPUT_MB": value])
+            #expect(r.status == 2, "\(value): \(r.stderr)")
+            #expect(
+                r.stderr
+                    == "error: BGSIM_MAX_INPUT_MB: expected a whole number of megabytes from 1 to 1048576 (the largest input file bgsim reads), got '\(value)'\n",
+                "\(r.stderr)")
+        }
+        #expect(try bgsim(["validate", "s.yaml"], in: dir, environment: ["BGSIM_MAX_INPUT_MB": "5"]).status == 0)
+        let people = dir.appendingPathComponent("models/people")
+        try FileManager.default.createDirectory(at: people, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: people.appendingPathComponent("lp1.yaml").path, withDestinationPath: "lp1.yaml")
+        let looped = try bgsim(["validate", "s.yaml", "--set", "people=lp1", "--set", "models=models"], in: dir)
+        #expect(
+            looped.status == 2 && looped.stderr.hasSuffix("models/people/lp1.yaml: cannot read the profile (Too many levels of symbolic links)\n"),
+            "\(looped.stderr)")
     }
 
     /// A trace is read from its bytes into compact rows: a 64 MB load trace takes less than

@@ -52,6 +52,7 @@ struct Run: AsyncParsableCommand {
         {
             return
         }
+        try precision.check(plan)
         let outcome = try await perform(plan, output: output, overrides: overrides, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print(
@@ -140,6 +141,7 @@ struct SweepCommand: AsyncParsableCommand {
         reading?.finish()
         try output.checkTimeline(plan)
         if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
+        try precision.check(plan)
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
         guard !output.quiet, output.shard == nil else { return }
         print(

@@ -173,6 +173,17 @@ struct PrecisionOptions: ParsableArguments {
         if maxReplications < 2 { throw ValidationError("--max-replications must be at least 2, got \(maxReplications)") }
     }
 
+    /// `--max-replications` that would take `plan` past the most units a study may have.
+    func check(_ plan: StudyPlan) throws {
+        guard precision != nil else { return }
+        let units = plan.points.count * plan.policies.count * maxReplications
+        if units > Scenario.maxUnits {
+            throw ValidationError(
+                "--max-replications \(maxReplications): up to \(units) runs (\(plan.points.count) points x \(plan.policies.count) policies); "
+                    + "a study has at most \(Scenario.maxUnits)")
+        }
+    }
+
     var goal: PrecisionGoal? {
         precision.map {
             PrecisionGoal(

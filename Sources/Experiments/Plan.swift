@@ -149,6 +149,14 @@ public struct StudyPlan: Sendable {
                 } else {
                     first = p.scenario
                     digest = PlanDigest(replications: p.scenario.replications)
+                    // Known from the first point: refused before the others are read.
+                    let units = count * p.scenario.policies.count * p.scenario.replications
+                    if units > Scenario.maxUnits {
+                        throw ScenarioError(
+                            .invalid, file: sweep.file, keyPath: "axes",
+                            message: "\(count) points x \(p.scenario.policies.count) policies x \(p.scenario.replications) replications is \(units) runs; "
+                                + "a study has at most \(Scenario.maxUnits) (its summary keeps about 1.5 kB a run)")
+                    }
                 }
                 digest!.add(values: p.values, resolvedJSON: json)
                 points.append(p)
@@ -157,6 +165,7 @@ public struct StudyPlan: Sendable {
         }
         self.points = points
         replications = points[0].scenario.replications
+
         fingerprint = digest!.hex()
         sweepJSON = sweep.resolvedJSON
     }

@@ -282,6 +282,12 @@ public struct Scenario: Equatable, Sendable {
             try readLoad(n, p, r, capacityWh: setup.battery.capacityWh)
         }
         let fleet = try top.optional("fleet", default: []) { n, p throws(ScenarioError) in try readFleet(n, p, r) }
+        if policies.count * replications > Self.maxUnits {
+            throw r.error(
+                top.node("replications") ?? tree, ConfigKeyPath([.key("replications")]),
+                "\(policies.count) policies x \(replications) replications is \(policies.count * replications) runs; "
+                    + "a study has at most \(Self.maxUnits) (its summary keeps about 1.5 kB a run)")
+        }
         try top.finish()
         var scenario = Scenario(
             name: name, seed: seed, replications: replications, generator: generator,
@@ -350,4 +356,9 @@ public struct Scenario: Equatable, Sendable {
 extension Scenario {
     /// A duration written as scenario files write them (`30s`, `15m`, `1h30m`, `7d`).
     public static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
+
+    /// The most units (point x policy x replication runs) a study may have: every unit's
+    /// results stay in memory for the summary, about 1.5 kB each, so this bounds a study's
+    /// memory at about 3 GB (docs/usage.md).
+    public static let maxUnits = 2_000_000
 }

@@ -336,6 +336,10 @@ struct HostileInputTests {
             "expected a name that is not only digits ([1] in a key path is the item at index 1)"),
         set("a policy labelled with a dot", ["policies=[{name: coalesce, label: a.b}]"], "expected a name without '.'"),
         set("an app named with a number", ["apps=[{profile: news, name: '7'}]"], "apps[0].name: expected a name that is not only digits"),
+        // Every run's results stay in memory for the summary: a study has at most 2,000,000.
+        set(
+            "three policies of a million replications", ["policies=[eager, ios, android]", "replications=1000000"],
+            "3 policies x 1000000 replications is 3000000 runs; a study has at most 2000000"),
         set(
             "a fleet's uniform with its ends reversed", ["fleet=[{path: people.sessions_per_day, uniform: {from: 90, to: 20}}]"],
             "fleet[0].uniform.to: expected a high end no lower than 'from'"),

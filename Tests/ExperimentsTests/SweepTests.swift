@@ -171,6 +171,11 @@ struct SweepTests {
         #expect(
             try error(base + "design: sobol\npoints: 100001\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
                 .contains("points: expected a number of points from 1 to 100000, got"))
+        // Points x policies x replications is capped too, from the first point, before the
+        // others are read.
+        let units = try error(
+            base + "replications: 1000\ndesign: sobol\npoints: 100000\naxes:\n  - {path: people.sessions_per_day, from: 1, to: 2}\n")
+        #expect(units.contains("axes: 100000 points x 6 policies x 1000 replications is 600000000 runs; a study has at most 2000000"), "\(units)")
         // An indexed key path in a flow mapping is YAML's list; the error says to quote it.
         let unquoted = try error(base + "axes:\n  - {path: apps[0].cpu_w, values: [1, 2]}\n")
         #expect(

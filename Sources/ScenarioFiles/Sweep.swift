@@ -80,7 +80,7 @@ public struct SweepDesign: Sendable, Equatable {
     public var seed: UInt64
 
     /// The most points a sweep may have, whatever its design. The plan reads and keeps every
-    /// point's scenario before anything runs (about 4.5 kB and, on one core, 1 ms a point for
+    /// point's scenario before anything runs (about 3 kB and, on one core, 1 ms a point for
     /// the default scenario), so this bounds a plan's memory and reading time; docs/usage.md
     /// lists what it costs at the limit.
     public static let maxPoints = 100_000

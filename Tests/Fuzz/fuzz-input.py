@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Input fuzzer (issue 42): mutates valid scenarios, sweeps, --set values and traces, runs
-bgsim on each, and checks that it never crashes, hangs, eats memory or writes where it
-should not.
+"""Input fuzzer (issues 42 and 50): mutates valid scenarios, sweeps and their designs,
+--set values, traces, result folders given to `bgsim report`, and the folder names and
+options `--emit-slurm` writes into scripts; runs bgsim on each, and checks that it never
+crashes, hangs, eats memory, writes where it should not, or writes a script that runs
+anything it was not meant to.
 
     python3 Tests/Fuzz/fuzz-input.py BGSIM [--cases N] [--seed S] [--jobs J]
 
 `make fuzz-input` runs 10,000 cases on a release build; `make test` a smoke run of 200 on the
 debug build. Each case runs in a fresh folder; bgsim must exit 0 or 2 (never a signal, never
 1), within TIMEOUT seconds and MAX_RSS_MB of memory; on exit 2 it prints exactly one line,
-starting 'error: ', and writes nothing; on exit 0 it writes only into the folder --out names.
-Failing cases are kept under fuzz-failures/ (input files and the command) and the script
-exits 1.
+starting 'error: ', and writes nothing; on exit 0 it writes only into the folder --out (or
+--emit-slurm) names. Scripts --emit-slurm wrote are then submitted with a stub sbatch that
+reads their #SBATCH lines as sbatch does, and the array job is run with its program replaced
+by printf: every directive must be whole, the shard's --out must be the folder, and nothing
+in a name may run. Failing cases are kept under fuzz-failures/ (input files and the command)
+and the script exits 1.
 """
 import argparse
 import concurrent.futures
@@ -111,9 +116,83 @@ def mutate_text(rng, data):
     return data
 
 
-def make_case(rng, n):
-    """The files and arguments of case `n`."""
-    kind = rng.choices(["scenario", "set", "sweep", "trace"], weights=[45, 25, 15, 15])[0]
+# Pieces of a folder name or an option value that a shell or sbatch would read as something
+# other than text; a line break or another control character must be refused (exit 2).
+NAME_PIECES = [
+    "a", "out", " ", "  ", "'", '"', "$(touch PWNED)", "`touch PWNED`", ";touch PWNED", "&", "|", "<", ">", "*", "?",
+    "~", "#", "%a", "%j", "%%", "\\", "!", "$HOME", "${x}", "é", "🙂", "\u202e", "=", ",", "--", "\n", "\t", "\r",
+]
+
+# `sbatch` for the scripts' cases: reads the #SBATCH block with sbatch's rules (quotes group, a
+# backslash escapes, an unquoted '#' starts a comment, the block ends at the first line that is
+# not a comment), logs the options as JSON lines, prints a job id.
+STUB_SBATCH = r'''#!/usr/bin/env python3
+import json, os, sys
+def words(line):
+    out, i, n = [], 0, len(line)
+    while True:
+        while i < n and line[i].isspace(): i += 1
+        if i >= n: return out
+        w, quote, escape = "", None, False
+        while i < n and (quote or not line[i].isspace()):
+            c = line[i]; i += 1
+            if escape: w += c; escape = False
+            elif c == "\\": escape = True
+            elif quote:
+                if c == quote: quote = None
+                else: w += c
+            elif c in "\"'": quote = c
+            elif c == "#": return out + ([w] if w else [])
+            else: w += c
+        out.append(w)
+script = sys.argv[-1]
+options = []
+with open(script, encoding="utf-8") as f:
+    for k, line in enumerate(f):
+        line = line.rstrip("\n")
+        if k == 0 and line.startswith("#!"): continue
+        if line.strip() and not line.startswith("#"): break
+        if line.startswith("#SBATCH"): options += words(line[len("#SBATCH"):])
+log = os.environ["STUB_LOG"]
+with open(log, "a", encoding="utf-8") as f: f.write(json.dumps({"script": script, "options": options}) + "\n")
+print(sum(1 for _ in open(log)))
+'''
+
+
+def hostile_name(rng):
+    return "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 6))).replace("/", "_")
+
+
+def design_case(rng):
+    """A sweep whose design is drawn: any kind, hostile point counts and steps, from small
+    enough to read in a moment to far past the caps (refused before a point is made)."""
+    kind = rng.choice(["grid", "zip", "random", "lhs", "sobol"])
+    lines = ["scenario: s.yaml", "replications: " + rng.choice(["1", "2", "1000", "1000000", "-1"]),
+             "policies: [eager]", "set: {duration: 1h}", f"design: {kind}"]
+    if kind in ("random", "lhs", "sobol") or rng.random() < 0.2:
+        lines.append("points: " + rng.choice(["1", "3", "50", "0", "-5", "100001", "1000000", "1e9", "x"]))
+    if rng.random() < 0.3:
+        lines.append("design_seed: " + rng.choice(["1", "-1", "18446744073709551616", "x"]))
+    lines.append("axes:")
+    paths = ["people.sessions_per_day", "duration", "phone.battery.capacity_wh", "people.session_body_mean", "seed2"]
+    for k in range(rng.choice([1, 1, 2, 3, 41])):
+        path = paths[k % len(paths)] if k < len(paths) else f"'apps[{k}].usage_weight'"
+        r = rng.random()
+        if r < 0.3:
+            n = rng.choice([1, 2, 3, 0])
+            lines.append(f"  - {{path: {path}, values: [{', '.join(rng.choice(HOSTILE + ['10', '20', '30']) for _ in range(n))}]}}")
+        else:
+            steps = rng.choice(["2", "3", "10", "40", "100000", "100001", "0", "-1", "1e9"])
+            ends = rng.choice([("10", "100"), ("1m", "2h"), ("100", "10"), ("0", "1"), ("1e300", "1e308"), ("x", "y")])
+            log = ", log: true" if rng.random() < 0.2 else ""
+            lines.append(f"  - {{path: {path}, from: {ends[0]}, to: {ends[1]}, steps: {steps}{log}}}")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def make_case(rng, n, template):
+    """The files and arguments of case `n`, the folder it may write into, and a check of what
+    it wrote (None when the generic checks are all)."""
+    kind = rng.choices(["scenario", "set", "sweep", "design", "trace", "report", "slurm"], weights=[30, 15, 10, 10, 10, 13, 12])[0]
     short = ["--replications", "1", "--set", "duration=1d", "--set", "policies=[eager, ios]", "--no-tasks", "--quiet"]
     files = {}
     if kind == "scenario":
@@ -133,17 +212,98 @@ def make_case(rng, n):
         ).encode()
         files["w.yaml"] = mutate_text(rng, sweep) if rng.random() < 0.5 else sweep
         args = ["sweep", "w.yaml", "--out", "out", "--no-tasks", "--quiet"]
-    else:
-        which = rng.choice(["people", "charging", "network"])
-        source = {"people": "people-example.csv", "charging": "charging-example.csv", "network": "network-example.csv"}[which]
-        files["t.csv"] = mutate_text(rng, read("models/traces/" + source))
+    elif kind == "design":
+        files["s.yaml"] = scenario_base()
+        files["w.yaml"] = design_case(rng)
+        args = ["validate", "w.yaml"] if rng.random() < 0.7 else ["sweep", "w.yaml", "--out", "out", "--no-tasks", "--quiet"]
+    elif kind == "trace":
+        which = rng.choice(["people", "charging", "network", "load"])
+        source = {"people": "people-example.csv", "charging": "charging-example.csv", "network": "network-example.csv", "load": "load-example.csv"}[which]
+        data = read("models/traces/" + source)
+        if rng.random() < 0.2:  # a long trace: the example's rows again and again, later each time
+            head, *rows = data.decode().rstrip("\n").split("\n")
+            body = [r for r in rows if r and not r.startswith("#")]
+            data = (head + "\n" + "\n".join(body * rng.randint(2, 2000)) + "\n").encode()
+        files["t.csv"] = mutate_text(rng, data)
         text = scenario_base().decode()
-        key = {"people": "people: median", "charging": "charging: nightly", "network": "network: home-office"}[which]
-        line = next((l for l in text.split("\n") if l.startswith(which + ":")), None)
-        text = text.replace(line, f"{which}: {{profile: {key.split(': ')[1]}, trace: t.csv}}") if line else text
+        if which == "load":
+            text += "\nload: {trace: t.csv}\n"
+        else:
+            key = {"people": "people: median", "charging": "charging: nightly", "network": "network: home-office"}[which]
+            line = next((l for l in text.split("\n") if l.startswith(which + ":")), None)
+            text = text.replace(line, f"{which}: {{profile: {key.split(': ')[1]}, trace: t.csv}}") if line else text
         files["s.yaml"] = text.encode()
-        args = ["run", "s.yaml", "--out", "out"] + short
-    return kind, files, args
+        args = ["validate", "s.yaml"] if rng.random() < 0.5 else ["run", "s.yaml", "--out", "out"] + short
+    elif kind == "report":
+        # A finished study's folder, one of its files damaged (or none: it must report).
+        for name, data in template.items():
+            files["out/" + name] = data
+        victim = rng.choice(list(template) + [None])
+        if victim and rng.random() < 0.15:
+            del files["out/" + victim]
+        elif victim:
+            files["out/" + victim] = mutate_text(rng, template[victim])
+        args = ["report", "out", "--quiet"] + (["--format", "md"] if rng.random() < 0.6 else []) + (["--no-verify"] if rng.random() < 0.4 else [])
+        return kind, files, args, "out", check_reports
+    else:
+        files["s.yaml"] = scenario_base()
+        folder = hostile_name(rng)
+        option = "--comment=" + hostile_name(rng) if rng.random() < 0.5 else rng.choice(["--partition=" + hostile_name(rng), "-p", "--time=1:00"])
+        args = ["run", "s.yaml", "--emit-slurm", folder, "--shards", str(rng.randint(1, 3)), "--replications", "2",
+                "--set", "duration=1h", "--no-tasks", f"--slurm-option={option}"]
+        return kind, files, args, folder, lambda work: check_scripts(work, folder, option)
+    return kind, files, args, "out", None
+
+
+def check_reports(work):
+    """The study's hostile value (a script element and a command substitution) is in the
+    reports as text: no raw element in either, and the reproduce line is quoted."""
+    html = open(os.path.join(work, "out", "report.html"), encoding="utf-8").read()
+    if "<script>x" in html:
+        return "raw <script> from the study in report.html"
+    md_path = os.path.join(work, "out", "report.md")
+    if os.path.exists(md_path):
+        md = open(md_path, encoding="utf-8").read()
+        prose = md.split("```sh\n")[0] + (md.split("```sh\n")[1].split("\n```", 1)[-1] if "```sh\n" in md else "")
+        if "<script>x" in prose:
+            return "raw <script> from the study in report.md"
+        if "```sh\n" in md and "'network.description=<script>x</script> $(touch PWNED)'" not in md:
+            return "report.md's reproduce line does not quote the --set value"
+    return None
+
+
+def check_scripts(work, folder, option):
+    """Submits what --emit-slurm wrote with the stub sbatch, then runs the array job's first
+    task with its program replaced by printf: a problem, or None."""
+    import json
+    where = os.path.join(work, folder)
+    if not os.path.isfile(os.path.join(where, "submit.sh")):
+        return "exit 0 but no submit.sh"
+    bin_dir = os.path.join(work, ".bin")
+    os.makedirs(bin_dir, exist_ok=True)
+    with open(os.path.join(bin_dir, "sbatch"), "w") as f:
+        f.write(STUB_SBATCH)
+    os.chmod(os.path.join(bin_dir, "sbatch"), 0o755)
+    log = os.path.join(work, ".sbatch.log")
+    env = dict(os.environ, PATH=bin_dir + ":" + os.environ.get("PATH", ""), STUB_LOG=log)
+    r = subprocess.run(["bash", os.path.join(where, "submit.sh")], cwd=work, env=env, capture_output=True, timeout=30)
+    if r.returncode != 0:
+        return f"submit.sh failed: {r.stderr.decode('utf-8', 'replace')[:200]}"
+    calls = [json.loads(line) for line in open(log, encoding="utf-8")]
+    logs = os.path.realpath(where).replace("%", "%%") + "/logs/"
+    array = calls[0]["options"] if calls else []
+    if len(calls) != 2 or f"--output={logs}shard-%a.out" not in array or option not in array \
+            or not any(o.startswith("--array=1-") for o in array) or f"--output={logs}merge.out" not in calls[1]["options"]:
+        return f"#SBATCH lines not read whole: {calls}"
+    script = open(os.path.join(where, "run.sbatch"), encoding="utf-8").read()
+    exec_line = next((l for l in script.split("\n") if l.startswith("exec ")), "")
+    words = subprocess.run(["bash", "-c", "eval \"set -- ${1#exec }\"; printf '%s\\0' \"$@\"", "_", exec_line],
+                           cwd=work, env=dict(os.environ, SLURM_ARRAY_TASK_ID="1"), capture_output=True, timeout=30)
+    argv = words.stdout.decode("utf-8", "replace").split("\0")[:-1]
+    out = argv[argv.index("--out") + 1] if "--out" in argv else None
+    if out != os.path.realpath(where) + "/shard-1" and out != os.path.abspath(where) + "/shard-1":
+        return f"the array job's --out is {out!r}, not the folder's shard-1"
+    return None
 
 
 def listing(folder):
@@ -154,12 +314,13 @@ def listing(folder):
     return out
 
 
-def run_case(bgsim, n, seed):
+def run_case(bgsim, n, seed, template):
     rng = random.Random(seed * 1_000_003 + n)
-    kind, files, args = make_case(rng, n)
+    kind, files, args, allowed, check = make_case(rng, n, template)
     work = tempfile.mkdtemp(prefix="bgsim-fuzz-")
     try:
         for name, data in files.items():
+            os.makedirs(os.path.dirname(os.path.join(work, name)), exist_ok=True)
             with open(os.path.join(work, name), "wb") as f:
                 f.write(data)
         before = listing(work)
@@ -196,9 +357,33 @@ def run_case(bgsim, n, seed):
                     problem = "exit 2 without exactly one 'error: ' line"
                 elif any(not p.startswith("out") for p in new) or any(p.endswith("manifest.json") or p.endswith(".unit.txt") for p in new):
                     problem = f"exit 2 but wrote {sorted(new)[:5]}"
-            elif any(not (p == "out" or p.startswith("out/")) for p in new):
-                problem = f"wrote outside --out: {sorted(p for p in new if not p.startswith('out'))[:5]}"
+            elif any(not (p == allowed or p.startswith(allowed + "/")) for p in new):
+                problem = f"wrote outside --out: {sorted(p for p in new if not p.startswith(allowed))[:5]}"
+            elif check:
+                problem = check(work)
+        if problem is None:
+            ran = [p for p in listing(work) if os.path.basename(p) == "PWNED"]
+            if ran:
+                problem = f"a command in a name or value ran: {ran[:3]}"
         return n, kind, args, files, code, seconds, peak_mb, stderr, problem
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def study_template(bgsim):
+    """The files of a small finished study, for the report cases: a value in it that a shell
+    or a browser would run, to check the reports quote it."""
+    work = tempfile.mkdtemp(prefix="bgsim-fuzz-template-")
+    try:
+        with open(os.path.join(work, "s.yaml"), "wb") as f:
+            f.write(scenario_base())
+        r = subprocess.run([bgsim, "run", "s.yaml", "--out", "out", "--quiet", "--replications", "2", "--set", "duration=2h",
+                            "--set", "policies=[eager, ios]", "--set", "network.description=<script>x</script> $(touch PWNED)"],
+                           cwd=work, capture_output=True)
+        if r.returncode != 0:
+            sys.exit(f"fuzz-input: the report cases' study failed: {r.stderr.decode()}")
+        out = os.path.join(work, "out")
+        return {name: open(os.path.join(out, name), "rb").read() for name in sorted(os.listdir(out))}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -211,9 +396,12 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     a = ap.parse_args()
     bgsim = os.path.abspath(a.bgsim)
+    template = study_template(bgsim)
     failures, codes, slowest, heaviest, started = [], {}, 0.0, 0.0, time.monotonic()
+    kinds = {}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for n, kind, args, files, code, seconds, peak_mb, stderr, problem in pool.map(lambda n: run_case(bgsim, n, a.seed), range(a.cases)):
+        for n, kind, args, files, code, seconds, peak_mb, stderr, problem in pool.map(lambda n: run_case(bgsim, n, a.seed, template), range(a.cases)):
+            kinds[kind] = kinds.get(kind, 0) + 1
             codes[code] = codes.get(code, 0) + 1
             slowest = max(slowest, seconds)
             heaviest = max(heaviest, peak_mb)
@@ -222,6 +410,7 @@ def main():
                 keep = os.path.join(ROOT, "fuzz-failures", f"seed{a.seed}-case{n}")
                 os.makedirs(keep, exist_ok=True)
                 for name, data in files.items():
+                    os.makedirs(os.path.dirname(os.path.join(keep, name)), exist_ok=True)
                     with open(os.path.join(keep, name), "wb") as f:
                         f.write(data)
                 with open(os.path.join(keep, "command"), "w") as f:
@@ -229,7 +418,7 @@ def main():
                 print(f"fuzz-input: case {n} ({kind}): {problem}: bgsim {' '.join(args)}; kept in {keep}", file=sys.stderr)
     total = time.monotonic() - started
     print(
-        f"fuzz-input: {a.cases} cases from seed {a.seed} in {total:.0f} s: exit codes {dict(sorted((str(k), v) for k, v in codes.items()))}, "
+        f"fuzz-input: {a.cases} cases ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}) from seed {a.seed} in {total:.0f} s: exit codes {dict(sorted((str(k), v) for k, v in codes.items()))}, "
         f"slowest {slowest:.1f} s, peak memory {heaviest:.0f} MB, {len(failures)} failing")
     sys.exit(1 if failures else 0)
 

@@ -282,7 +282,7 @@ struct SlurmOptions: ParsableArguments {
         if !output.quiet {
             let fewer = count < shards ? " (one per unit: \(shards) were asked for)" : ""
             print("Wrote \(written.joined(separator: ", ")) to \(folder.path): \(plan.unitCount) units in \(count) shards\(fewer).")
-            print("Submit with: \(folder.appendingPathComponent("submit.sh").path)")
+            print("Submit with: \(Quoting.shell(folder.appendingPathComponent("submit.sh").path))")
         }
         return true
     }

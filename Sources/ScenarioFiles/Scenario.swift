@@ -1,5 +1,6 @@
 import Foundation
 import PhoneWorld
+import ResultFiles
 import Scheduling
 import SimEngine
 import SimRandom
@@ -149,7 +150,7 @@ public struct Scenario: Equatable, Sendable {
             throw ScenarioError(
                 .invalid, file: file, keyPath: "scenario", line: base.keyLine,
                 message: "this is a sweep, not a scenario (it names a base scenario and axes); "
-                    + "run it with: bgsim sweep \(file)")
+                    + "run it with: bgsim sweep \(Quoting.shell(file))")
         }
         func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)

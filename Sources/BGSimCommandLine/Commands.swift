@@ -187,17 +187,17 @@ struct Merge: AsyncParsableCommand {
         try OutputOptions.checkOut(out)
         // Written into a shard's folder, the result's manifest would replace the shard's, and
         // the shard could not be merged again.
-        let target = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath().path
-        if let shard = shards.first(where: { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == target }) {
+        let target = URL(literalPath: out).standardizedFileURL.resolvingSymlinksInPath().path
+        if let shard = shards.first(where: { URL(literalPath: $0).standardizedFileURL.resolvingSymlinksInPath().path == target }) {
             throw ValidationError("--out \(out) is the shard folder \(shard); merge into another folder")
         }
     }
 
     func run() async throws {
-        let folder = URL(fileURLWithPath: out)
+        let folder = URL(literalPath: out)
         let reading = quiet ? nil : ProgressReporter(jobs: 1)
         let outcome = try Experiment.merge(
-            shards.map { URL(fileURLWithPath: $0) }, to: folder,
+            shards.map { URL(literalPath: $0) }, to: folder,
             progress: reading.map { r in { r.reading($0, of: $1) } },
             steps: reading?.stepReporter)
         reading?.finish()
@@ -263,7 +263,7 @@ struct ReportCommand: AsyncParsableCommand {
         // Point 0's timeline is optional (the report says why it has none); another point was
         // asked for by name.
         if point > 0, let problem = report.scenarioProblem { throw ReportError("--point \(point): \(problem)") }
-        let html = URL(fileURLWithPath: out ?? (results as NSString).appendingPathComponent("report.html"))
+        let html = URL(literalPath: out ?? (results as NSString).appendingPathComponent("report.html"))
         let folder = html.deletingLastPathComponent()
         var files: [(name: String, content: OutputContent)] = [(html.lastPathComponent, .text(try report.html()))]
         if format == "md" {

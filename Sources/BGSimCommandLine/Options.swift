@@ -119,7 +119,7 @@ struct OutputOptions: ParsableArguments {
         guard !out.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ValidationError("--out '': expected a folder for the results")
         }
-        let url = URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath()
+        let url = URL(literalPath: out).standardizedFileURL.resolvingSymlinksInPath()
         guard url.path != "/" else { throw ValidationError("--out \(out): the root folder; expected a folder for the results") }
         var isFolder: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
@@ -136,7 +136,7 @@ struct OutputOptions: ParsableArguments {
 
     /// `--out`, else `results/<name>` in the current folder: never a tracked dataset of
     /// `notebooks-data/`, which only `make demo` and `make datasets` write.
-    func folder(default name: String) -> URL { URL(fileURLWithPath: out ?? "results/\(name)") }
+    func folder(default name: String) -> URL { URL(literalPath: out ?? "results/\(name)") }
 
     var jobCount: Int { jobs ?? Cores.available() }
 
@@ -272,7 +272,7 @@ struct SlurmOptions: ParsableArguments {
         output: OutputOptions
     ) throws -> Bool {
         guard let emitSlurm else { return false }
-        let folder = URL(fileURLWithPath: emitSlurm)
+        let folder = URL(literalPath: emitSlurm)
         // A shard beyond the number of units would be an array task that runs nothing and
         // still waits in the queue for a node.
         let count = min(shards, plan.unitCount)

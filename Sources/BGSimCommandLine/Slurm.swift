@@ -91,6 +91,6 @@ enum SlurmScripts {
                 if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             }
         }
-        return URL(fileURLWithPath: path).standardizedFileURL.path
+        return URL(literalPath: path).standardizedFileURL.path
     }
 }

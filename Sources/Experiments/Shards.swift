@@ -55,7 +55,7 @@ extension Experiment {
             ("plan_file", JSON.string(plan.file)),
             // The same file from anywhere: `plan_file` is as given, relative to where the
             // shard ran, and merge may run elsewhere.
-            ("plan_path", JSON.string(URL(fileURLWithPath: plan.file).standardizedFileURL.path)),
+            ("plan_path", JSON.string(URL(literalPath: plan.file).standardizedFileURL.path)),
             ("overrides", JSON.array(options.overrides.map { JSON.string("\($0.path)=\($0.value)") })),
             (
                 "record",

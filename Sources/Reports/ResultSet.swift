@@ -164,7 +164,7 @@ public struct ResultSet {
     /// nothing) in every metric column, a replication the manifest has, and only the
     /// manifest's policies.
     public static func load(_ folder: String, verify: Bool = true) throws(ReportError) -> ResultSet {
-        let url = URL(fileURLWithPath: folder)
+        let url = URL(literalPath: folder)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
             throw ReportError("\(folder): no such results folder (expected the --out folder of 'bgsim run' or 'bgsim sweep')")

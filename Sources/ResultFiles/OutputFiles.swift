@@ -280,3 +280,10 @@ public enum OutputFiles {
         return ns.localizedFailureReason ?? ns.localizedDescription
     }
 }
+
+extension URL {
+    /// A file URL for a path as a person gave it, taken literally: Foundation's
+    /// `fileURLWithPath` reads a leading `~` as a home folder, so `--out '~'` (quoted, or from
+    /// a script) wrote into the home folder rather than a folder named `~`.
+    public init(literalPath path: String) { self.init(fileURLWithPath: path.hasPrefix("~") ? "./" + path : path) }
+}

@@ -143,12 +143,15 @@ package struct ConfigNode: Sendable {
     /// Parses YAML text into a tree.
     /// - Throws: `ScenarioError` with the parser's line and column.
     package static func parse(yaml: String, file: String, origin: String? = nil) throws(ScenarioError) -> ConfigNode {
-        try parse(yaml: yaml, file: file, origin: origin, locateSyntaxErrors: true)
+        var budget = maxValues
+        return try parse(yaml: yaml, file: file, origin: origin, locateSyntaxErrors: true, budget: &budget)
     }
 
+    /// `budget`: the values the conversion may still make, shared by the re-parses that
+    /// locate a syntax error, so that they take no more than one document's worth in all.
     private static func parse(
         yaml: String, file: String, origin: String?,
-        locateSyntaxErrors: Bool
+        locateSyntaxErrors: Bool, budget: inout Int
     ) throws(ScenarioError) -> ConfigNode {
         try checkNesting(yaml, file: file, origin: origin)
         let node: Node?
@@ -176,7 +179,6 @@ package struct ConfigNode: Sendable {
             throw ScenarioError(.syntax, file: file, origin: origin, message: "not valid YAML: \(error)")
         }
         guard let node else { return ConfigNode(value: .mapping([]), line: 1, column: 1, origin: origin, file: file) }
-        var budget = maxValues
         return try convert(node, file: file, origin: origin, path: .root, budget: &budget)
     }
 
@@ -272,10 +274,13 @@ package struct ConfigNode: Sendable {
     static func lastKey(in yaml: String, before line: Int) -> ConfigKeyPath? {
         let lines = yaml.split(separator: "\n", omittingEmptySubsequences: false)
         var end = min(line - 1, lines.count)
-        while end > 0, line - end <= 50 {
+        // One budget for all the prefixes: each re-parse of an alias bomb would otherwise
+        // expand it again, 50 times (18 s, found by the fuzzer).
+        var budget = maxValues
+        while end > 0, line - end <= 50, budget > 0 {
             if let prefix = try? ConfigNode.parse(
                 yaml: lines[..<end].joined(separator: "\n"), file: "", origin: nil,
-                locateSyntaxErrors: false),
+                locateSyntaxErrors: false, budget: &budget),
                 let (path, _) = prefix.last(at: .root)
             {
                 return path

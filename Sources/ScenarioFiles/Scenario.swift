@@ -197,7 +197,7 @@ public struct Scenario: Equatable, Sendable {
         var dirs = [here.isEmpty ? "." : here, try modelsDir(tree, file: file)]
         if let bundled = BundledModels.folder { dirs.append(bundled) }
         var seen = Set<String>()
-        return dirs.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }
+        return dirs.filter { seen.insert(URL(literalPath: $0).standardizedFileURL.path).inserted }
     }
 
     /// `models:` relative to the scenario file, by default the scenario folder's parent
@@ -221,7 +221,7 @@ public struct Scenario: Equatable, Sendable {
     static func read(_ tree: ConfigNode, file: String, documents: DocumentCache) throws(ScenarioError) -> Scenario {
         let r = ConfigReader(file: file)
         var top = try r.mapping(tree, at: .root)
-        let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let stem = URL(literalPath: file).deletingPathExtension().lastPathComponent
         let name = try top.optional("name", default: stem, r.name)
         var setup = PhoneSetup()
         setup.duration = try top.required("duration", "a duration such as 7d") { n, p throws(ScenarioError) in

@@ -244,7 +244,7 @@ public struct Sweep: Sendable {
         let tree = try ConfigNode.parse(yaml: text, file: file)
         let r = ConfigReader(file: file)
         var top = try r.mapping(tree, at: .root)
-        let stem = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let stem = URL(literalPath: file).deletingPathExtension().lastPathComponent
         let name = try top.optional("name", default: stem, r.name)
         if top.node("scenario") == nil, top.node("duration") != nil || top.node("apps") != nil {
             throw ScenarioError(

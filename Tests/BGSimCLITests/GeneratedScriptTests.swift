@@ -107,6 +107,26 @@ struct GeneratedScriptTests {
         #expect(files(in: dir).isEmpty, "nothing written: \(files(in: dir))")
     }
 
+    /// A path that begins with `~`, given quoted or from a script, is a folder of that name:
+    /// Foundation's file URLs read it as the home folder, where `--out '~'` and
+    /// `--emit-slurm '~'` wrote (found by the fuzzer).
+    @Test func aFolderNamedTildeIsThatFolderNotHome() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let home = dir.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let run = try bgsim(
+            ["run", defaultScenario, "--set", "duration=1h", "--replications", "1", "--out", "~", "--quiet"], in: dir, environment: ["HOME": home.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let slurm = try bgsim(["run", defaultScenario, "--emit-slurm", "~"], in: dir, environment: ["HOME": home.path])
+        #expect(slurm.status == 0, "\(slurm.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty, "nothing in the home folder")
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("~/runs.csv").path))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("~/submit.sh").path))
+        #expect(try bgsim(["report", "~", "--quiet"], in: dir, environment: ["HOME": home.path]).status == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("~/report.html").path))
+    }
+
     /// The "reproduce" line of both reports, pasted into a shell, gives back the command's
     /// words exactly and runs nothing else; Markdown carries no raw HTML from the study's values.
     @Test func theReportsReproduceLineRunsOnlyTheCommandAndMarkdownCarriesNoRawHTML() throws {

@@ -117,15 +117,8 @@ extension Experiment {
     }
 
     static func digest(of url: URL) throws(RuntimeFailure) -> (Int, String) {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw RuntimeFailure("cannot read \(url.path)") }
-        defer { try? handle.close() }
-        var hash = SHA256()
-        var bytes = 0
-        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hash.update(chunk)
-            bytes += chunk.count
-        }
-        return (bytes, hash.hexDigest())
+        guard let (bytes, hex) = SHA256.file(at: url.path) else { throw RuntimeFailure("cannot read \(url.path)") }
+        return (bytes, hex)
     }
 
     /// One shard folder as `merge` reads it.

@@ -225,17 +225,8 @@ public struct ResultSet {
                 throw ReportError("\(manifest): a 'files' entry without a plain name and sha256")
             }
             let path = folder.appendingPathComponent(name).path
-            guard let handle = FileHandle(forReadingAtPath: path) else {
-                throw ReportError("\(path): listed in the manifest but missing")
-            }
-            defer { try? handle.close() }
-            var hash = SHA256()
-            var bytes = 0
-            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hash.update(chunk)
-                bytes += chunk.count
-            }
-            guard hash.hexDigest() == sha, (f["bytes"] as? Int).map({ $0 == bytes }) ?? true else {
+            guard let (bytes, hex) = SHA256.file(at: path) else { throw ReportError("\(path): listed in the manifest but missing") }
+            guard hex == sha, (f["bytes"] as? Int).map({ $0 == bytes }) ?? true else {
                 throw ReportError(
                     "\(path) does not match its SHA-256 in the manifest: changed since bgsim wrote it (give --no-verify to report on it anyway)")
             }

@@ -86,6 +86,20 @@ public struct SHA256 {
         return s.hexDigest()
     }
 
+    /// The size and SHA-256 of the file at `path`, read a megabyte at a time; nil if it
+    /// cannot be opened.
+    public static func file(at path: String) -> (bytes: Int, hex: String)? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        var hash = SHA256()
+        var bytes = 0
+        while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hash.update(chunk)
+            bytes += chunk.count
+        }
+        return (bytes, hash.hexDigest())
+    }
+
     /// One 64-byte block. The schedule lives on the stack and the round constants are read
     /// through a buffer pointer: with both in arrays (bounds and uniqueness checks on every
     /// access) and an array built per block to add the state, hashing ran at about 90

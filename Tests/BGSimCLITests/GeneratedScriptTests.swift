@@ -12,50 +12,16 @@ struct GeneratedScriptTests {
     /// and `%a` (a replacement symbol in sbatch's file names).
     static let hostile = "out dir $(touch PWNED) `touch PWNED` ; x\"q'%a #c"
 
-    /// `sbatch` as a stub on PATH: reads the script's `#SBATCH` block with sbatch's own rules
-    /// (quotes group, a backslash escapes, an unquoted `#` starts a comment, the block ends at
-    /// the first line that is not a comment), logs the options as JSON lines, prints a job id.
-    static let stubSbatch = #"""
-        #!/usr/bin/env python3
-        import json, os, sys
-        def words(line):
-            out, i, n = [], 0, len(line)
-            while True:
-                while i < n and line[i].isspace(): i += 1
-                if i >= n: return out
-                w, quote, escape = "", None, False
-                while i < n and (quote or not line[i].isspace()):
-                    c = line[i]; i += 1
-                    if escape: w += c; escape = False
-                    elif c == "\\": escape = True
-                    elif quote:
-                        if c == quote: quote = None
-                        else: w += c
-                    elif c in "\"'": quote = c
-                    elif c == "#": return out + ([w] if w else [])
-                    else: w += c
-                out.append(w)
-        script = sys.argv[-1]
-        options = []
-        with open(script, encoding="utf-8") as f:
-            for k, line in enumerate(f):
-                line = line.rstrip("\n")
-                if k == 0 and line.startswith("#!"): continue
-                if line.strip() and not line.startswith("#"): break
-                if line.startswith("#SBATCH"): options += words(line[len("#SBATCH"):])
-        log = os.environ["STUB_LOG"]
-        with open(log, "a", encoding="utf-8") as f: f.write(json.dumps({"script": script, "options": options}) + "\n")
-        print(sum(1 for _ in open(log)))
-        """#
+    /// `sbatch` as a stub on PATH (Tests/Slurm/stub-sbatch.py): reads the script's `#SBATCH`
+    /// block with sbatch's own rules and logs the options as JSON lines.
+    static let stubSbatch = repo.appendingPathComponent("Tests/Slurm/stub-sbatch.py")
 
     @Test func hostileFolderNamesAndOptionsRunNothingAndEveryDirectiveSurvives() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let bin = dir.appendingPathComponent("bin")
         try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
-        let stub = bin.appendingPathComponent("sbatch")
-        try Self.stubSbatch.write(to: stub, atomically: true, encoding: .utf8)
-        chmod(stub.path, 0o755)
+        try FileManager.default.createSymbolicLink(at: bin.appendingPathComponent("sbatch"), withDestinationURL: Self.stubSbatch)
         let comment = "--comment=a b \"c\" 'd' $(touch PWNED) `touch PWNED` \\ #e"
         let options = ["--replications", "2", "--set", "duration=2h", "--set", "policies=[eager, ios]", "--no-tasks"]
         let r = try bgsim(["run", defaultScenario, "--emit-slurm", Self.hostile, "--shards", "2", "--slurm-option=\(comment)"] + options, in: dir)

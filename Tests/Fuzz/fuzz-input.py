@@ -123,40 +123,8 @@ NAME_PIECES = [
     "~", "#", "%a", "%j", "%%", "\\", "!", "$HOME", "${x}", "é", "🙂", "\u202e", "=", ",", "--", "\n", "\t", "\r",
 ]
 
-# `sbatch` for the scripts' cases: reads the #SBATCH block with sbatch's rules (quotes group, a
-# backslash escapes, an unquoted '#' starts a comment, the block ends at the first line that is
-# not a comment), logs the options as JSON lines, prints a job id.
-STUB_SBATCH = r'''#!/usr/bin/env python3
-import json, os, sys
-def words(line):
-    out, i, n = [], 0, len(line)
-    while True:
-        while i < n and line[i].isspace(): i += 1
-        if i >= n: return out
-        w, quote, escape = "", None, False
-        while i < n and (quote or not line[i].isspace()):
-            c = line[i]; i += 1
-            if escape: w += c; escape = False
-            elif c == "\\": escape = True
-            elif quote:
-                if c == quote: quote = None
-                else: w += c
-            elif c in "\"'": quote = c
-            elif c == "#": return out + ([w] if w else [])
-            else: w += c
-        out.append(w)
-script = sys.argv[-1]
-options = []
-with open(script, encoding="utf-8") as f:
-    for k, line in enumerate(f):
-        line = line.rstrip("\n")
-        if k == 0 and line.startswith("#!"): continue
-        if line.strip() and not line.startswith("#"): break
-        if line.startswith("#SBATCH"): options += words(line[len("#SBATCH"):])
-log = os.environ["STUB_LOG"]
-with open(log, "a", encoding="utf-8") as f: f.write(json.dumps({"script": script, "options": options}) + "\n")
-print(sum(1 for _ in open(log)))
-'''
+# `sbatch` for the scripts' cases: Tests/Slurm/stub-sbatch.py, which the Swift test uses too.
+STUB_SBATCH = os.path.join(ROOT, "Tests", "Slurm", "stub-sbatch.py")
 
 
 def hostile_name(rng):
@@ -281,9 +249,7 @@ def check_scripts(work, folder, option):
         return "exit 0 but no submit.sh"
     bin_dir = os.path.join(work, ".bin")
     os.makedirs(bin_dir, exist_ok=True)
-    with open(os.path.join(bin_dir, "sbatch"), "w") as f:
-        f.write(STUB_SBATCH)
-    os.chmod(os.path.join(bin_dir, "sbatch"), 0o755)
+    os.symlink(STUB_SBATCH, os.path.join(bin_dir, "sbatch"))
     log = os.path.join(work, ".sbatch.log")
     env = dict(os.environ, PATH=bin_dir + ":" + os.environ.get("PATH", ""), STUB_LOG=log)
     r = subprocess.run(["bash", os.path.join(where, "submit.sh")], cwd=work, env=env, capture_output=True, timeout=30)

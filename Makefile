@@ -59,7 +59,8 @@ test: deps deps-slurm deps-chromium lint docs
 ## command line, whole studies, sweeps, reports or random sweeps (`make test` runs everything).
 FAST_SUITES := SimEngineTests SimRandomTests PhoneWorldTests SchedulingTests \
                ExperimentsTests.ScenarioTests ExperimentsTests.ProfileTests ExperimentsTests.ProfileSearchTests \
-               ExperimentsTests.DocumentationTests ExperimentsTests.TraceTests ExperimentsTests.CoresTests
+               ExperimentsTests.DocumentationTests ExperimentsTests.TraceTests ExperimentsTests.CoresTests \
+               ExperimentsTests.QuotingTests
 test-fast: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build $(foreach s,$(FAST_SUITES),--filter '^$(s)')

@@ -104,8 +104,9 @@ public enum Quoting {
         return s
     }
 
-    /// Text for HTML, in an element or a double-quoted attribute. Control characters, which
-    /// HTML does not allow, become U+FFFD.
+    /// Text for HTML, in an element or a double-quoted attribute. Control characters other
+    /// than HTML's white space (tab, line feed, form feed, carriage return), which HTML does
+    /// not allow, become U+FFFD.
     public static func html(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
@@ -116,6 +117,7 @@ public enum Quoting {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
+            case "\t", "\n", "\u{0C}", "\r": out.unicodeScalars.append(u)
             default: out.unicodeScalars.append(isControl(u) ? "\u{FFFD}" : u)
             }
         }

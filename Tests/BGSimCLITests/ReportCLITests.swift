@@ -67,6 +67,15 @@ struct ReportCLITests {
             #expect(r.stderr.split(separator: "\n").count == 1)
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("r/report.html").path))
         }
+        // A file left out (tasks.csv, as a bundled dataset's) is done without; runs.csv is not.
+        try original.write(to: runs, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("r/tasks.csv"))
+        let withoutTasks = try bgsim(["report", "r", "--quiet"], in: dir)
+        #expect(withoutTasks.status == 0, "\(withoutTasks.stderr)")
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("r/report.html"))
+        try FileManager.default.removeItem(at: runs)
+        let withoutRuns = try bgsim(["report", "r", "--quiet"], in: dir)
+        #expect(withoutRuns.status == 2 && withoutRuns.stderr.contains("r/runs.csv: listed in the manifest but missing"), "\(withoutRuns.stderr)")
         // A value changed on purpose, still a number, reports with --no-verify only.
         try edited("background_energy_j", row: 1, to: "12.5").write(to: runs, atomically: true, encoding: .utf8)
         #expect(try bgsim(["report", "r", "--quiet"], in: dir).status == 2)

@@ -15,7 +15,9 @@ struct Run: AsyncParsableCommand {
             Writes to the output folder, each file atomically: runs.csv (one row per policy and \
             replication), summary.csv (per policy and metric: n, mean, sd, 95% t-interval), \
             comparisons.csv (each policy minus the baseline, paired by replication, with paired-t \
-            intervals), tasks.csv (one row per task; --no-tasks leaves it out), timeline.csv and \
+            intervals), apps.csv (per app and task identifier: runs, outcomes, energy, what held \
+            it), tasks.csv (one row per task; --no-tasks leaves it out, and a fleet writes it only \
+            with --tasks), timeline.csv and \
             events.csv when asked for, and manifest.json last (scenario hash, seeds, version, the \
             command that reproduces the files, each file's SHA-256): a folder without a matching \
             manifest is incomplete. Each finished run is kept under units/ until the files are \
@@ -75,7 +77,7 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
         reporter?.update(done: done, total: total, skipped: skipped)
     }
     let options = StudyOptions(
-        jobs: output.jobCount, record: output.record, precision: precision,
+        jobs: output.jobCount, record: output.record(plan), precision: precision,
         shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress,
         writing: reporter?.stepReporter)
     let outcome = try await Experiment.perform(plan, options: options, to: folder)

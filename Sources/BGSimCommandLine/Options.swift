@@ -71,8 +71,11 @@ struct OutputOptions: ParsableArguments {
             valueName: "interval"))
     var timeline: String?
 
-    @Flag(help: "Do not write tasks.csv (one row per task): only summaries, for long runs and big sweeps.")
+    @Flag(help: "Do not write tasks.csv (one row per task): only summaries and apps.csv, for long runs and big sweeps.")
     var noTasks = false
+
+    @Flag(help: "Write tasks.csv for a fleet too (by default a fleet writes apps.csv, per app and identifier, and not tasks.csv, which runs to gigabytes).")
+    var tasks = false
 
     @Option(
         help: ArgumentHelp(
@@ -89,14 +92,17 @@ struct OutputOptions: ParsableArguments {
         if let timeline, Run.interval(timeline) == nil {
             throw ValidationError("--timeline '\(timeline)': expected a duration of at least 1s, such as 5m or 30s")
         }
+        if tasks && noTasks { throw ValidationError("--tasks and --no-tasks: give one of them") }
         if let out { try Self.checkOut(out) }
         if let shard, Shard(parsing: shard) == nil {
             throw ValidationError("--shard '\(shard)': expected K/N with 1 <= K <= N, such as 2/8")
         }
     }
 
-    var record: RecordOptions {
-        RecordOptions(events: events, tasks: !noTasks, timelineEvery: timeline.flatMap(Run.interval))
+    /// What the study records: tasks.csv unless `--no-tasks`, or for a fleet unless `--tasks`.
+    func record(_ plan: StudyPlan) -> RecordOptions {
+        let fleet = !plan.points[0].scenario.fleet.isEmpty
+        return RecordOptions(events: events, tasks: tasks || (!noTasks && !fleet), timelineEvery: timeline.flatMap(Run.interval))
     }
 
     /// Samples a run's timeline may have: a year at one a minute is half a million.
@@ -104,7 +110,7 @@ struct OutputOptions: ParsableArguments {
 
     /// Refuses a `--timeline` interval that would sample a run more than `maxTimelineRows` times.
     func checkTimeline(_ plan: StudyPlan) throws {
-        guard let every = record.timelineEvery else { return }
+        guard let every = record(plan).timelineEvery else { return }
         let longest = plan.points.map(\.scenario.setup.duration).max() ?? .zero
         let rows = longest.microseconds / every.microseconds
         guard rows <= Self.maxTimelineRows else {

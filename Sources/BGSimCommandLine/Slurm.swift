@@ -22,6 +22,7 @@ enum SlurmScripts {
         if let seed { common += ["--seed", seed] }
         if let replications { common += ["--replications", replications] }
         if output.noTasks { common.append("--no-tasks") }
+        if output.tasks { common.append("--tasks") }
         if output.events { common.append("--events") }
         if let t = output.timeline { common += ["--timeline", t] }
         let study = absolute(studyFile, searchPath: false)

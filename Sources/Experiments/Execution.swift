@@ -30,13 +30,13 @@ public struct UnitStore: Sendable {
     func file(_ u: UnitKey, _ name: String) -> URL { URL(fileURLWithPath: path(u, name)) }
 
     /// The row files a unit may hold beside its record.
-    static let rowFiles = ["tasks.csv", "timeline.csv", "events.csv"]
+    static let rowFiles = ["apps.csv", "tasks.csv", "timeline.csv", "events.csv"]
 
     /// Whether `u` finished here with `fingerprint` and holds the rows `record` needs, whole.
     func isDone(_ u: UnitKey, fingerprint: String, record: RecordOptions) -> Bool {
         guard let unit = try? UnitRecord.read(u, in: self), unit.fingerprint == fingerprint else { return false }
         let needed =
-            (record.tasks ? ["tasks.csv"] : []) + (record.timelineEvery != nil ? ["timeline.csv"] : [])
+            (record.apps ? ["apps.csv"] : []) + (record.tasks ? ["tasks.csv"] : []) + (record.timelineEvery != nil ? ["timeline.csv"] : [])
             + (record.events ? ["events.csv"] : [])
         return needed.allSatisfy { unit.files[$0] != nil }
     }
@@ -298,7 +298,9 @@ extension Experiment {
     static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
         var c = ["bgsim", plan.isSweep ? "sweep" : "run", plan.file]
         for o in options.overrides { c += ["--set", "\(o.path)=\(o.value)"] }
-        if !options.record.tasks { c.append("--no-tasks") }
+        let fleet = !plan.points[0].scenario.fleet.isEmpty
+        if !options.record.tasks && !fleet { c.append("--no-tasks") }
+        if options.record.tasks && fleet { c.append("--tasks") }
         if options.record.events { c.append("--events") }
         if let t = options.record.timelineEvery { c += ["--timeline", "\(t.microseconds)us"] }
         if let p = options.precision {
@@ -333,6 +335,7 @@ extension Experiment {
             let head = plan.isSweep ? ["point"] + header : header
             return (name, .parts(header: CSVWriter.line(head), units.map { storeOf($0).file($0, name) }))
         }
+        if options.record.apps { files.append(parts("apps.csv", AppRows.header)) }
         if options.record.tasks { files.append(parts("tasks.csv", TaskRows.header)) }
         if options.record.timelineEvery != nil { files.append(parts("timeline.csv", TimelineRows.header)) }
         if options.record.events { files.append(parts("events.csv", EventRows.header)) }

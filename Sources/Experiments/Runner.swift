@@ -27,6 +27,8 @@ public struct RecordOptions: Sendable, Equatable {
     public var events = false
     /// Write each task's row (`tasks.csv`).
     public var tasks = false
+    /// Write each app's rows per identifier (`apps.csv`); a study always does.
+    public var apps = true
     /// Sample the phone's state this often (`timeline.csv`).
     public var timelineEvery: SimDuration?
     /// What to record besides the metrics: each event, each task, a timeline sampled every `timelineEvery`.
@@ -95,6 +97,7 @@ public enum Experiment {
             sink.onTask = { task in writer.append { TaskRows.write(task, appNames: names, to: $0) } }
             tasks = writer
         }
+        if record.apps, rows != nil { sink.apps = AppTallies(apps: names.count) }
         if let every = record.timelineEvery, let rows {
             let writer = try PartWriter(rows.file("timeline.csv"), prefix: rows.prefix)
             sink.timeline = TimelineSampler(every: every) { sample in writer.append { TimelineRows.write(sample, appNames: names, to: $0) } }
@@ -109,6 +112,14 @@ public enum Experiment {
         }
         try tasks?.close()
         try timeline?.close()
+        if let tallies = done.apps, let rows {
+            let writer = try PartWriter(rows.file("apps.csv"), prefix: rows.prefix)
+            let context = AppRows.Context(
+                days: scenario.setup.duration.seconds / 86_400, batteryJ: scenario.setup.battery.capacityJ, metrics: done.metrics,
+                appNames: names)
+            AppRows.write(tallies, context: context, to: writer)
+            try writer.close()
+        }
         var events = done.events?.events
         if let log = events, let rows {
             let writer = try PartWriter(rows.file("events.csv"), prefix: rows.prefix)

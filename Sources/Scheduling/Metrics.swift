@@ -263,6 +263,11 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var freshLaunches = 0
     /// The staleness up to which a launch counts as served fresh.
     public let freshWithin: SimDuration
+    /// Per app: its launches while the phone was on, and for an app with a refresh task the
+    /// sum of the staleness seen at them and how many were fresh (`stalenessS` split by app).
+    public private(set) var appLaunches: [Int]
+    public private(set) var appStalenessSumS: [Double]
+    public private(set) var appFreshLaunches: [Int]
     /// Successful refresh tasks.
     public private(set) var refreshesSucceeded = 0
     /// Successful refreshes whose content the person saw (a launch of the app while the phone
@@ -284,6 +289,9 @@ public struct RunMetrics: MetricsSink, Sendable {
         freshOnLeave = apps.map { $0.launchDownBytes > 0 }
         freshAt = Array(repeating: .start, count: apps.count)
         unseenRefresh = Array(repeating: false, count: apps.count)
+        appLaunches = Array(repeating: 0, count: apps.count)
+        appStalenessSumS = Array(repeating: 0, count: apps.count)
+        appFreshLaunches = Array(repeating: 0, count: apps.count)
         self.freshWithin = freshWithin
     }
 
@@ -373,10 +381,16 @@ public struct RunMetrics: MetricsSink, Sendable {
         switch event {
         case .lowPowerPrompt: lowPowerPrompts += 1
         case .purge(let app) where app != nil: purges += 1
-        case .launch(let app?) where phoneOn && app < staleTracked.count && staleTracked[app]:
+        case .launch(let app?) where phoneOn && app < staleTracked.count:
+            appLaunches[app] += 1
+            guard staleTracked[app] else { break }
             let staleness = time - freshAt[app]
             stalenessS.append(staleness.seconds)
-            if staleness <= freshWithin { freshLaunches += 1 }
+            appStalenessSumS[app] += staleness.seconds
+            if staleness <= freshWithin {
+                freshLaunches += 1
+                appFreshLaunches[app] += 1
+            }
             if unseenRefresh[app] {
                 refreshesSeen += 1
                 unseenRefresh[app] = false

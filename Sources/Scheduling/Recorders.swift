@@ -74,6 +74,8 @@ public struct StandardSink: MetricsSink {
     public var onTask: ((TaskRecord) -> Void)?
     /// The sampled timeline, when `--timeline` asks for it.
     public var timeline: TimelineSampler?
+    /// Each app's requests added up per identifier (`apps.csv`), when asked for.
+    public var apps: AppTallies?
 
     /// A sink keeping `metrics`, and the event log, task records and timeline given.
     public init(
@@ -94,6 +96,7 @@ public struct StandardSink: MetricsSink {
     /// Counts the task in the metrics and hands its record to `onTask`.
     public mutating func taskEnded(_ r: TaskRecord) {
         metrics.taskEnded(r)
+        apps?.add(r)
         events?.taskEnded(r)
         onTask?(r)
     }

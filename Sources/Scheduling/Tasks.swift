@@ -296,6 +296,15 @@ public struct TaskRecord: Sendable {
     public var radioEnergyJ: Double = 0
     /// The tail part of `radioEnergyJ`.
     public var radioTailEnergyJ: Double = 0
+    /// Whether it started on the charger; `nil` if it never started.
+    public var startedCharging: Bool?
+    /// The connection it started on; `nil` if it never started.
+    public var startedOn: NetworkKind?
+    /// The time it had when it ended: from its start to the deadline its budget, the
+    /// policy's limit or the finite-length grant set; `nil` if it never started or had none.
+    public var grant: SimDuration?
+    /// Why the system called its expiration handler, if it did.
+    public var expiration: ExpirationReason?
     /// Time its CPU ran.
     public var cpuTime = SimDuration.zero
     /// The energy of its CPU time, in joules.

@@ -79,6 +79,12 @@ extension PhoneSimulation {
         tasks[i].status = .running
         tasks[i].started = sim.now
         tasks[i].flags.insert(.started)
+        if books.isCharging { tasks[i].flags.insert(.startedCharging) }
+        switch radios.connection.kind {
+        case .wifi: tasks[i].flags.insert(.startedOnWifi)
+        case .cellular: tasks[i].flags.insert(.startedOnCellular)
+        case .none: break
+        }
         running.append(i)
         if sink.observesTaskSteps {
             sink.taskEvent(
@@ -193,6 +199,7 @@ extension PhoneSimulation {
             finish(id, .completed, at: sim.now)
             return
         }
+        tasks[i].expiration = reason
         sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
         let grace = setup.system.expirationGrace
         let response = tasks[i].expirationResponse

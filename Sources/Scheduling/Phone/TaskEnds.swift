@@ -122,7 +122,14 @@ extension PhoneSimulation {
             outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
         record.success = outcome == .completed && tasks[i].flags.contains(.success)
         record.rejection = tasks[i].rejection
-        record.overran = tasks[i].flags.contains(.overran)
+        let flags = tasks[i].flags
+        record.overran = flags.contains(.overran)
+        if flags.contains(.started) {
+            record.startedCharging = flags.contains(.startedCharging)
+            record.startedOn = flags.contains(.startedOnWifi) ? .wifi : flags.contains(.startedOnCellular) ? .cellular : NetworkKind.none
+            if let deadline = tasks[i].deadlineOrNil { record.grant = deadline - tasks[i].started }
+        }
+        record.expiration = tasks[i].expiration
         return record
     }
 

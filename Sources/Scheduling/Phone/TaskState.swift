@@ -45,6 +45,10 @@ struct TaskState {
         static let policyLimit = Flags(rawValue: 1 << 10)
         /// The system terminated its app because it did not end this task in time.
         static let overran = Flags(rawValue: 1 << 11)
+        /// Where it started: on the charger, on Wi-Fi, on cellular.
+        static let startedCharging = Flags(rawValue: 1 << 12)
+        static let startedOnWifi = Flags(rawValue: 1 << 13)
+        static let startedOnCellular = Flags(rawValue: 1 << 14)
     }
 
     // What was asked for.
@@ -57,6 +61,7 @@ struct TaskState {
     var phase = Phase.working
     var outcome: TaskOutcome?
     var rejection: SubmitError?
+    var expiration: ExpirationReason?
     var heldBy: HoldReason?
     var flags: Flags = [.expirationHandler]
     var submitted: SimInstant

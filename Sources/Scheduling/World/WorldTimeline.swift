@@ -69,7 +69,7 @@ public struct WorldTimeline: @unchecked Sendable {
             people = PeopleTimeline()
             purgeStream = streams.purges
             days = PeopleDays(
-                setup.people, until: horizon, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit),
+                setup.people, until: horizon, appWeights: setup.people.appWeights(setup.apps), habits: setup.apps.map(\.habit),
                 people: streams.people)
             if setup.people.history > .zero, let stream = streams.history {
                 history = Self.drawHistory(setup, stream: stream)
@@ -179,7 +179,7 @@ public struct WorldTimeline: @unchecked Sendable {
     static func drawHistory(_ setup: PhoneSetup, stream: RandomStream) -> [AppLaunch] {
         let firstDay = -max(1, Int64((setup.people.history.seconds / 86_400).rounded(.up)))
         var days = PeopleDays(
-            setup.people, from: firstDay, until: .start, appWeights: setup.apps.map(\.usageWeight), habits: setup.apps.map(\.habit),
+            setup.people, from: firstDay, until: .start, appWeights: setup.people.appWeights(setup.apps), habits: setup.apps.map(\.habit),
             people: stream)
         var drawn = PeopleTimeline()
         days.draw(through: .start, into: &drawn)

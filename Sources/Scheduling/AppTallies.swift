@@ -1,0 +1,138 @@
+import PhoneWorld
+import SimEngine
+
+/// One app's requests under one identifier in one run, added up from their records: what an
+/// app developer asks of a run (how often it ran, where, why not, at what cost).
+public struct AppTaskTally: Sendable {
+    /// The app, as an index into the scenario's apps.
+    public let app: Int
+    /// The BGTaskScheduler identifier, or the system's name for the door (`silent-push`, ...).
+    public let identifier: String
+    /// The kind of its requests.
+    public let kind: TaskKind
+    /// Requests by final state, indexed like `TaskOutcome.allCases`.
+    public internal(set) var outcomes = [Int](repeating: 0, count: TaskOutcome.allCases.count)
+    /// Expiration handlers called, by reason, indexed like `ExpirationReason.allCases`.
+    public internal(set) var expirations = [Int](repeating: 0, count: ExpirationReason.allCases.count)
+    /// Rejected submissions by error, indexed like `SubmitError.allCases`.
+    public internal(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
+    /// Completed requests whose app reported failure.
+    public internal(set) var unsuccessful = 0
+    /// Requests that started; of them, on the charger, on Wi-Fi, on cellular.
+    public internal(set) var started = 0
+    public internal(set) var startedCharging = 0
+    public internal(set) var startedOnWifi = 0
+    public internal(set) var startedOnCellular = 0
+    /// Starts by hour of the day (the run starts at midnight).
+    public internal(set) var startsByHour = [Int](repeating: 0, count: 24)
+    /// Every start, in the order the records came (end order); `gaps` sorts them.
+    public internal(set) var starts: [SimInstant] = []
+    /// Of the requests that started: time from start to end, and the time they were given.
+    public internal(set) var runTime = SimDuration.zero
+    public internal(set) var grant = SimDuration.zero
+    public internal(set) var granted = 0
+    /// CPU time and energy of all its requests (those that never started cost nothing).
+    public internal(set) var cpuTime = SimDuration.zero
+    public internal(set) var energyJ = 0.0
+    /// Bytes moved.
+    public internal(set) var movedBytes = 0.0
+    /// Sum of start latencies of those that started.
+    public internal(set) var latency = SimDuration.zero
+    /// Time held by each gate, and by the policy.
+    public internal(set) var held = HoldTimes()
+    /// Time held by each of the policy's reasons, in the order first heard (whole
+    /// microseconds, so sums over requests are exact).
+    var ruleTimes: [(reason: String, microseconds: Int64)] = []
+
+    init(app: Int, identifier: String, kind: TaskKind) {
+        self.app = app
+        self.identifier = identifier
+        self.kind = kind
+    }
+
+    /// Requests in all, every outcome counted.
+    public var submitted: Int { outcomes.reduce(0, +) }
+    /// Requests that ended in `outcome`.
+    public func count(_ outcome: TaskOutcome) -> Int { outcomes[outcome.index] }
+
+    /// The gaps between consecutive starts, in time order.
+    public var gaps: [SimDuration] {
+        let sorted = starts.sorted()
+        return zip(sorted.dropFirst(), sorted).map { $0 - $1 }
+    }
+
+    /// Seconds held by each of the policy's reasons, longest first (ties in the order first
+    /// heard).
+    public var rulesByTime: [(reason: String, seconds: Double)] {
+        ruleTimes.enumerated().sorted {
+            $0.element.microseconds > $1.element.microseconds || ($0.element.microseconds == $1.element.microseconds && $0.offset < $1.offset)
+        }
+        .map { ($0.element.reason, Double($0.element.microseconds) / 1e6) }
+    }
+
+    mutating func add(_ r: borrowing TaskRecord) {
+        outcomes[r.outcome.index] += 1
+        if let e = r.expiration { expirations[ExpirationReason.allCases.firstIndex(of: e)!] += 1 }
+        if let e = r.rejection { rejections[SubmitError.allCases.firstIndex(of: e)!] += 1 }
+        if r.outcome == .completed && !r.success { unsuccessful += 1 }
+        if let s = r.started {
+            started += 1
+            if r.startedCharging == true { startedCharging += 1 }
+            if r.startedOn == .wifi { startedOnWifi += 1 }
+            if r.startedOn == .cellular { startedOnCellular += 1 }
+            startsByHour[Int((s.microseconds / 3_600_000_000) % 24)] += 1
+            starts.append(s)
+            runTime += r.ended - s
+            if let g = r.grant {
+                grant += g
+                granted += 1
+            }
+            if let l = r.latency { latency += l }
+        }
+        cpuTime += r.cpuTime
+        energyJ += r.energyJ
+        movedBytes += r.movedUpBytes + r.movedDownBytes
+        held.microseconds &+= r.held.microseconds
+        for (reason, seconds) in r.policyHolds {
+            let us = Int64((seconds * 1e6).rounded())
+            if let k = ruleTimes.firstIndex(where: { $0.reason == reason }) {
+                ruleTimes[k].microseconds += us
+            } else {
+                ruleTimes.append((reason, us))
+            }
+        }
+    }
+}
+
+/// Every app's requests of a run, one tally per app and identifier, in the order first seen:
+/// `apps.csv`'s rows.
+public struct AppTallies: Sendable {
+    /// The tallies, in the order their first record came.
+    public private(set) var rows: [AppTaskTally] = []
+    /// Per app, identifier -> index into `rows`.
+    var index: [[String: Int]]
+
+    /// Tallies for `apps` apps, none yet.
+    public init(apps: Int) { index = Array(repeating: [:], count: apps) }
+
+    /// Adds one ended request.
+    public mutating func add(_ r: borrowing TaskRecord) {
+        let app = r.request.app
+        guard app < index.count else { return }
+        let k: Int
+        if let found = index[app][r.request.identifier] {
+            k = found
+        } else {
+            k = rows.count
+            index[app][r.request.identifier] = k
+            rows.append(AppTaskTally(app: app, identifier: r.request.identifier, kind: r.request.kind))
+        }
+        rows[k].add(r)
+    }
+
+    /// The tallies ordered by app, then kind, then identifier: an order that does not depend on
+    /// when each first ended.
+    public var sorted: [AppTaskTally] {
+        rows.sorted { ($0.app, $0.kind.index, $0.identifier) < ($1.app, $1.kind.index, $1.identifier) }
+    }
+}

@@ -38,6 +38,10 @@ public struct AppParameters: Equatable, Sendable {
     public var launchDownBytes: Double = 100_000
     /// How often the person opens this app, relative to the other apps (people model).
     public var usageWeight: Double = 1
+    /// How many times a day the person opens this app, when the profile says so
+    /// (`opens_per_day`, or `opens_per_week` / 7): it then takes that share of the person's
+    /// launches (`PeopleParameters.appWeights`) and `usageWeight` is not used.
+    public var opensPerDay: Double?
     /// When in the day the person tends to open it; `nil`: whenever they pick up the phone.
     public var habit: AppHabit?
     /// Installed as the run starts: the system has no record of its use before the run

@@ -66,6 +66,61 @@ public struct PeopleParameters: Equatable, Sendable {
     /// A person with the defaults above.
     public init() {}
 
+    /// Launches of apps a day these parameters give on average: each session opens one app,
+    /// or with `1 - singleAppShare` chance `1 + extraAppsMean` on average.
+    public var launchesPerDay: Double { sessionsPerDay * (1 + (1 - singleAppShare) * extraAppsMean) }
+
+    /// The most of the person's launches that apps given as opens a day may take together:
+    /// the rest goes to the other apps, so a person who picks the phone up rarely is not made
+    /// to open it more.
+    public static let maxOpensShare = 0.9
+
+    /// Each app's weight in the choice of a launch's app: its `usageWeight`, or for an app
+    /// given as opens a day the weight that gives it that many of the person's launches
+    /// (`launchesPerDay`), the person's total unchanged. When such apps ask for more than
+    /// `maxOpensShare` of the launches together, they share that much in proportion. A habit
+    /// raises an app's weight where the person uses the phone least as well as most, so its
+    /// share under a habit is found by iteration: the expected opens under the habits, over a
+    /// week of five weekdays and two weekend days, are brought to the target.
+    public func appWeights(_ apps: [AppParameters]) -> [Double] {
+        let total = launchesPerDay
+        let asked = apps.reduce(0.0) { $0 + ($1.opensPerDay ?? 0) }
+        guard asked > 0, total > 0 else { return apps.map { $0.opensPerDay == nil ? $0.usageWeight : 0 } }
+        let scale = min(1, Self.maxOpensShare * total / asked)
+        let fixedShare = asked * scale / total
+        // The apps given by weight and the apps outside the scenario share the rest.
+        let rest = apps.reduce(otherAppsWeight) { $0 + ($1.opensPerDay == nil ? $1.usageWeight : 0) }
+        let perShare = rest / (1 - fixedShare)
+        var weights = apps.map { a in a.opensPerDay.map { perShare * $0 * scale / total } ?? a.usageWeight }
+        guard apps.contains(where: { $0.habit != nil && $0.opensPerDay != nil }) else { return weights }
+        // Per day type, each bin's share of the day's sessions and each app's habit factor.
+        let days: [(share: Double, rate: [Double], factors: [[Double]?])] = [(5.0 / 7, false), (2.0 / 7, true)].map { share, weekend in
+            let rate = sessionRate(weekend: weekend)
+            let sum = rate.reduce(0, +)
+            let factors = apps.map { a in
+                a.habit.map { h in
+                    let strength = min(1, h.strength * habitScale)
+                    return h.profile(weekend: weekend, rate: rate).map { (1 - strength) + strength * $0 }
+                }
+            }
+            return (share, sum > 0 ? rate.map { $0 / sum } : rate, factors)
+        }
+        for _ in 0..<40 {
+            var expected = [Double](repeating: 0, count: apps.count)
+            for day in days {
+                for b in 0..<AppHabit.binsPerDay where day.rate[b] > 0 {
+                    var sum = otherAppsWeight
+                    for a in apps.indices { sum += weights[a] * (day.factors[a]?[b] ?? 1) }
+                    for a in apps.indices { expected[a] += day.share * day.rate[b] * weights[a] * (day.factors[a]?[b] ?? 1) / sum }
+                }
+            }
+            for a in apps.indices {
+                if let opens = apps[a].opensPerDay, expected[a] > 0 { weights[a] *= opens * scale / (expected[a] * total) }
+            }
+        }
+        return weights
+    }
+
     /// The mean session length these parameters give.
     public var meanSessionLength: SimDuration {
         let tail = sessionTailShape * sessionTailMinimum.seconds / (sessionTailShape - 1)

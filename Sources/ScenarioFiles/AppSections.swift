@@ -23,6 +23,16 @@ extension Scenario {
             a.usageWeight = try m.optional("usage_weight", default: a.usageWeight) { n, p throws(ScenarioError) in
                 try r.number(n, p, "a relative weight >= 0") { $0 >= 0 }
             }
+            let perDay = try m.optional("opens_per_day", default: nil) { n, p throws(ScenarioError) in
+                try r.number(n, p, "opens a day from 0 to 1000") { (0...1000).contains($0) }
+            }
+            let perWeek = try m.optional("opens_per_week", default: nil) { n, p throws(ScenarioError) in
+                try r.number(n, p, "opens a week from 0 to 7000") { (0...7000).contains($0) }
+            }
+            if perDay != nil && perWeek != nil {
+                throw r.error(item, p.appending("opens_per_week"), "give opens_per_day or opens_per_week, not both")
+            }
+            a.opensPerDay = perDay ?? perWeek.map { $0 / 7 }
             a.habit = try m.optional("habit", default: nil) { n, p throws(ScenarioError) in try readHabit(n, p, r) }
             a.newInstall = try m.optional("new_install", default: a.newInstall, r.bool)
             a.launchDownBytes =

@@ -44,7 +44,7 @@ struct BGSim: AsyncParsableCommand {
             inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
-        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, Validate.self, Policies.self]
+        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Policies.self]
     )
 }
 

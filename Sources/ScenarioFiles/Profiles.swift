@@ -255,8 +255,8 @@ package final class DocumentCache: Sendable {
 /// The `models/` folder bgsim ships with, where a scenario outside it finds the bundled
 /// profiles: `$BGSIM_MODELS`, else `share/bgsim/models` beside the installed binary (`make
 /// install`), else the `models/` folder of the source tree this binary was built from.
-enum BundledModels {
-    static let folder: String? = {
+package enum BundledModels {
+    package static let folder: String? = {
         let fm = FileManager.default
         func isFolder(_ path: String) -> Bool {
             var dir: ObjCBool = false

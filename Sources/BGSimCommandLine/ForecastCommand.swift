@@ -1,0 +1,99 @@
+import ArgumentParser
+import Experiments
+import Foundation
+import Reports
+import ResultFiles
+import ScenarioFiles
+
+struct ForecastCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forecast",
+        abstract: "Forecast how often an app's background tasks run on people's phones, and why not.",
+        discussion: """
+            Places the app profile (its BGTaskScheduler tasks: identifiers, kinds, intervals, \
+            earliest begin, requirements, work, whether it calls setTaskCompleted; and how often \
+            the person opens it, opens_per_day) among the apps of the bundled fleet of people \
+            (models/scenarios/fleet.yaml), or of one named person (--person median), and runs it \
+            under ios (or --policy android, repeatable). Prints a short answer per task \
+            identifier and writes forecast.csv (per policy, variant, identifier and metric: mean, \
+            median, p10, p90, the share of people at zero, and for each change of the built-in \
+            sweep its paired difference from the fleet as it is), people.csv (each person's \
+            drawn values, runs and what held them longest), forecast.md and forecast.html. \
+            The sweep changes opens a day, the requested interval, Background App Refresh, the \
+            charging habit and the connection, one at a time, on the first --sweep-people \
+            people. docs/forecast.md walks through it.
+            """
+    )
+
+    @Argument(help: "The app profile (YAML), laid out as models/apps/*.yaml, such as Examples/forecast/news-app.yaml.")
+    var app: String
+
+    @Option(name: .customLong("policy"), help: "A policy to forecast under (repeatable; default: ios).")
+    var policies: [String] = []
+
+    @Option(help: "People of the fleet (or, with --person, runs of that person's days).")
+    var people = 500
+
+    @Option(help: "Forecast for one person of models/people/ (light, median, heavy) instead of the fleet.")
+    var person: String?
+
+    @Option(help: "People the built-in sweep runs each change on (0: no sweep).")
+    var sweepPeople = 100
+
+    @Option(help: "The scenario to place the app in (default: the bundled models/scenarios/fleet.yaml).")
+    var scenario: String?
+
+    @Option(help: "Simulated days per person, such as 7d (default: the scenario's).")
+    var duration: String?
+
+    @Option(help: "The master random seed (default: the scenario's).")
+    var seed: String?
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a value of the scenario by its key path (repeatable).", valueName: "key.path=value"))
+    var overrides: [String] = []
+
+    @Option(help: "The output folder (default: results/forecast-<app name>).")
+    var out: String?
+
+    @Option(help: "Simulations to run in parallel (default: the cores this process may use).")
+    var jobs: Int?
+
+    @Flag(help: "Print nothing but errors.")
+    var quiet = false
+
+    func validate() throws {
+        guard (1...100_000).contains(people) else { throw ValidationError("--people must be from 1 to 100000, got \(people)") }
+        guard (0...people).contains(sweepPeople) else { throw ValidationError("--sweep-people must be from 0 to --people (\(people)), got \(sweepPeople)") }
+        if let jobs, !(1...4096).contains(jobs) { throw ValidationError("--jobs must be from 1 to 4096, got \(jobs)") }
+        for text in overrides where Override(parsing: text) == nil {
+            throw ValidationError("--set '\(text)': expected key.path=value, such as 'apps[0].tasks[0].interval=30m'")
+        }
+        if let out { try OutputOptions.checkOut(out) }
+    }
+
+    func run() async throws {
+        guard let base = scenario ?? BundledModels.folder.map({ $0 + "/scenarios/fleet.yaml" }) else {
+            throw UsageError("cannot find the bundled models/ folder for its fleet; set BGSIM_MODELS or give --scenario")
+        }
+        let setup = try ForecastSetup.load(
+            app: app, base: base, person: person, policies: policies.isEmpty ? ["ios"] : policies, replications: people,
+            duration: duration, seed: seed, more: overrides.compactMap(Override.init(parsing:)))
+        let jobs = self.jobs ?? Cores.available()
+        let reporter = quiet ? nil : ProgressReporter(jobs: jobs)
+        var progress: (@Sendable (Int, Int) -> Void)?
+        if let reporter { progress = { done, total in reporter.update(done: done, total: total, skipped: 0) } }
+        let forecast = try await Forecast.run(setup, sweepPeople: sweepPeople, jobs: jobs, progress: progress)
+        reporter?.finish()
+        let rows = forecast.rows()
+        let page = ForecastPage(forecast, rows: rows)
+        let folder = URL(literalPath: out ?? "results/forecast-\(setup.appParameters.name)")
+        let files: [(name: String, content: OutputContent)] = [
+            ("forecast.csv", .text(forecast.csv(rows))), ("people.csv", .text(forecast.peopleCSV())),
+            ("forecast.md", .text(page.markdown)), ("forecast.html", .text(page.html)),
+        ]
+        try OutputFiles.write(files, to: folder)
+        guard !quiet else { return }
+        print(page.answer, terminator: "")
+        print("Wrote forecast.csv, people.csv, forecast.md, forecast.html to \(folder.relativePath)")
+    }
+}

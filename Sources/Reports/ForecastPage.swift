@@ -1,0 +1,389 @@
+import Experiments
+import Foundation
+import ResultFiles
+import Scheduling
+import SimEngine
+
+/// The forecast's page, in Markdown and in HTML (inline SVG, no script), and the short answer
+/// `bgsim forecast` prints: per task identifier, how often it runs across people, when and
+/// where, at what cost, what held it, how that changes, who gets nothing, and one typical week.
+public struct ForecastPage {
+    let forecast: Forecast
+    let rows: [Forecast.Row]
+    let index: [String: Forecast.Row]
+
+    /// The page of `forecast`, whose `forecast.csv` rows are `rows`.
+    public init(_ forecast: Forecast, rows: [Forecast.Row]) {
+        self.forecast = forecast
+        self.rows = rows
+        var index: [String: Forecast.Row] = [:]
+        for r in rows { index[Self.key(r.policy, r.variant, r.identifier, r.metric)] = r }
+        self.index = index
+    }
+
+    static func key(_ policy: String, _ variant: String, _ id: String, _ metric: String) -> String {
+        [policy, variant, id, metric].joined(separator: "\u{1f}")
+    }
+
+    func row(_ policy: String, _ id: String, _ metric: String, variant: String = "base") -> Forecast.Row? {
+        index[Self.key(policy, variant, id, metric)]
+    }
+
+    var policies: [String] { forecast.setup.scenario.policies.map(\.name) }
+    var appName: String { forecast.setup.appParameters.name }
+    var people: Int { forecast.variants.first?.people.count ?? 0 }
+    var days: Double { forecast.variants.first?.people.first?.days ?? 0 }
+    var isFleet: Bool { !forecast.traitNames.isEmpty }
+
+    static func n(_ x: Double) -> String {
+        if x == 0 { return "0" }
+        let a = abs(x)
+        let digits = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 1 : a >= 0.1 ? 2 : 3
+        return String(format: "%.\(digits)f", x)
+    }
+
+    /// The causes that held an identifier, by their share of its held time (means over people).
+    func heldShares(_ policy: String, _ id: String, variant: String = "base") -> [(cause: String, pct: Double)] {
+        let held = rows.filter { $0.policy == policy && $0.variant == variant && $0.identifier == id && $0.metric.hasPrefix("held_h_per_day:") }
+        let total = held.reduce(0) { $0 + $1.mean }
+        guard total > 0 else { return [] }
+        return held.map { (String($0.metric.dropFirst("held_h_per_day:".count)), 100 * $0.mean / total) }.filter { $0.pct >= 0.5 }
+            .sorted { $0.pct > $1.pct }
+    }
+
+    /// The short answer, a few lines per identifier and policy.
+    public var answer: String {
+        var out = "\(appName): \(isFleet ? "\(people) people" : "one person, \(people) runs") of \(Self.n(days)) days each"
+        out += ", under \(policies.joined(separator: " and "))\n"
+        for policy in policies {
+            for (id, kind) in forecast.identifiers {
+                guard let runs = row(policy, id, "runs_per_day") else { continue }
+                out += "  \(policy) \(kind.rawValue) \(id): runs \(Self.n(runs.median)) a day (median; p10 \(Self.n(runs.p10)), p90 \(Self.n(runs.p90)))"
+                out += "; \(Self.n(runs.zeroPct))% of people get none\n"
+                var where_: [String] = []
+                if let c = row(policy, id, "runs_charging_pct") { where_.append("on the charger \(Self.n(c.mean))%") }
+                if let w = row(policy, id, "runs_wifi_pct") { where_.append("on Wi-Fi \(Self.n(w.mean))%") }
+                if let e = row(policy, id, "energy_per_day_j"), let b = row(policy, id, "battery_pct_per_day") {
+                    where_.append("\(Self.n(e.median)) J a day (\(Self.n(b.median))% of the battery)")
+                }
+                if let s = row(policy, id, "staleness_mean_min") { where_.append("content \(Self.n(s.median)) min old at launch") }
+                if !where_.isEmpty { out += "    " + where_.joined(separator: "; ") + "\n" }
+                let shares = heldShares(policy, id).prefix(3)
+                if !shares.isEmpty {
+                    out += "    held by: " + shares.map { "\($0.cause) \(Self.n($0.pct))%" }.joined(separator: ", ") + " of its waiting time\n"
+                }
+            }
+        }
+        return out
+    }
+
+    // MARK: - Sections, each as (heading, Markdown, HTML)
+
+    struct Table {
+        var header: [String]
+        var rows: [[String]]
+        var markdown: String {
+            var s = "| " + header.map(Quoting.markdown).joined(separator: " | ") + " |\n"
+            s += "|" + header.map { _ in " --- |" }.joined() + "\n"
+            for r in rows { s += "| " + r.map(Quoting.markdown).joined(separator: " | ") + " |\n" }
+            return s
+        }
+        var html: String {
+            var s = "<table><thead><tr>" + header.map { "<th>\(Quoting.html($0))</th>" }.joined() + "</tr></thead><tbody>\n"
+            for r in rows { s += "<tr>" + r.map { "<td>\(Quoting.html($0))</td>" }.joined() + "</tr>\n" }
+            return s + "</tbody></table>\n"
+        }
+    }
+
+    func spread(_ r: Forecast.Row?) -> String {
+        guard let r else { return "" }
+        return "\(Self.n(r.median)) (\(Self.n(r.p10))–\(Self.n(r.p90)))"
+    }
+
+    /// The main table: one row per policy and identifier.
+    var mainTable: Table {
+        var t = Table(
+            header: [
+                "policy", "task", "runs a day, median (p10–p90)", "people with none", "completed a day", "expired a day",
+                "J a run", "J a day", "battery % a day", "wait, min", "content age at launch, min", "on charger %", "on Wi-Fi %",
+                "gap between runs, h",
+            ], rows: [])
+        for policy in policies {
+            for (id, kind) in forecast.identifiers {
+                guard let runs = row(policy, id, "runs_per_day") else { continue }
+                t.rows.append([
+                    policy, "\(id) (\(kind.rawValue))", spread(runs), "\(Self.n(runs.zeroPct))%", spread(row(policy, id, "completed_per_day")),
+                    spread(row(policy, id, "expired_per_day")), spread(row(policy, id, "energy_per_run_j")),
+                    spread(row(policy, id, "energy_per_day_j")), spread(row(policy, id, "battery_pct_per_day")),
+                    spread(row(policy, id, "wait_mean_min")), spread(row(policy, id, "staleness_mean_min")),
+                    row(policy, id, "runs_charging_pct").map { Self.n($0.mean) } ?? "",
+                    row(policy, id, "runs_wifi_pct").map { Self.n($0.mean) } ?? "", spread(row(policy, id, "gap_median_h")),
+                ])
+            }
+        }
+        return t
+    }
+
+    var expirationTable: Table {
+        var t = Table(header: ["policy", "task"] + ExpirationReason.allCases.map(\.rawValue) + ["killed", "rejected"], rows: [])
+        for policy in policies {
+            for (id, _) in forecast.identifiers where row(policy, id, "runs_per_day") != nil {
+                let cells = ExpirationReason.allCases.map { e in row(policy, id, "expirations_\(e.rawValue)_per_day").map { Self.n($0.mean) } ?? "" }
+                t.rows.append(
+                    [policy, id] + cells + [row(policy, id, "killed_per_day"), row(policy, id, "rejected_per_day")].map { $0.map { Self.n($0.mean) } ?? "" })
+            }
+        }
+        return t
+    }
+
+    var heldTable: Table {
+        var t = Table(header: ["policy", "task", "what held it (share of its waiting time)"], rows: [])
+        for policy in policies {
+            for (id, _) in forecast.identifiers where row(policy, id, "runs_per_day") != nil {
+                t.rows.append([policy, id, heldShares(policy, id).map { "\($0.cause) \(Self.n($0.pct))%" }.joined(separator: ", ")])
+            }
+        }
+        return t
+    }
+
+    var sweepTable: Table {
+        var t = Table(header: ["policy", "task", "change", "what it means", "runs a day (mean)", "difference from now, 95% CI"], rows: [])
+        for policy in policies {
+            for (id, _) in forecast.identifiers {
+                for v in forecast.variants where v.policy == policy && v.name != "base" {
+                    guard let r = row(policy, id, "runs_per_day", variant: v.name) else { continue }
+                    let d = r.difference.map { "\($0.mean >= 0 ? "+" : "")\(Self.n($0.mean)) [\(Self.n($0.lower)), \(Self.n($0.upper))]" } ?? ""
+                    t.rows.append([policy, id, v.name, v.description, Self.n(r.mean), d])
+                }
+            }
+        }
+        return t
+    }
+
+    /// Who gets nothing: per policy and identifier, how many, the drawn values over-represented
+    /// among them, and what held their requests.
+    var nobodyTable: Table {
+        var t = Table(header: ["policy", "task", "people with no run", "more common among them (share among them vs. all)", "what held them"], rows: [])
+        for v in forecast.variants where v.name == "base" {
+            for (id, _) in forecast.identifiers {
+                let none = v.people.filter { ($0.tasks[id]?.started ?? 0) == 0 }
+                guard !none.isEmpty, v.people.contains(where: { $0.tasks[id] != nil }) else { continue }
+                var traits: [(String, Double, Double)] = []
+                for (k, name) in forecast.traitNames.enumerated() {
+                    var values: [String: Int] = [:]
+                    for p in v.people { values[p.traits[k], default: 0] += 1 }
+                    // Listed values only (a drawn number takes as many values as people).
+                    guard values.count <= 8 else { continue }
+                    for (value, count) in values {
+                        let among = Double(none.count { $0.traits[k] == value }) / Double(none.count)
+                        let all = Double(count) / Double(v.people.count)
+                        if among >= all + 0.1 { traits.append(("\(name)=\(value)", 100 * among, 100 * all)) }
+                    }
+                }
+                var causes: [String: Double] = [:]
+                for p in none { for c in p.tasks[id].map(Forecast.causes) ?? [] { causes[c.cause, default: 0] += c.seconds } }
+                let total = causes.values.reduce(0, +)
+                var held = causes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \(Self.n(100 * $0.value / max(total, 1)))%" }
+                // Requests refused at submission were never held: say why they were refused.
+                for (k, e) in SubmitError.allCases.enumerated() {
+                    let count = none.reduce(0) { $0 + ($1.tasks[id]?.rejections[k] ?? 0) }
+                    if count > 0 { held.append("submit refused, \(e.rawValue): \(count) requests") }
+                }
+                t.rows.append([
+                    v.policy, id, "\(none.count) of \(v.people.count)",
+                    traits.sorted { $0.1 - $0.2 > $1.1 - $1.2 }.prefix(4).map { "\($0.0) (\(Self.n($0.1))% vs \(Self.n($0.2))%)" }.joined(separator: ", "),
+                    held.joined(separator: ", "),
+                ])
+            }
+        }
+        return t
+    }
+
+    static let assumptions: [(String, String)] = [
+        ("How iOS decides (the ios policy's rules, its allowance of refreshes per launch, the launch predictor)", "§4, and §12 for the values that are assumptions"),
+        ("What iPhones are seen to do (refreshes a day against opens a day)", "§4, What iPhones are seen to do; docs/validation.md"),
+        ("BGTaskScheduler's budgets: 30 s for a refresh, minutes for processing", "§2"),
+        ("The people: sessions a day, session lengths, habits, opens a day as an input", "§8, §12"),
+        ("The fleet's charging habits, networks and Background App Refresh settings", "§5, §8, §12"),
+        ("Energy: radio promotions, tails and CPU power", "§6"),
+        ("The android policy: Doze, standby buckets, quotas", "§9"),
+    ]
+
+    var assumptionsTable: Table {
+        Table(header: ["what the numbers rest on", "where bgsim's docs/sources.md says why"], rows: Self.assumptions.map { [$0.0, "docs/sources.md " + $0.1] })
+    }
+
+    // MARK: - Charts (HTML)
+
+    static let causeColors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
+
+    /// Runs a day by hour, one bar chart per policy and identifier.
+    func hourChart(_ policy: String, _ id: String) -> String {
+        let values = (0..<24).map { h in row(policy, id, "runs_per_day_at:\(h < 10 ? "0" : "")\(h)")?.mean ?? 0 }
+        let top = max(values.max() ?? 0, 1e-9)
+        let w = 24 * 22 + 60, h = 160
+        var s = "<svg width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(id) under \(policy): runs a day by hour"))</title>"
+        for (k, v) in values.enumerated() {
+            let bh = 110 * v / top
+            let x = 50 + k * 22
+            s += "<rect x=\"\(x)\" y=\"\(SVG.c(120 - bh))\" width=\"18\" height=\"\(SVG.c(bh))\" fill=\"#4e79a7\"><title>\(k):00 \(Self.n(v)) a day</title></rect>"
+            if k % 3 == 0 { s += "<text x=\"\(x + 9)\" y=\"138\" text-anchor=\"middle\" font-size=\"11\">\(k)h</text>" }
+        }
+        s += "<text x=\"45\" y=\"14\" text-anchor=\"end\" font-size=\"11\">\(Self.n(top))</text><text x=\"45\" y=\"120\" text-anchor=\"end\" font-size=\"11\">0</text>"
+        s += "<text x=\"50\" y=\"155\" font-size=\"11\">runs a day in each hour (mean over people)</text></svg>"
+        return s
+    }
+
+    /// The typical person's week: per identifier, when each request waited (coloured by what
+    /// held it longest) and when it ran.
+    func weekChart(_ policy: String, replication: Int, records: [TaskRecord]) -> (svg: String, legend: [String]) {
+        let ids = forecast.identifiers.map(\.identifier).filter { id in records.contains { $0.request.identifier == id } }
+        let span = max(days, 1) * 86_400
+        let w = 1000, laneH = 34, left = 10, plot = 980
+        let h = 40 + laneH * max(ids.count, 1) + 20
+        var causes: [String] = []
+        func color(_ cause: String) -> String {
+            if !causes.contains(cause) { causes.append(cause) }
+            return Self.causeColors[causes.firstIndex(of: cause)! % Self.causeColors.count]
+        }
+        func x(_ t: Double) -> String { SVG.c(Double(left) + Double(plot) * min(max(t / span, 0), 1)) }
+        var s = "<svg width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(appName) on a typical phone under \(policy)"))</title>"
+        for d in 0...Int(span / 86_400) {
+            s += "<line x1=\"\(x(Double(d) * 86_400))\" y1=\"20\" x2=\"\(x(Double(d) * 86_400))\" y2=\"\(h - 20)\" stroke=\"#ddd\"/>"
+            if Double(d) < span / 86_400 { s += "<text x=\"\(x(Double(d) * 86_400 + 43_200))\" y=\"14\" text-anchor=\"middle\" font-size=\"11\">day \(d)</text>" }
+        }
+        for (lane, id) in ids.enumerated() {
+            let y = 24 + lane * laneH
+            s += "<text x=\"\(left)\" y=\"\(y + 30)\" font-size=\"10\" fill=\"#555\">\(Quoting.html(id))</text>"
+            for r in records where r.request.identifier == id {
+                let from = Self.secs(r.eligibleSince), to = Self.secs(r.started ?? r.ended)
+                if to > from, let top = Forecast.causesOf(r).first?.cause {
+                    s += "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(top))\">"
+                    s += "<title>\(Quoting.html("waited \(Self.n((to - from) / 60)) min, held longest by \(top)"))</title></rect>"
+                }
+                if let started = r.started {
+                    s += "<rect x=\"\(x(Self.secs(started)))\" y=\"\(y - 3)\" width=\"2\" height=\"20\" fill=\"#000\"><title>ran at day \(Int(Self.secs(started) / 86_400)) \(Self.clock(Self.secs(started)))</title></rect>"
+                }
+            }
+        }
+        s += "</svg>"
+        let legend = causes.enumerated().map { k, c in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(Self.causeColors[k % Self.causeColors.count])\"></span>\(Quoting.html(c))</span>"
+        }
+        return (s, legend + ["<span class=\"key\"><span class=\"swatch\" style=\"background:#000\"></span>a run</span>"])
+    }
+
+    static func secs(_ t: SimInstant) -> Double { Double(t.microseconds) / 1e6 }
+
+    static func clock(_ seconds: Double) -> String {
+        let m = Int(seconds.truncatingRemainder(dividingBy: 86_400) / 60)
+        return String(format: "%02d:%02d", m / 60, m % 60)
+    }
+
+    /// The typical week in words, per day: runs and what held the requests that waited.
+    func weekText(records: [TaskRecord]) -> Table {
+        var t = Table(header: ["day", "task", "runs", "waited for (longest first)"], rows: [])
+        for d in 0..<Int(max(days, 1).rounded(.up)) {
+            for (id, _) in forecast.identifiers {
+                let mine = records.filter { $0.request.identifier == id }
+                guard !mine.isEmpty else { continue }
+                let runs = mine.filter { $0.started.map { Int(Self.secs($0) / 86_400) == d } ?? false }
+                var causes: [String: Double] = [:]
+                for r in mine where Int(Self.secs(r.eligibleSince) / 86_400) == d {
+                    for (c, s) in Forecast.causesOf(r) { causes[c, default: 0] += s }
+                }
+                let waits = causes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
+                t.rows.append([String(d), id, runs.map { Self.clock(Self.secs($0.started!)) }.joined(separator: " "), waits.joined(separator: ", ")])
+            }
+        }
+        return t
+    }
+
+    // MARK: - The page
+
+    var intro: String {
+        let setup = forecast.setup
+        var s = "The app profile \(setup.appFile) placed on "
+        s += isFleet ? "the \(people) people of \(setup.baseFile)" : "\(people) simulated runs of one person"
+        s += ", \(Self.n(days)) days each, under \(policies.joined(separator: " and ")). Each number is across people: the median and, in brackets, "
+        s += "the 10th to 90th percentiles. The sweep's changes run on the first \(forecast.variants.first { $0.name != "base" }?.people.count ?? 0) people, "
+        s += "each compared with the same person as they are (a paired difference)."
+        return s
+    }
+
+    /// `forecast.md`.
+    public var markdown: String {
+        var s = "# Forecast: \(Quoting.markdown(appName))\n\n" + Quoting.markdown(intro) + "\n\n"
+        s += Quoting.markdownBlock(answer, info: "text") + "\n"
+        s += "## How often and at what cost\n\n" + mainTable.markdown + "\n"
+        s += "## Expirations and why (per day, mean over people)\n\n" + expirationTable.markdown + "\n"
+        s += "## When it runs (runs a day in each hour, mean over people)\n\n"
+        var hours = Table(header: ["policy", "task"] + (0..<24).map { "\($0)h" }, rows: [])
+        for policy in policies {
+            for (id, _) in forecast.identifiers where row(policy, id, "runs_per_day") != nil {
+                hours.rows.append([policy, id] + (0..<24).map { h in Self.n(row(policy, id, "runs_per_day_at:\(h < 10 ? "0" : "")\(h)")?.mean ?? 0) })
+            }
+        }
+        s += hours.markdown + "\n"
+        s += "## What held it\n\nEach gate the system enforces and each rule of the policy that held a request, by its share of the time requests waited.\n\n"
+        s += heldTable.markdown + "\n"
+        if forecast.variants.contains(where: { $0.name != "base" }) {
+            s += "## How it changes\n\n" + sweepTable.markdown + "\n"
+        }
+        if isFleet {
+            s += "## Who gets nothing\n\n" + nobodyTable.markdown + "\n"
+        }
+        for (policy, replication, records) in forecast.typical {
+            s += "## A week on a typical phone (\(Quoting.markdown(policy)), person \(replication))\n\n"
+            s += "The person whose runs a day of the first task are nearest the median. Start times of each run, and what the requests waited for.\n\n"
+            s += weekText(records: records).markdown + "\n"
+        }
+        s += "## What these numbers rest on\n\n" + assumptionsTable.markdown
+        return s
+    }
+
+    /// `forecast.html`.
+    public var html: String {
+        var s = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>Forecast: \(Quoting.html(appName))</title>
+            <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;font-size:13px;margin:1em 0}
+            td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4}pre{background:#f8f8f8;padding:1em;white-space:pre-wrap}
+            .key{margin-right:1em;font-size:12px}.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
+            .wide{overflow-x:auto}</style></head><body>
+
+            """
+        s += "<h1>Forecast: \(Quoting.html(appName))</h1>\n<p>\(Quoting.html(intro))</p>\n<pre>\(Quoting.html(answer))</pre>\n"
+        s += "<h2>How often and at what cost</h2>\n<div class=\"wide\">" + mainTable.html + "</div>\n"
+        s += "<h2>Expirations and why (per day, mean over people)</h2>\n" + expirationTable.html
+        s += "<h2>When it runs</h2>\n"
+        for policy in policies {
+            for (id, _) in forecast.identifiers where row(policy, id, "runs_per_day") != nil {
+                s += "<h3>\(Quoting.html(id)) under \(Quoting.html(policy))</h3>\n" + hourChart(policy, id) + "\n"
+            }
+        }
+        s += "<h2>What held it</h2>\n<p>Each gate the system enforces and each rule of the policy that held a request, by its share of the time requests waited.</p>\n"
+        s += heldTable.html
+        if forecast.variants.contains(where: { $0.name != "base" }) { s += "<h2>How it changes</h2>\n" + sweepTable.html }
+        if isFleet { s += "<h2>Who gets nothing</h2>\n" + nobodyTable.html }
+        for (policy, replication, records) in forecast.typical {
+            s += "<h2>A week on a typical phone (\(Quoting.html(policy)), person \(replication))</h2>\n"
+            s += "<p>Each bar is a request waiting, coloured by what held it longest; each black mark a run.</p>\n"
+            let (svg, legend) = weekChart(policy, replication: replication, records: records)
+            s += "<div class=\"wide\">" + svg + "</div>\n<p>" + legend.joined(separator: " ") + "</p>\n"
+        }
+        s += "<h2>What these numbers rest on</h2>\n" + assumptionsTable.html + "</body></html>\n"
+        return s
+    }
+}
+
+extension Forecast {
+    /// What held one request, longest first: its gates (but `policy`) and its policy's rules.
+    public static func causesOf(_ r: TaskRecord) -> [(cause: String, seconds: Double)] {
+        var out: [(String, Double)] = []
+        for reason in HoldReason.allCases where reason != .policy && r.held[reason] > 0 { out.append((reason.token, r.held[reason])) }
+        if r.policyHolds.isEmpty, r.held[.policy] > 0 { out.append(("policy", r.held[.policy])) }
+        out += r.policyHolds.map { ($0.reason, $0.seconds) }
+        return out.sorted { $0.1 > $1.1 }
+    }
+}

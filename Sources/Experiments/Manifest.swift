@@ -5,7 +5,7 @@ import ScenarioFiles
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 10
+    public static let schemaVersion = 11
     /// bgsim's version, written into every manifest.
     public static let toolVersion = "0.3.0"
 

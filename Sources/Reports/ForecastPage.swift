@@ -59,7 +59,7 @@ public struct ForecastPage {
             for (id, kind) in forecast.identifiers {
                 guard let runs = row(policy, id, "runs_per_day") else { continue }
                 out += "  \(policy) \(kind.rawValue) \(id): runs \(Self.n(runs.median)) a day (median; p10 \(Self.n(runs.p10)), p90 \(Self.n(runs.p90)))"
-                out += "; \(Self.n(runs.zeroPct))% of people get none\n"
+                out += "; \(Self.n(runs.zeroPct))% of \(isFleet ? "people" : "the runs") get none\n"
                 var where_: [String] = []
                 if let c = row(policy, id, "runs_charging_pct") { where_.append("on the charger \(Self.n(c.mean))%") }
                 if let w = row(policy, id, "runs_wifi_pct") { where_.append("on Wi-Fi \(Self.n(w.mean))%") }

@@ -143,7 +143,7 @@ struct CLITests {
         let out = "results/default_duration-2d"
         #expect(
             files(in: dir) == ["results", out]
-                + ["comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "\(out)/\($0)" })
+                + ["apps.csv", "comparisons.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv"].map { "\(out)/\($0)" })
         let runs = try String(contentsOf: dir.appendingPathComponent("\(out)/runs.csv"), encoding: .utf8)
         let rows = runs.split(separator: "\n").dropFirst()
         #expect(rows.count == 18 && rows.allSatisfy { $0.hasPrefix("default_duration-2d,") }, "the scenario column names the variant")
@@ -160,7 +160,7 @@ struct CLITests {
         let oracle = try #require(r.stdout.split(separator: "\n").first { $0.hasPrefix("oracle ") })
         #expect(!oracle.contains("*"), "a bound is never starred")
         #expect(r.stdout.contains(" * "), "some best value is starred")
-        #expect(r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, manifest.json to \(out)"))
+        #expect(r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, apps.csv, tasks.csv, manifest.json to \(out)"))
     }
 
     @Test func precisionAddsReplicationsAndSaysWhetherItWasReached() throws {
@@ -186,9 +186,9 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--events", "--timeline", "15m"]
         let r = try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir)
-        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, tasks.csv, timeline.csv, events.csv, manifest.json to a"))
+        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, apps.csv, tasks.csv, timeline.csv, events.csv, manifest.json to a"))
         #expect(try bgsim(common + ["--out", "b", "--jobs", "3", "--quiet"], in: dir).status == 0)
-        for name in ["events.csv", "timeline.csv", "tasks.csv"] {
+        for name in ["events.csv", "timeline.csv", "tasks.csv", "apps.csv"] {
             let a = try Data(contentsOf: dir.appendingPathComponent("a/\(name)"))
             #expect(a.count > 1000)
             #expect(a == (try Data(contentsOf: dir.appendingPathComponent("b/\(name)"))), "\(name) differs between --jobs 1 and 3")
@@ -228,12 +228,12 @@ struct CLITests {
         let r = dir.appendingPathComponent("r")
         #expect(
             files(in: r) == [
-                "comparisons.csv", "events.csv", "manifest.json", "notes.txt", "report.html", "report.md",
+                "apps.csv", "comparisons.csv", "events.csv", "manifest.json", "notes.txt", "report.html", "report.md",
                 "runs.csv", "summary.csv", "tasks.csv", "timeline.csv",
             ])
         let again = try bgsim(common + ["--seed", "9", "--no-tasks"], in: dir)
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(files(in: r) == ["comparisons.csv", "manifest.json", "notes.txt", "runs.csv", "summary.csv"])
+        #expect(files(in: r) == ["apps.csv", "comparisons.csv", "manifest.json", "notes.txt", "runs.csv", "summary.csv"])
         let shard = try bgsim(common + ["--shard", "1/2"], in: dir)
         #expect(shard.status == 0, "\(shard.stderr)")
         #expect(files(in: r).filter { !$0.hasPrefix("units") } == ["manifest.json", "notes.txt"])
@@ -310,14 +310,14 @@ struct CLITests {
             .write(to: two, atomically: true, encoding: .utf8)
         #expect(try bgsim(["sweep", three, "--shard", "1/1", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
         #expect(try bgsim(["sweep", two.path, "--shard", "1/1", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
-        // 2 points x 2 policies x 3 replications.
-        #expect(files(in: dir.appendingPathComponent("s/units")).count == 12, "\(files(in: dir.appendingPathComponent("s/units")))")
+        // 2 points x 2 policies x 3 replications, each a record and its apps.csv rows.
+        #expect(files(in: dir.appendingPathComponent("s/units")).count == 24, "\(files(in: dir.appendingPathComponent("s/units")))")
         let merged = try bgsim(["merge", "s", "--out", "m", "--quiet"], in: dir)
         #expect(merged.status == 0, "\(merged.stderr)")
         // Another slice of the same sweep run into the folder keeps the finished units: run
         // again, the first slice finds them all.
         #expect(try bgsim(["sweep", two.path, "--shard", "1/2", "--out", "s", "--quiet", "--no-tasks"], in: dir).status == 0)
-        #expect(files(in: dir.appendingPathComponent("s/units")).count == 12)
+        #expect(files(in: dir.appendingPathComponent("s/units")).count == 24)
         let again = try bgsim(["sweep", two.path, "--shard", "1/1", "--out", "s", "--no-tasks"], in: dir)
         #expect(again.stdout.contains(": 0 units run, 12 already finished"), "\(again.stdout)")
         #expect(try bgsim(["sweep", two.path, "--out", "whole", "--quiet", "--no-tasks"], in: dir).status == 0)

@@ -23,7 +23,8 @@ let verifyScript = #"""
     if names != listed:
         errors.append("folder has %s, manifest lists %s" % (names, listed))
     text = {"scenario", "policy", "metric", "baseline", "app", "identifier", "kind", "outcome", "success", "rejection",
-            "delayed_by", "policy_reasons", "policy_reason", "network", "foreground_app", "subject", "event", "detail", "task"}
+            "delayed_by", "policy_reasons", "policy_reason", "network", "foreground_app", "subject", "event", "detail", "task",
+            "runs_by_hour", "held_rules", "top_rule"}
     tables = {}
     for f in man["files"]:
         path = os.path.join(folder, f["name"])
@@ -67,6 +68,95 @@ let verifyScript = #"""
             held = sum(float(v) for k, v in t.items() if k.startswith("held_"))
             if not close(held, waited, 1e-6):
                 errors.append("task %s of %s never ran: held %s s, but %s s from its earliest begin to the end" % (t["task"], key, held, waited))
+    # apps.csv, column by column, from tasks.csv's rows (and launches from events.csv).
+    apps = tables.get("apps.csv")
+    if apps is not None and tasks is not None:
+        groups = {}
+        for t in tasks:
+            groups.setdefault((t["policy"], t["replication"], t["app"], t["identifier"]), []).append(t)
+        if sorted(groups) != sorted((a["policy"], a["replication"], a["app"], a["identifier"]) for a in apps):
+            errors.append("apps.csv's rows are not tasks.csv's (policy, replication, app, identifier)")
+        # From the event log: each app's launches, and per task where it started (charger,
+        # network) and why its expiration handler was called.
+        launches, where, expirations = {}, {}, {}
+        charging, network = {}, {}
+        for e in tables.get("events.csv") or []:
+            run = (e["policy"], e["replication"])
+            if e["subject"] == "world" and e["event"] == "launch" and e["app"]:
+                k = run + (e["app"],)
+                launches[k] = launches.get(k, 0) + 1
+            elif e["subject"] == "world" and e["event"] in ("plug_in", "unplug"):
+                charging[run] = e["event"] == "plug_in"
+            elif e["subject"] == "world" and e["event"] == "network":
+                network[run] = e["detail"].split()[0].split("=")[1]
+            elif e["subject"] == "task" and e["event"] == "started":
+                where[run + (e["task"],)] = (charging.get(run, False), network.get(run, "none"))
+            elif e["subject"] == "task" and e["event"] == "expiration_handler":
+                expirations[run + (e["task"],)] = e["detail"].split("=")[1]
+        rejection = {"unavailable": "unavailable", "tooManyPendingTaskRequests": "too_many_pending", "notPermitted": "not_permitted"}
+        for a in apps:
+            ts = groups.get((a["policy"], a["replication"], a["app"], a["identifier"]), [])
+            started = [t for t in ts if t["started_s"]]
+            days = float(a["days"])
+            def check(column, expected, tol=1e-9):
+                got = a[column]
+                if expected is None:
+                    ok = got == ""
+                else:
+                    ok = got != "" and close(float(got), expected, tol)
+                if not ok:
+                    errors.append("apps.csv %s/%s/%s/%s: %s=%r, tasks.csv gives %r" % (a["policy"], a["replication"], a["app"], a["identifier"], column, got, expected))
+            check("submitted", len(ts))
+            check("started", len(started))
+            check("runs_per_day", len(started) / days)
+            for o in ("completed", "expired", "killed", "replaced", "cancelled", "rejected", "never_run", "dropped"):
+                check(o, sum(1 for t in ts if t["outcome"] == o))
+            check("unsuccessful", sum(1 for t in ts if t["success"] == "false"))
+            for e, c in rejection.items():
+                check("rejected_" + c, sum(1 for t in ts if t["rejection"] == e))
+            if a["kind"] != ts[0]["kind"]:
+                errors.append("apps.csv %s: kind %s, tasks.csv %s" % (a["identifier"], a["kind"], ts[0]["kind"]))
+            hours = [0] * 24
+            for t in started:
+                hours[int(float(t["started_s"]) // 3600) % 24] += 1
+            if a["runs_by_hour"] != ";".join(map(str, hours)):
+                errors.append("apps.csv %s: runs_by_hour %s, tasks.csv gives %s" % (a["identifier"], a["runs_by_hour"], hours))
+            starts = sorted(float(t["started_s"]) for t in started)
+            gaps = sorted(b - x for x, b in zip(starts, starts[1:]))
+            check("gap_max_s", max(gaps) if gaps else None, 1e-6)
+            if gaps:
+                n = len(gaps)
+                check("gap_median_s", gaps[n // 2] if n % 2 else (gaps[n // 2 - 1] + gaps[n // 2]) / 2, 1e-6)
+            check("latency_mean_s", sum(float(t["latency_s"]) for t in started) / len(started) if started else None, 1e-6)
+            check("cpu_time_s", sum(float(t["cpu_time_s"]) for t in ts), 1e-6)
+            check("bytes", sum(float(t["up_bytes"]) + float(t["down_bytes"]) for t in ts), 1e-9)
+            e = sum(float(t["energy_j"]) for t in ts)
+            check("energy_j", e, 1e-9)
+            check("energy_per_day_j", e / days, 1e-9)
+            check("battery_pct_per_day", 100 * e / days / capacity_j, 1e-9)
+            check("energy_per_run_j", e / len(started) if started else None, 1e-9)
+            for c in [c for c in a if c.startswith("held_") and c.endswith("_s")]:
+                check(c, sum(float(t[c]) for t in ts), 1e-6)
+            rules = {}
+            for t in ts:
+                for r in filter(None, t["policy_reasons"].split(";")):
+                    rules[r] = True
+            named = dict((x.split("=")[0], float(x.split("=")[1])) for x in filter(None, a["held_rules"].split(";")))
+            if set(named) != set(rules):
+                errors.append("apps.csv %s: held_rules %s, tasks.csv's policy_reasons %s" % (a["identifier"], sorted(named), sorted(rules)))
+            if not close(sum(named.values()), float(a["held_policy_s"]), 1e-6):
+                errors.append("apps.csv %s: held_rules sum to %r, held_policy_s %s" % (a["identifier"], sum(named.values()), a["held_policy_s"]))
+            if (a["top_rule"] or None) != (max(named, key=named.get) if named else None):
+                errors.append("apps.csv %s: top_rule %s, held_rules %s" % (a["identifier"], a["top_rule"], named))
+            if "events.csv" in tables:
+                at = [where[(t["policy"], t["replication"], t["task"])] for t in started]
+                check("runs_charging", sum(1 for c, n in at if c))
+                check("runs_wifi", sum(1 for c, n in at if n == "wifi"))
+                check("runs_cellular", sum(1 for c, n in at if n == "cellular"))
+                for reason in ("time_up", "device_in_use", "power_lost", "time_limit"):
+                    check("expired_" + reason, sum(1 for t in ts if expirations.get((t["policy"], t["replication"], t["task"])) == reason))
+                check("launches", launches.get((a["policy"], a["replication"], a["app"]), 0))
+                check("launches_per_day", launches.get((a["policy"], a["replication"], a["app"]), 0) / days)
     for r in tables["runs.csv"]:
         key = (r["policy"], r["replication"])
         bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])
@@ -131,6 +221,27 @@ struct FileIntegrityTests {
         let verdict = try python(verifyScript, [dir.appendingPathComponent("out").path])
         #expect(verdict.contains("tasks.csv does not match its digest"))
         #expect(verdict.contains("tasks sum to"))
+    }
+
+    /// apps.csv is checked column by column against tasks.csv and events.csv: each of these
+    /// columns, written one off, fails the check by name.
+    @Test(arguments: ["runs_charging", "runs_wifi", "launches", "expired_time_up", "energy_j", "held_policy_s", "rejected_unavailable"])
+    func aWrongColumnOfAppsCSVFailsTheCheck(column: String) throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = ["run", defaultScenario, "--replications", "1", "--set", "duration=1d", "--set", "policies=[ios]", "--events", "--out", "out", "--quiet"]
+        #expect(try bgsim(run, in: dir).status == 0)
+        #expect(try python(verifyScript, [dir.appendingPathComponent("out").path]) == "ok")
+        let apps = dir.appendingPathComponent("out/apps.csv")
+        var lines = try String(contentsOf: apps, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = lines[0].split(separator: ",").map(String.init)
+        let k = try #require(header.firstIndex(of: column))
+        var fields = lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        fields[k] = String(Double(fields[k])! + 1)
+        lines[1] = fields.joined(separator: ",")
+        try Data(lines.joined(separator: "\n").utf8).write(to: apps)
+        let verdict = try python(verifyScript, [dir.appendingPathComponent("out").path])
+        #expect(verdict.contains(": \(column)="), "\(verdict)")
     }
 
     /// A sweep of the default scenario, 7 days, two points and 96 units in all, written into
@@ -217,7 +328,7 @@ struct FileIntegrityTests {
         #expect(r.status == 0, "stderr: \(r.stderr)")
         #expect(r.stdout.contains("(\(96 - done) units run, \(done) already finished)") || r.stdout.contains("already finished)"), "\(r.stdout)")
         #expect(r.stderr.contains("already finished"), "progress says it resumed")
-        let names = ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"]
+        let names = ["apps.csv", "comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"]
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path).sorted() == names, "no unit store or temporary is left")
         for name in names {
             let a = try Data(contentsOf: out.appendingPathComponent(name))

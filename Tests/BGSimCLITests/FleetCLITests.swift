@@ -36,4 +36,21 @@ struct FleetCLITests {
         #expect(html.contains("<h2>People</h2>") && html.contains("<h3>Against eager, person by person</h3>"))
         #expect(html.contains("worst off") && html.contains("people.sessions_per_day="))
     }
+
+    /// A fleet writes apps.csv and, only when asked (`--tasks`), tasks.csv; `--tasks` and
+    /// `--no-tasks` together are refused.
+    @Test func aFleetWritesTasksOnlyWhenAsked() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fleet = repo.appendingPathComponent("models/scenarios/fleet.yaml").path
+        let options = ["--replications", "2", "--set", "duration=1d", "--set", "policies=[ios]", "--quiet"]
+        #expect(try bgsim(["run", fleet] + options + ["--out", "plain"], in: dir).status == 0)
+        #expect(files(in: dir.appendingPathComponent("plain")) == ["apps.csv", "comparisons.csv", "manifest.json", "runs.csv", "summary.csv"])
+        #expect(try bgsim(["run", fleet] + options + ["--tasks", "--out", "tasks"], in: dir).status == 0)
+        #expect(files(in: dir.appendingPathComponent("tasks")).contains("tasks.csv"))
+        let manifest = try String(contentsOf: dir.appendingPathComponent("tasks/manifest.json"), encoding: .utf8)
+        #expect(manifest.contains("\"--tasks\""), "the reproducing command asks for tasks.csv again")
+        let both = try bgsim(["run", fleet] + options + ["--tasks", "--no-tasks", "--out", "both"], in: dir)
+        #expect(both.status == 2 && both.stderr.contains("--tasks and --no-tasks"))
+    }
 }

@@ -36,7 +36,7 @@ struct HelpDocumentationTests {
         #expect(Self.options(inHelp: help) == ["--out", "--jobs"])
     }
 
-    @Test(arguments: ["run", "sweep", "merge", "validate", "report"])
+    @Test(arguments: ["run", "sweep", "merge", "validate", "report", "forecast"])
     func everyOptionOfASubcommandIsDocumented(command: String) throws {
         let help = try bgsim([command, "--help"])
         #expect(help.status == 0)

@@ -77,7 +77,7 @@ struct SchemaDocumentTests {
             expected.insert(contentsOf: axes, at: 1)
             #expect(try Self.header(folder.appendingPathComponent(file)) == expected, "\(file)")
         }
-        for file in ["tasks.csv", "timeline.csv", "events.csv"] {
+        for file in ["apps.csv", "tasks.csv", "timeline.csv", "events.csv"] {
             #expect(try Self.header(folder.appendingPathComponent(file)) == ["point"] + (try Self.documented(file)), "\(file)")
         }
         let (keys, json) = try Self.manifestKeys(folder)
@@ -92,9 +92,9 @@ struct SchemaDocumentTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let written = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(
-            written == ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"],
+            written == ["apps.csv", "comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"],
             "no part or temporary file is left")
-        for file in ["runs.csv", "summary.csv", "comparisons.csv", "tasks.csv", "timeline.csv", "events.csv"] {
+        for file in ["runs.csv", "summary.csv", "comparisons.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv"] {
             let documented = try Self.documented(file)
             #expect(!documented.isEmpty, "\(file) has no table in the schema document")
             #expect(documented == (try Self.header(folder.appendingPathComponent(file))), "\(file)")

@@ -320,7 +320,7 @@ struct SweepTests {
         defer { try? FileManager.default.removeItem(at: whole) }
         _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: record), to: whole)
         let expected = try Self.files(whole)
-        #expect(expected.keys.sorted() == ["comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"])
+        #expect(expected.keys.sorted() == ["apps.csv", "comparisons.csv", "events.csv", "manifest.json", "runs.csv", "summary.csv", "tasks.csv", "timeline.csv"])
         #expect(plan.unitCount == 36)
         for n in [1, 2, 5, 36, 40] {
             var shards: [URL] = []
@@ -370,7 +370,7 @@ struct SweepTests {
         let record = RecordOptions(tasks: true)
         let written = [
             "points of runs.csv written: 4", "points of summary.csv written: 4", "points of comparisons.csv written: 4",
-            "units of tasks.csv written: 36",
+            "units of apps.csv written: 36", "units of tasks.csv written: 36",
         ]
         let whole = Self.temporary(), a = Self.temporary(), b = Self.temporary(), merged = Self.temporary()
         defer { for f in [whole, a, b, merged] { try? FileManager.default.removeItem(at: f) } }

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+
+/// `bgsim forecast` from the command line: the example app profile gives a short answer and a
+/// page; one person on slow Wi-Fi is told which rule held the refresh; a bad profile is one
+/// line naming its file.
+@Suite("Forecasts through the command line")
+struct ForecastCLITests {
+    static let app = repo.appendingPathComponent("Examples/forecast/news-app.yaml").path
+
+    static func csv(_ url: URL) throws -> [[String: String]] {
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
+    }
+
+    @Test func theExampleAppGetsAnAnswerAndAPage() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d", "--out", "f", "--jobs", "2"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("mynews: 24 people of 3.0 days each, under ios\n"), "\(r.stdout)")
+        for id in ["com.example.mynews.refresh", "com.example.mynews.reindex"] {
+            #expect(r.stdout.contains("ios \(id.hasSuffix("refresh") ? "refresh" : "processing") \(id): runs "), "\(r.stdout)")
+        }
+        #expect(r.stdout.contains("held by: "))
+        #expect(files(in: dir.appendingPathComponent("f")) == ["forecast.csv", "forecast.html", "forecast.md", "people.csv"])
+        let rows = try Self.csv(dir.appendingPathComponent("f/forecast.csv"))
+        let base = rows.filter { $0["variant"] == "base" && $0["metric"] == "runs_per_day" }
+        #expect(base.map { $0["identifier"]! } == ["com.example.mynews.refresh", "com.example.mynews.reindex"])
+        #expect(base.allSatisfy { $0["people"] == "24" })
+        // Every change of the sweep has a paired difference for the refresh.
+        let changes = rows.filter { $0["variant"] != "base" && $0["metric"] == "runs_per_day" && $0["identifier"] == "com.example.mynews.refresh" }
+        #expect(changes.count == 10 && changes.allSatisfy { $0["people"] == "8" && !($0["difference_mean"] ?? "").isEmpty })
+        // people.csv: a row per person and identifier, the person's drawn values, runs a day as forecast.csv's mean.
+        let people = try Self.csv(dir.appendingPathComponent("f/people.csv"))
+        #expect(people.count == 48 && people.allSatisfy { $0["charging"] != nil && $0["network"] != nil })
+        let refresh = people.filter { $0["identifier"] == "com.example.mynews.refresh" }.map { Double($0["runs_per_day"]!)! }
+        let mean = try #require(base.first.flatMap { Double($0["mean"]!) })
+        #expect(abs(refresh.reduce(0, +) / 24 - mean) < 1e-9)
+        let html = try String(contentsOf: dir.appendingPathComponent("f/forecast.html"), encoding: .utf8)
+        #expect(!html.contains("<script") && html.contains("<svg") && html.contains("A week on a typical phone"))
+        let md = try String(contentsOf: dir.appendingPathComponent("f/forecast.md"), encoding: .utf8)
+        for section in ["## How often and at what cost", "## What held it", "## How it changes", "## Who gets nothing", "## What these numbers rest on"] {
+            #expect(md.contains(section), "forecast.md lacks \(section)")
+        }
+    }
+
+    /// One person whose Wi-Fi is too slow for dasd's network rule (0.2 Mbit/s scores 4, under
+    /// `min_network_quality` 10): no refresh runs, and the forecast names `network` as what held it.
+    @Test func aPersonOnSlowWiFiIsToldTheNetworkRuleHeldTheRefresh() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let slow = "network: wifi, down_mbps: 0.2, up_mbps: 0.1"
+        let network =
+            "network={wifi_radio: wifi, cellular_radio: lte, weekday: [{at: \"00:00\", \(slow), place: home}, {at: \"09:00\", \(slow), place: work}], "
+            + "weekend: [{at: \"00:00\", \(slow), place: home}]}"
+        let r = try bgsim(
+            ["forecast", Self.app, "--person", "median", "--people", "3", "--sweep-people", "0", "--set", network, "--out", "f", "--quiet"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let people = try Self.csv(dir.appendingPathComponent("f/people.csv"))
+        let refresh = people.filter { $0["identifier"] == "com.example.mynews.refresh" }
+        #expect(refresh.count == 3 && refresh.allSatisfy { $0["runs_per_day"] == "0.0" && $0["top_cause"] == "network" }, "\(refresh)")
+        let md = try String(contentsOf: dir.appendingPathComponent("f/forecast.md"), encoding: .utf8)
+        #expect(md.contains("| ios | com.example.mynews.refresh | network "), "\(md)")
+    }
+
+    @Test func aBadAppProfileIsOneLineNamingItsFile() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try "name: bad\ntasks:\n  - {id: com.example.x, kind: refersh}\n".write(to: dir.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
+        let r = try bgsim(["forecast", "bad.yaml", "--out", "f"], in: dir)
+        #expect(r.status == 2 && r.stderr.hasPrefix("error: bad.yaml:3") && r.stderr.contains("tasks[0].kind"), "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("f").path))
+        let missing = try bgsim(["forecast", "none.yaml"], in: dir)
+        #expect(missing.status == 2 && missing.stderr.contains("none.yaml"))
+        let few = try bgsim(["forecast", Self.app, "--people", "2", "--sweep-people", "3"], in: dir)
+        #expect(few.status == 2 && few.stderr.contains("--sweep-people"))
+    }
+}

@@ -318,10 +318,23 @@ extension Experiment {
         options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL
     ) throws(RuntimeFailure) -> [String] {
         let policies = plan.policies
+        // A run's summary has per-app rows, from its units' apps.csv rows (a sweep's would
+        // multiply its summary by the apps; its apps.csv has them).
+        var appSummaries: (@Sendable (Int) -> [AppSummary])?
+        if options.record.apps, !plan.isSweep {
+            let rows = try AppSummary.rows(policies: policies, replications: replications) { k, r in
+                let u = UnitKey(point: 0, policy: k, replication: r)
+                return storeOf(u).file(u, "apps.csv")
+            }
+            appSummaries = { _ in rows }
+        }
         // Each point's summaries and comparisons are made as its rows are written.
         var files: [(name: String, content: OutputContent)] = [
             ("runs.csv", runsRows(plan, runs).content),
-            ("summary.csv", summaryRows(plan) { PolicySummary.summarise(runs[$0], policies: policies) }.content),
+            (
+                "summary.csv",
+                summaryRows(plan, { PolicySummary.summarise(runs[$0], policies: policies) }, apps: appSummaries).content
+            ),
             (
                 "comparisons.csv",
                 comparisonRows(plan) { p in

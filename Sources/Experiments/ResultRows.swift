@@ -168,23 +168,57 @@ extension Experiment {
         summaryRows(plan) { summaries[$0] }.text
     }
 
-    /// The file from each point's summaries, which `summaries` makes when the point is written.
-    static func summaryRows(_ plan: StudyPlan, _ summaries: @escaping @Sendable (_ point: Int) -> [PolicySummary]) -> ResultRows {
-        ResultRows(plan, header: ["policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width"]) { point, csv in
+    /// summary.csv's columns after the point's: a phone metric's rows leave `app` and
+    /// `identifier` empty; an app's rows (a run's only) name them.
+    static let summaryHeader = [
+        "policy", "metric", "n", "mean", "sd", "ci95_low", "ci95_high", "ci95_half_width", "app", "identifier", "median", "p10", "p90",
+        "zero_pct",
+    ]
+
+    /// The file from each point's summaries, which `summaries` makes when the point is written,
+    /// then each app's rows, which `apps` makes.
+    static func summaryRows(
+        _ plan: StudyPlan, _ summaries: @escaping @Sendable (_ point: Int) -> [PolicySummary],
+        apps: (@Sendable (_ point: Int) -> [AppSummary])? = nil
+    ) -> ResultRows {
+        ResultRows(plan, header: summaryHeader) { point, csv in
             let head = rowHead(plan, point)
+            func write(_ ci: ConfidenceInterval, _ spread: Spread?) {
+                csv.integer(ci.count)
+                csv.number(ci.mean)
+                csv.number(ci.standardDeviation)
+                csv.number(ci.lower)
+                csv.number(ci.upper)
+                csv.number(ci.halfWidth)
+            }
+            func write(_ spread: Spread?) {
+                if let spread {
+                    for x in [spread.median, spread.p10, spread.p90, spread.zeroPct] { csv.number(x) }
+                } else {
+                    for _ in 0..<4 { csv.empty() }
+                }
+            }
             for s in summaries(point) {
-                for (metric, ci) in zip(RunMetrics.columns, s.intervals) {
+                for (k, (metric, ci)) in zip(RunMetrics.columns, s.intervals).enumerated() {
                     csv.fields(head)
                     csv.field(s.policy.name)
                     csv.field(metric.name)
-                    csv.integer(ci.count)
-                    csv.number(ci.mean)
-                    csv.number(ci.standardDeviation)
-                    csv.number(ci.lower)
-                    csv.number(ci.upper)
-                    csv.number(ci.halfWidth)
+                    write(ci, nil)
+                    csv.empty()
+                    csv.empty()
+                    write(k < s.spreads.count ? s.spreads[k] : nil)
                     csv.endRecord()
                 }
+            }
+            for a in apps?(point) ?? [] {
+                csv.fields(head)
+                csv.field(a.policy.name)
+                csv.field(a.metric)
+                write(a.interval, nil)
+                csv.field(a.app)
+                csv.field(a.identifier)
+                write(a.spread)
+                csv.endRecord()
             }
         }
     }

@@ -33,16 +33,39 @@ public struct PolicySummary: Sendable {
     /// One interval per metric of `RunMetrics.columns`, over the replications where the
     /// metric is defined.
     public var intervals: [ConfidenceInterval]
+    /// Per metric, its spread over the replications where it is defined.
+    public var spreads: [Spread] = []
 
     /// Summarises the runs of each policy, in the scenario's policy order.
     public static func summarise<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec]) -> [PolicySummary] {
         policies.map { policy in
             let values = runs.filter { $0.policy == policy }.map(\.values)
-            let intervals = RunMetrics.columns.indices.map { c in
-                ConfidenceInterval(values.map { $0[c] }.filter(\.isFinite))
+            var intervals: [ConfidenceInterval] = [], spreads: [Spread] = []
+            for c in RunMetrics.columns.indices {
+                let column = values.map { $0[c] }.filter(\.isFinite)
+                intervals.append(ConfidenceInterval(column))
+                spreads.append(Spread(column, of: values.count))
             }
-            return PolicySummary(policy: policy, replications: values.count, intervals: intervals)
+            var s = PolicySummary(policy: policy, replications: values.count, intervals: intervals)
+            s.spreads = spreads
+            return s
         }
+    }
+}
+
+/// The median, 10th and 90th percentiles of values over replications (people, for a fleet),
+/// and the share of all replications where the value is zero or undefined.
+public struct Spread: Sendable, Equatable {
+    public var median, p10, p90: Double
+    public var zeroPct: Double
+
+    /// The spread of `values` (the defined ones) among `count` replications.
+    public init(_ values: [Double], of count: Int) {
+        let sorted = values.sorted()
+        median = sorted.isEmpty ? .nan : Statistics.quantile(sorted: sorted, 0.5)
+        p10 = sorted.isEmpty ? .nan : Statistics.quantile(sorted: sorted, 0.1)
+        p90 = sorted.isEmpty ? .nan : Statistics.quantile(sorted: sorted, 0.9)
+        zeroPct = count == 0 ? .nan : 100 * Double(count - values.count { $0 != 0 }) / Double(count)
     }
 }
 

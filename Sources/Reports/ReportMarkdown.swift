@@ -47,6 +47,12 @@ extension Report {
             s += "| " + Self.peopleHeadings.joined(separator: " | ") + " |\n|" + String(repeating: " --- |", count: Self.peopleHeadings.count) + "\n"
             for row in peopleRows(baseline: baseline) { s += "| " + row.map(md).joined(separator: " | ") + " |\n" }
         }
+        let apps = appRows()
+        if !apps.isEmpty {
+            s += "\n### Apps\n\nEach app's scheduled tasks across " + (r.fleet.isEmpty ? "replications" : "people") + ", from apps.csv.\n\n"
+            s += "| " + Self.appHeadings.joined(separator: " | ") + " |\n|" + String(repeating: " --- |", count: Self.appHeadings.count) + "\n"
+            for row in apps { s += "| " + row.map(md).joined(separator: " | ") + " |\n" }
+        }
         for name in r.parameters {
             guard let column = r.runs.column(name) else { continue }
             let (labels, _) = parameterValues(name)

@@ -152,6 +152,8 @@ public struct ResultSet {
     /// One row per task, when the study wrote them: the columns the report draws from
     /// (`Report.taskColumns`).
     var tasks: CSVTable?
+    /// A run's apps.csv, when written: the columns the report's per-app section reads.
+    var apps: CSVTable?
 
     /// Reads `manifest.json` and `runs.csv`, and of `tasks.csv`, if present, the columns the
     /// report draws from. Nothing is drawn from `summary.csv` (the report's intervals are made
@@ -202,6 +204,10 @@ public struct ResultSet {
         let tasks =
             FileManager.default.fileExists(atPath: tasksURL.path)
             ? try CSVTable.read(tasksURL, columns: Report.taskColumns) : nil
+        let appsURL = url.appendingPathComponent("apps.csv")
+        let apps =
+            kind == "run" && FileManager.default.fileExists(atPath: appsURL.path)
+            ? try CSVTable.read(appsURL, columns: Report.appColumns) : nil
         return ResultSet(
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
@@ -212,7 +218,7 @@ public struct ResultSet {
             resolvedScenario: json["resolved_scenario"],
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
-            planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks)
+            planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks, apps: apps)
     }
 
     /// Each file the manifest lists that is present has its size and SHA-256; runs.csv must be.

@@ -157,6 +157,18 @@ let verifyScript = #"""
                     check("expired_" + reason, sum(1 for t in ts if expirations.get((t["policy"], t["replication"], t["task"])) == reason))
                 check("launches", launches.get((a["policy"], a["replication"], a["app"]), 0))
                 check("launches_per_day", launches.get((a["policy"], a["replication"], a["app"]), 0) / days)
+    # summary.csv's per-app rows: a run's app_runs_per_day over replications, 0 where absent.
+    if apps is not None and "point" not in tables["runs.csv"][0]:
+        reps = sorted(set(r["replication"] for r in tables["runs.csv"]))
+        for srow in tables["summary.csv"]:
+            if srow["metric"] != "app_runs_per_day":
+                continue
+            values = [next((float(a["runs_per_day"]) for a in apps if (a["policy"], a["replication"], a["app"], a["identifier"]) ==
+                           (srow["policy"], rep, srow["app"], srow["identifier"])), 0.0) for rep in reps]
+            zero = 100.0 * sum(1 for v in values if v == 0) / len(values)
+            if not close(float(srow["mean"]), sum(values) / len(values), 1e-9) or not close(float(srow["zero_pct"]), zero, 1e-9):
+                errors.append("summary.csv %s/%s/%s: app_runs_per_day mean %s zero_pct %s, apps.csv gives %r, %r" % (
+                    srow["policy"], srow["app"], srow["identifier"], srow["mean"], srow["zero_pct"], sum(values) / len(values), zero))
     for r in tables["runs.csv"]:
         key = (r["policy"], r["replication"])
         bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])

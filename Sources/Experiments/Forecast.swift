@@ -20,9 +20,11 @@ public struct Forecast: Sendable {
         public var days: Double
         /// The battery's capacity in joules.
         public var batteryJ: Double
-        /// The app's launches, the staleness summed over them and how many were fresh.
+        /// The app's launches.
         public var launches: Int
+        /// The staleness of its content at them, summed.
         public var stalenessSumS: Double
+        /// Those served fresh.
         public var freshLaunches: Int
         /// The app's tallies, one per identifier, by identifier.
         public var tasks: [String: AppTaskTally]
@@ -62,9 +64,14 @@ public struct Forecast: Sendable {
         }
         for (factor, label) in [(0.5, "x0.5"), (2.0, "x2")] {
             if let opens = app.opensPerDay {
-                out.append(("opens \(label)", "the person opens the app \(num(opens * factor)) times a day", [o("apps[\(k)].opens_per_day", num(opens * factor))], []))
+                out.append(
+                    ("opens \(label)", "the person opens the app \(num(opens * factor)) times a day", [o("apps[\(k)].opens_per_day", num(opens * factor))], []))
             } else {
-                out.append(("opens \(label)", "the app's usage_weight \(num(app.usageWeight * factor))", [o("apps[\(k)].usage_weight", num(app.usageWeight * factor))], []))
+                out.append(
+                    (
+                        "opens \(label)", "the app's usage_weight \(num(app.usageWeight * factor))",
+                        [o("apps[\(k)].usage_weight", num(app.usageWeight * factor))], []
+                    ))
             }
         }
         let scheduled = app.tasks.indices.filter { app.tasks[$0].kind == .refresh || app.tasks[$0].kind == .processing }
@@ -133,10 +140,13 @@ public struct Forecast: Sendable {
         var k = 0
         for s in scenarios {
             for p in base.policies {
-                variants.append(Variant(name: s.name, description: s.description, policy: p.name, people: (0..<s.people).map { _ in
-                    defer { k += 1 }
-                    return results[k]!
-                }))
+                variants.append(
+                    Variant(
+                        name: s.name, description: s.description, policy: p.name,
+                        people: (0..<s.people).map { _ in
+                            defer { k += 1 }
+                            return results[k]!
+                        }))
             }
         }
         // Identifiers: the profile's scheduled tasks first, then whatever else ran.

@@ -8,6 +8,7 @@ extension Forecast {
     /// One number per person for one identifier; `nil` where it has no value (no runs to
     /// take a mean over).
     public struct Metric: Sendable {
+        /// Its name in forecast.csv's `metric` column.
         public let name: String
         let value: @Sendable (Person, AppTaskTally?) -> Double?
     }
@@ -15,8 +16,11 @@ extension Forecast {
     /// One line of `forecast.csv`: a metric of one identifier under one policy and variant,
     /// across people, and for a variant its paired difference from the base.
     public struct Row: Sendable {
+        /// The policy, the variant (`base` or a change of the sweep) and the task identifier.
         public var policy, variant, identifier: String
+        /// The identifier's kind.
         public var kind: TaskKind
+        /// The metric's name.
         public var metric: String
         /// People with a value, and their mean, median, 10th and 90th percentiles.
         public var people: Int
@@ -63,20 +67,26 @@ extension Forecast {
             Metric(name: "wait_mean_min", value: ofRuns { $0.latency.seconds / Double($0.started) / 60 }),
             Metric(name: "run_time_mean_s", value: ofRuns { $0.runTime.seconds / Double($0.started) }),
             Metric(name: "grant_used_pct", value: ofRuns { $0.grant > .zero ? 100 * $0.runTime.seconds / $0.grant.seconds : 0 }),
-            Metric(name: "gap_median_h", value: { _, t in
-                guard let gaps = t?.gaps.map(\.hours), !gaps.isEmpty else { return nil }
-                return Statistics.quantile(sorted: gaps.sorted(), 0.5)
-            }),
+            Metric(
+                name: "gap_median_h",
+                value: { _, t in
+                    guard let gaps = t?.gaps.map(\.hours), !gaps.isEmpty else { return nil }
+                    return Statistics.quantile(sorted: gaps.sorted(), 0.5)
+                }),
             Metric(name: "runs_charging_pct", value: ofRuns { 100 * Double($0.startedCharging) / Double($0.started) }),
             Metric(name: "runs_wifi_pct", value: ofRuns { 100 * Double($0.startedOnWifi) / Double($0.started) }),
             Metric(name: "runs_cellular_pct", value: ofRuns { 100 * Double($0.startedOnCellular) / Double($0.started) }),
             Metric(name: "app_launches_per_day", value: { p, _ in Double(p.launches) / p.days }),
-            Metric(name: "staleness_mean_min", value: { p, t in
-                t?.kind == .refresh && p.launches > 0 ? p.stalenessSumS / Double(p.launches) / 60 : nil
-            }),
-            Metric(name: "fresh_pct", value: { p, t in
-                t?.kind == .refresh && p.launches > 0 ? 100 * Double(p.freshLaunches) / Double(p.launches) : nil
-            }),
+            Metric(
+                name: "staleness_mean_min",
+                value: { p, t in
+                    t?.kind == .refresh && p.launches > 0 ? p.stalenessSumS / Double(p.launches) / 60 : nil
+                }),
+            Metric(
+                name: "fresh_pct",
+                value: { p, t in
+                    t?.kind == .refresh && p.launches > 0 ? 100 * Double(p.freshLaunches) / Double(p.launches) : nil
+                }),
         ]
         var seen: [String] = []
         for v in variants where v.name == "base" {

@@ -56,7 +56,13 @@ public struct PolicySummary: Sendable {
 /// The median, 10th and 90th percentiles of values over replications (people, for a fleet),
 /// and the share of all replications where the value is zero or undefined.
 public struct Spread: Sendable, Equatable {
-    public var median, p10, p90: Double
+    /// The median.
+    public var median: Double
+    /// The 10th percentile.
+    public var p10: Double
+    /// The 90th percentile.
+    public var p90: Double
+    /// The share of all replications where the value is zero or undefined, in percent.
     public var zeroPct: Double
 
     /// The spread of `values` (the defined ones) among `count` replications.

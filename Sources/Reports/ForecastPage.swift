@@ -200,7 +200,10 @@ public struct ForecastPage {
     }
 
     static let assumptions: [(String, String)] = [
-        ("How iOS decides (the ios policy's rules, its allowance of refreshes per launch, the launch predictor)", "§4, and §12 for the values that are assumptions"),
+        (
+            "How iOS decides (the ios policy's rules, its allowance of refreshes per launch, the launch predictor)",
+            "§4, and §12 for the values that are assumptions"
+        ),
         ("What iPhones are seen to do (refreshes a day against opens a day)", "§4, What iPhones are seen to do; docs/validation.md"),
         ("BGTaskScheduler's budgets: 30 s for a refresh, minutes for processing", "§2"),
         ("The people: sessions a day, session lengths, habits, opens a day as an input", "§8, §12"),
@@ -210,7 +213,8 @@ public struct ForecastPage {
     ]
 
     var assumptionsTable: Table {
-        Table(header: ["what the numbers rest on", "where bgsim's docs/sources.md says why"], rows: Self.assumptions.map { [$0.0, "docs/sources.md " + $0.1] })
+        Table(
+            header: ["what the numbers rest on", "where bgsim's docs/sources.md says why"], rows: Self.assumptions.map { [$0.0, "docs/sources.md " + $0.1] })
     }
 
     // MARK: - Charts (HTML)
@@ -226,10 +230,12 @@ public struct ForecastPage {
         for (k, v) in values.enumerated() {
             let bh = 110 * v / top
             let x = 50 + k * 22
-            s += "<rect x=\"\(x)\" y=\"\(SVG.c(120 - bh))\" width=\"18\" height=\"\(SVG.c(bh))\" fill=\"#4e79a7\"><title>\(k):00 \(Self.n(v)) a day</title></rect>"
+            s +=
+                "<rect x=\"\(x)\" y=\"\(SVG.c(120 - bh))\" width=\"18\" height=\"\(SVG.c(bh))\" fill=\"#4e79a7\"><title>\(k):00 \(Self.n(v)) a day</title></rect>"
             if k % 3 == 0 { s += "<text x=\"\(x + 9)\" y=\"138\" text-anchor=\"middle\" font-size=\"11\">\(k)h</text>" }
         }
-        s += "<text x=\"45\" y=\"14\" text-anchor=\"end\" font-size=\"11\">\(Self.n(top))</text><text x=\"45\" y=\"120\" text-anchor=\"end\" font-size=\"11\">0</text>"
+        s +=
+            "<text x=\"45\" y=\"14\" text-anchor=\"end\" font-size=\"11\">\(Self.n(top))</text><text x=\"45\" y=\"120\" text-anchor=\"end\" font-size=\"11\">0</text>"
         s += "<text x=\"50\" y=\"155\" font-size=\"11\">runs a day in each hour (mean over people)</text></svg>"
         return s
     }
@@ -250,7 +256,9 @@ public struct ForecastPage {
         var s = "<svg width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(appName) on a typical phone under \(policy)"))</title>"
         for d in 0...Int(span / 86_400) {
             s += "<line x1=\"\(x(Double(d) * 86_400))\" y1=\"20\" x2=\"\(x(Double(d) * 86_400))\" y2=\"\(h - 20)\" stroke=\"#ddd\"/>"
-            if Double(d) < span / 86_400 { s += "<text x=\"\(x(Double(d) * 86_400 + 43_200))\" y=\"14\" text-anchor=\"middle\" font-size=\"11\">day \(d)</text>" }
+            if Double(d) < span / 86_400 {
+                s += "<text x=\"\(x(Double(d) * 86_400 + 43_200))\" y=\"14\" text-anchor=\"middle\" font-size=\"11\">day \(d)</text>"
+            }
         }
         for (lane, id) in ids.enumerated() {
             let y = 24 + lane * laneH
@@ -258,11 +266,13 @@ public struct ForecastPage {
             for r in records where r.request.identifier == id {
                 let from = Self.secs(r.eligibleSince), to = Self.secs(r.started ?? r.ended)
                 if to > from, let top = Forecast.causesOf(r).first?.cause {
-                    s += "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(top))\">"
+                    s +=
+                        "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(top))\">"
                     s += "<title>\(Quoting.html("waited \(Self.n((to - from) / 60)) min, held longest by \(top)"))</title></rect>"
                 }
                 if let started = r.started {
-                    s += "<rect x=\"\(x(Self.secs(started)))\" y=\"\(y - 3)\" width=\"2\" height=\"20\" fill=\"#000\"><title>ran at day \(Int(Self.secs(started) / 86_400)) \(Self.clock(Self.secs(started)))</title></rect>"
+                    s +=
+                        "<rect x=\"\(x(Self.secs(started)))\" y=\"\(y - 3)\" width=\"2\" height=\"20\" fill=\"#000\"><title>ran at day \(Int(Self.secs(started) / 86_400)) \(Self.clock(Self.secs(started)))</title></rect>"
                 }
             }
         }
@@ -362,7 +372,8 @@ public struct ForecastPage {
                 s += "<h3>\(Quoting.html(id)) under \(Quoting.html(policy))</h3>\n" + hourChart(policy, id) + "\n"
             }
         }
-        s += "<h2>What held it</h2>\n<p>Each gate the system enforces and each rule of the policy that held a request, by its share of the time requests waited.</p>\n"
+        s +=
+            "<h2>What held it</h2>\n<p>Each gate the system enforces and each rule of the policy that held a request, by its share of the time requests waited.</p>\n"
         s += heldTable.html
         if forecast.variants.contains(where: { $0.name != "base" }) { s += "<h2>How it changes</h2>\n" + sweepTable.html }
         if isFleet { s += "<h2>Who gets nothing</h2>\n" + nobodyTable.html }

@@ -18,21 +18,28 @@ public struct AppTaskTally: Sendable {
     public internal(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
     /// Completed requests whose app reported failure.
     public internal(set) var unsuccessful = 0
-    /// Requests that started; of them, on the charger, on Wi-Fi, on cellular.
+    /// Requests that started.
     public internal(set) var started = 0
+    /// Of them, those that started on the charger.
     public internal(set) var startedCharging = 0
+    /// Those that started on Wi-Fi.
     public internal(set) var startedOnWifi = 0
+    /// Those that started on cellular.
     public internal(set) var startedOnCellular = 0
     /// Starts by hour of the day (the run starts at midnight).
     public internal(set) var startsByHour = [Int](repeating: 0, count: 24)
     /// Every start, in the order the records came (end order); `gaps` sorts them.
     public internal(set) var starts: [SimInstant] = []
-    /// Of the requests that started: time from start to end, and the time they were given.
+    /// Of the requests that started: time from start to end.
     public internal(set) var runTime = SimDuration.zero
+    /// The time they were given (budget, the policy's limit, the finite-length grant), summed
+    /// over those that had one.
     public internal(set) var grant = SimDuration.zero
+    /// How many had one.
     public internal(set) var granted = 0
-    /// CPU time and energy of all its requests (those that never started cost nothing).
+    /// CPU time of all its requests (those that never started cost nothing).
     public internal(set) var cpuTime = SimDuration.zero
+    /// Energy of all its requests, in joules.
     public internal(set) var energyJ = 0.0
     /// Bytes moved.
     public internal(set) var movedBytes = 0.0

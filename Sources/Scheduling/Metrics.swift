@@ -263,10 +263,12 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var freshLaunches = 0
     /// The staleness up to which a launch counts as served fresh.
     public let freshWithin: SimDuration
-    /// Per app: its launches while the phone was on, and for an app with a refresh task the
-    /// sum of the staleness seen at them and how many were fresh (`stalenessS` split by app).
+    /// Per app: its launches while the phone was on.
     public private(set) var appLaunches: [Int]
+    /// Per app with a refresh task: the staleness seen at its launches, summed (`stalenessS`
+    /// split by app).
     public private(set) var appStalenessSumS: [Double]
+    /// Per app with a refresh task: its launches served fresh.
     public private(set) var appFreshLaunches: [Int]
     /// Successful refresh tasks.
     public private(set) var refreshesSucceeded = 0

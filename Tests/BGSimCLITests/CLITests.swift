@@ -186,7 +186,9 @@ struct CLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let common = ["run", defaultScenario, "--replications", "2", "--set", "duration=1d", "--events", "--timeline", "15m"]
         let r = try bgsim(common + ["--out", "a", "--jobs", "1"], in: dir)
-        #expect(r.status == 0 && r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, apps.csv, tasks.csv, timeline.csv, events.csv, manifest.json to a"))
+        #expect(
+            r.status == 0
+                && r.stdout.contains("Wrote runs.csv, summary.csv, comparisons.csv, apps.csv, tasks.csv, timeline.csv, events.csv, manifest.json to a"))
         #expect(try bgsim(common + ["--out", "b", "--jobs", "3", "--quiet"], in: dir).status == 0)
         for name in ["events.csv", "timeline.csv", "tasks.csv", "apps.csv"] {
             let a = try Data(contentsOf: dir.appendingPathComponent("a/\(name)"))

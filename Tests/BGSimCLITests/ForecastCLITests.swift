@@ -9,7 +9,9 @@ struct ForecastCLITests {
     static let app = repo.appendingPathComponent("Examples/forecast/news-app.yaml").path
 
     static func csv(_ url: URL) throws -> [[String: String]] {
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
     }
 

@@ -32,7 +32,18 @@ public struct ForecastSetup: Sendable {
         let node = try ConfigNode.parse(yaml: text, file: appFile)
         let reader = ConfigReader(file: appFile)
         let list = ConfigNode(value: .sequence([node]), line: node.line, column: node.column, origin: nil, file: appFile)
-        let read = try Scenario.readApps(list, ConfigKeyPath(), reader)
+        let read: [AppParameters]
+        do {
+            read = try Scenario.readApps(list, ConfigKeyPath(), reader)
+        } catch {
+            // Key paths of the file itself: `tasks[0].kind`, not the list's `[0].tasks[0].kind`.
+            var path = Substring(error.keyPath)
+            if path.hasPrefix("[0]") { path = path.dropFirst(3) }
+            if path.hasPrefix(".") { path = path.dropFirst() }
+            throw ScenarioError(
+                error.kind, file: error.file, keyPath: String(path), line: error.line, column: error.column, origin: error.origin,
+                message: error.message)
+        }
         let name = read[0].name
         let baseText = try InputFile.read(baseFile, .scenario)
         let tree = try ConfigNode.parse(yaml: baseText, file: baseFile)

@@ -71,7 +71,7 @@ struct ForecastCLITests {
         defer { try? FileManager.default.removeItem(at: dir) }
         try "name: bad\ntasks:\n  - {id: com.example.x, kind: refersh}\n".write(to: dir.appendingPathComponent("bad.yaml"), atomically: true, encoding: .utf8)
         let r = try bgsim(["forecast", "bad.yaml", "--out", "f"], in: dir)
-        #expect(r.status == 2 && r.stderr.hasPrefix("error: bad.yaml:3") && r.stderr.contains("tasks[0].kind"), "\(r.stderr)")
+        #expect(r.status == 2 && r.stderr.hasPrefix("error: bad.yaml:3") && r.stderr.contains(": tasks[0].kind: "), "\(r.stderr)")
         #expect(r.stderr.split(separator: "\n").count == 1 && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("f").path))
         let missing = try bgsim(["forecast", "none.yaml"], in: dir)
         #expect(missing.status == 2 && missing.stderr.contains("none.yaml"))

@@ -176,7 +176,8 @@ def design_case(rng):
 def make_case(rng, n, template):
     """The files and arguments of case `n`, the folder it may write into, and a check of what
     it wrote (None when the generic checks are all)."""
-    kind = rng.choices(["scenario", "set", "sweep", "design", "trace", "report", "slurm"], weights=[30, 15, 10, 10, 10, 13, 12])[0]
+    kind = rng.choices(
+        ["scenario", "set", "sweep", "design", "trace", "report", "slurm", "forecast"], weights=[30, 15, 10, 10, 10, 13, 12, 10])[0]
     short = ["--replications", "1", "--set", "duration=1d", "--set", "policies=[eager, ios]", "--no-tasks", "--quiet"]
     files = {}
     if kind == "scenario":
@@ -229,6 +230,13 @@ def make_case(rng, n, template):
             text = text.replace(line, f"{which}: {{profile: {key.split(': ')[1]}, trace: t.csv}}") if line else text
         files["s.yaml"] = text.encode()
         args = ["validate", "s.yaml"] if rng.random() < 0.5 else ["run", "s.yaml", "--out", "out"] + short
+    elif kind == "forecast":
+        # A developer's app profile, damaged, placed on the fleet (a few people, a short week).
+        files["app.yaml"] = mutate_text(rng, read("Examples/forecast/news-app.yaml"))
+        args = ["forecast", "app.yaml", "--people", str(rng.randint(1, 4)), "--sweep-people", str(rng.randint(0, 1)),
+                "--set", "duration=1d", "--out", "out", "--quiet", "--jobs", "1"]
+        if rng.random() < 0.3:
+            args += ["--set", rng.choice(SET_PATHS) + "=" + rng.choice(HOSTILE)]
     elif kind == "report":
         # A finished study's folder, one of its files damaged (or none: it must report).
         for name, data in template.items():

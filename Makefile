@@ -89,7 +89,9 @@ install: build
 	install -m 755 .build/release/bgsim $(DESTDIR)$(PREFIX)/bin/bgsim
 	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/models
 	cp -R models $(DESTDIR)$(PREFIX)/share/bgsim/models
-	@echo "Installed $(DESTDIR)$(PREFIX)/bin/bgsim (profiles in $(DESTDIR)$(PREFIX)/share/bgsim/models)"
+	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/docs
+	cp -R docs $(DESTDIR)$(PREFIX)/share/bgsim/docs
+	@echo "Installed $(DESTDIR)$(PREFIX)/bin/bgsim (profiles in $(DESTDIR)$(PREFIX)/share/bgsim/models, documents in .../docs)"
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.

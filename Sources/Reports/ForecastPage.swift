@@ -1,6 +1,7 @@
 import Experiments
 import Foundation
 import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 
@@ -199,22 +200,65 @@ public struct ForecastPage {
         return t
     }
 
-    static let assumptions: [(String, String)] = [
-        (
-            "How iOS decides (the ios policy's rules, its allowance of refreshes per launch, the launch predictor)",
-            "§4, and §12 for the values that are assumptions"
-        ),
-        ("What iPhones are seen to do (refreshes a day against opens a day)", "§4, What iPhones are seen to do; docs/validation.md"),
-        ("BGTaskScheduler's budgets: 30 s for a refresh, minutes for processing", "§2"),
-        ("The people: sessions a day, session lengths, habits, opens a day as an input", "§8, §12"),
-        ("The fleet's charging habits, networks and Background App Refresh settings", "§5, §8, §12"),
-        ("Energy: radio promotions, tails and CPU power", "§6"),
-        ("The android policy: Doze, standby buckets, quotas", "§9"),
+    /// What the numbers rest on, and the sections of docs/sources.md that say why.
+    static let assumptions: [(String, [Int])] = [
+        ("How iOS decides: the ios policy's rules, its allowance of refreshes per launch, the launch predictor (values that are assumptions: §12)", [4, 12]),
+        ("What iPhones are seen to do, refreshes a day against opens a day (also docs/validation.md)", [4]),
+        ("BGTaskScheduler's budgets: 30 s for a refresh, minutes for processing", [2]),
+        ("The people: sessions a day, session lengths, habits, opens a day as an input", [8, 12]),
+        ("The fleet's charging habits, networks and Background App Refresh settings", [5, 8, 12]),
+        ("Energy: radio promotions, tails and CPU power", [6]),
+        ("The android policy: Doze, standby buckets, quotas", [9]),
     ]
 
-    var assumptionsTable: Table {
-        Table(
-            header: ["what the numbers rest on", "where bgsim's docs/sources.md says why"], rows: Self.assumptions.map { [$0.0, "docs/sources.md " + $0.1] })
+    /// docs/sources.md beside the bundled models (a clone's, or the copy `make install`
+    /// puts beside them), and its numbered sections' headings: the page links to them.
+    static let sources: (path: String, sections: [Int: String])? = {
+        guard let models = BundledModels.folder else { return nil }
+        let path = URL(fileURLWithPath: models).deletingLastPathComponent().appendingPathComponent("docs/sources.md").standardizedFileURL.path
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        var sections: [Int: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("## ") {
+            let title = line.dropFirst(3)
+            guard let dot = title.firstIndex(of: "."), let n = Int(title[..<dot]) else { continue }
+            sections[n] = String(title)
+        }
+        return (path, sections)
+    }()
+
+    /// A heading's anchor as GitHub and most Markdown viewers make it.
+    static func anchor(_ heading: String) -> String {
+        String(heading.lowercased().compactMap { c -> Character? in c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" || c == "_") ? c : nil })
+    }
+
+    /// Section `n` of docs/sources.md: its title, and a link to it where the file is found.
+    static func section(_ n: Int) -> (title: String, href: String?) {
+        guard let sources, let heading = sources.sections[n] else { return ("docs/sources.md §\(n)", nil) }
+        return ("§" + heading, URL(fileURLWithPath: sources.path).absoluteString + "#" + anchor(heading))
+    }
+
+    var assumptionsMarkdown: String {
+        var s = "| what the numbers rest on | where docs/sources.md says why |\n| --- | --- |\n"
+        for (what, sections) in Self.assumptions {
+            let links = sections.map { n in
+                let (title, href) = Self.section(n)
+                return href.map { "[\(Quoting.markdown(title))](<\($0)>)" } ?? Quoting.markdown(title)
+            }
+            s += "| \(Quoting.markdown(what)) | \(links.joined(separator: "; ")) |\n"
+        }
+        return s
+    }
+
+    var assumptionsHTML: String {
+        var s = "<table><thead><tr><th>what the numbers rest on</th><th>where docs/sources.md says why</th></tr></thead><tbody>\n"
+        for (what, sections) in Self.assumptions {
+            let links = sections.map { n in
+                let (title, href) = Self.section(n)
+                return href.map { "<a href=\"\(Quoting.html($0))\">\(Quoting.html(title))</a>" } ?? Quoting.html(title)
+            }
+            s += "<tr><td>\(Quoting.html(what))</td><td>\(links.joined(separator: "<br>"))</td></tr>\n"
+        }
+        return s + "</tbody></table>\n"
     }
 
     // MARK: - Charts (HTML)
@@ -348,7 +392,7 @@ public struct ForecastPage {
             s += "The person whose runs a day of the first task are nearest the median. Start times of each run, and what the requests waited for.\n\n"
             s += weekText(records: records).markdown + "\n"
         }
-        s += "## What these numbers rest on\n\n" + assumptionsTable.markdown
+        s += "## What these numbers rest on\n\n" + assumptionsMarkdown
         return s
     }
 
@@ -383,7 +427,7 @@ public struct ForecastPage {
             let (svg, legend) = weekChart(policy, replication: replication, records: records)
             s += "<div class=\"wide\">" + svg + "</div>\n<p>" + legend.joined(separator: " ") + "</p>\n"
         }
-        s += "<h2>What these numbers rest on</h2>\n" + assumptionsTable.html + "</body></html>\n"
+        s += "<h2>What these numbers rest on</h2>\n" + assumptionsHTML + "</body></html>\n"
         return s
     }
 }

@@ -45,6 +45,13 @@ struct ForecastCLITests {
         for section in ["## How often and at what cost", "## What held it", "## How it changes", "## Who gets nothing", "## What these numbers rest on"] {
             #expect(md.contains(section), "forecast.md lacks \(section)")
         }
+        // Each assumption links to its section of docs/sources.md, whose heading it names.
+        let sources = try String(contentsOf: repo.appendingPathComponent("docs/sources.md"), encoding: .utf8)
+        for n in [2, 4, 6, 8, 9, 12] {
+            let heading = try #require(sources.split(separator: "\n").first { $0.hasPrefix("## \(n). ") })
+            #expect(html.contains(">§\(heading.dropFirst(3))</a>"), "forecast.html does not link \(heading)")
+        }
+        #expect(html.contains("docs/sources.md#4-how-ios-decides-the-duet-activity-scheduler\""))
     }
 
     /// One person whose Wi-Fi is too slow for dasd's network rule (0.2 Mbit/s scores 4, under

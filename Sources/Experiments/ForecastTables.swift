@@ -33,11 +33,15 @@ extension Forecast {
 
     /// What held a request, one cause per gate (but `policy`) and per policy rule (or
     /// `policy` when the policy named none), with seconds held.
-    public static func causes(_ t: AppTaskTally) -> [(cause: String, seconds: Double)] {
+    public static func causes(_ t: AppTaskTally) -> [(cause: String, seconds: Double)] { causes(t.held, rules: t.rulesByTime) }
+
+    /// What held one request, the same way: its gates and its policy's rules.
+    public static func causes(_ r: TaskRecord) -> [(cause: String, seconds: Double)] { causes(r.held, rules: r.policyHolds) }
+
+    static func causes(_ held: HoldTimes, rules: [(reason: String, seconds: Double)]) -> [(cause: String, seconds: Double)] {
         var out: [(String, Double)] = []
-        for reason in HoldReason.allCases where reason != .policy && t.held[reason] > 0 { out.append((reason.token, t.held[reason])) }
-        let rules = t.rulesByTime
-        if rules.isEmpty, t.held[.policy] > 0 { out.append(("policy", t.held[.policy])) }
+        for reason in HoldReason.allCases where reason != .policy && held[reason] > 0 { out.append((reason.token, held[reason])) }
+        if rules.isEmpty, held[.policy] > 0 { out.append(("policy", held[.policy])) }
         out += rules.map { ($0.reason, $0.seconds) }
         return out.sorted { $0.1 > $1.1 }
     }

@@ -309,7 +309,7 @@ public struct ForecastPage {
             s += "<text x=\"\(left)\" y=\"\(y + 30)\" font-size=\"10\" fill=\"#555\">\(Quoting.html(id))</text>"
             for r in records where r.request.identifier == id {
                 let from = Self.secs(r.eligibleSince), to = Self.secs(r.started ?? r.ended)
-                if to > from, let top = Forecast.causesOf(r).first?.cause {
+                if to > from, let top = Forecast.causes(r).first?.cause {
                     s +=
                         "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(top))\">"
                     s += "<title>\(Quoting.html("waited \(Self.n((to - from) / 60)) min, held longest by \(top)"))</title></rect>"
@@ -344,7 +344,7 @@ public struct ForecastPage {
                 let runs = mine.filter { $0.started.map { Int(Self.secs($0) / 86_400) == d } ?? false }
                 var causes: [String: Double] = [:]
                 for r in mine where Int(Self.secs(r.eligibleSince) / 86_400) == d {
-                    for (c, s) in Forecast.causesOf(r) { causes[c, default: 0] += s }
+                    for (c, s) in Forecast.causes(r) { causes[c, default: 0] += s }
                 }
                 let waits = causes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
                 t.rows.append([String(d), id, runs.map { Self.clock(Self.secs($0.started!)) }.joined(separator: " "), waits.joined(separator: ", ")])
@@ -429,16 +429,5 @@ public struct ForecastPage {
         }
         s += "<h2>What these numbers rest on</h2>\n" + assumptionsHTML + "</body></html>\n"
         return s
-    }
-}
-
-extension Forecast {
-    /// What held one request, longest first: its gates (but `policy`) and its policy's rules.
-    public static func causesOf(_ r: TaskRecord) -> [(cause: String, seconds: Double)] {
-        var out: [(String, Double)] = []
-        for reason in HoldReason.allCases where reason != .policy && r.held[reason] > 0 { out.append((reason.token, r.held[reason])) }
-        if r.policyHolds.isEmpty, r.held[.policy] > 0 { out.append(("policy", r.held[.policy])) }
-        out += r.policyHolds.map { ($0.reason, $0.seconds) }
-        return out.sorted { $0.1 > $1.1 }
     }
 }

@@ -170,7 +170,8 @@ public struct ForecastPage {
                 let none = v.people.filter { ($0.tasks[id]?.started ?? 0) == 0 }
                 guard !none.isEmpty, v.people.contains(where: { $0.tasks[id] != nil }) else { continue }
                 var traits: [(String, Double, Double)] = []
-                for (k, name) in forecast.traitNames.enumerated() {
+                // A trait of one or two people is noise: said from five on.
+                for (k, name) in forecast.traitNames.enumerated() where none.count >= 5 {
                     var values: [String: Int] = [:]
                     for p in v.people { values[p.traits[k], default: 0] += 1 }
                     // Listed values only (a drawn number takes as many values as people).
@@ -270,7 +271,7 @@ public struct ForecastPage {
         let values = (0..<24).map { h in row(policy, id, "runs_per_day_at:\(h < 10 ? "0" : "")\(h)")?.mean ?? 0 }
         let top = max(values.max() ?? 0, 1e-9)
         let w = 24 * 22 + 60, h = 160
-        var s = "<svg width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(id) under \(policy): runs a day by hour"))</title>"
+        var s = "<svg class=\"chart\" width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(id) under \(policy): runs a day by hour"))</title>"
         for (k, v) in values.enumerated() {
             let bh = 110 * v / top
             let x = 50 + k * 22
@@ -297,7 +298,8 @@ public struct ForecastPage {
             return Self.causeColors[causes.firstIndex(of: cause)! % Self.causeColors.count]
         }
         func x(_ t: Double) -> String { SVG.c(Double(left) + Double(plot) * min(max(t / span, 0), 1)) }
-        var s = "<svg width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(appName) on a typical phone under \(policy)"))</title>"
+        var s =
+            "<svg class=\"chart\" width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(appName) on a typical phone under \(policy)"))</title>"
         for d in 0...Int(span / 86_400) {
             s += "<line x1=\"\(x(Double(d) * 86_400))\" y1=\"20\" x2=\"\(x(Double(d) * 86_400))\" y2=\"\(h - 20)\" stroke=\"#ddd\"/>"
             if Double(d) < span / 86_400 {
@@ -400,7 +402,9 @@ public struct ForecastPage {
     public var html: String {
         var s = """
             <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>Forecast: \(Quoting.html(appName))</title>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+            <title>Forecast: \(Quoting.html(appName))</title>
             <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;font-size:13px;margin:1em 0}
             td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}th{background:#f4f4f4}pre{background:#f8f8f8;padding:1em;white-space:pre-wrap}
             .key{margin-right:1em;font-size:12px}.swatch{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}

@@ -86,7 +86,8 @@ extension Report {
     /// The fleet's drawn values over-represented among `people` (10 points or more above their
     /// share among everyone), listed values only.
     func traitsOf(_ people: [Int]) -> String {
-        guard !results.fleet.isEmpty, !people.isEmpty, let rc = results.runs.column("replication") else { return "" }
+        // A trait of one or two people is noise: said from five on.
+        guard !results.fleet.isEmpty, people.count >= 5, let rc = results.runs.column("replication") else { return "" }
         var value: [Int: [String]] = [:]
         for row in results.runs.rows {
             guard let r = Int(row[rc]), value[r] == nil else { continue }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The report test (issue 8), run by `make test`: a run's and a sweep's report are opened in a
-# real headless browser (Debian's chromium). Each must render: the screenshot is not blank
+# The report test (issue 8), run by `make test`: a run's and a sweep's report, and a forecast's
+# page, are opened in a real headless browser (Debian's chromium). Each must render: the screenshot is not blank
 # (enough non-white pixels and colours), the DOM after loading holds every chart, and the
 # browser logged no console message (the page's Content-Security-Policy forbids every request,
 # so any attempt to load a resource is logged as a violation). A page with a blocked image is
@@ -96,5 +96,8 @@ browser "$tmp/run/report.html" "$tmp/run.png"
 check "$tmp/run/report.html" "$tmp/run.png" 11    # 3 bars, CDF, scatter, 6 timelines
 browser "$tmp/sweep/report.html" "$tmp/sweep.png"
 check "$tmp/sweep/report.html" "$tmp/sweep.png" 16  # 3 bars, scatter, 2 axes x 4 lines, 4 timelines (no CDF: --no-tasks)
-if [ -n "${REPORT_SCREENSHOTS:-}" ]; then cp "$tmp/run.png" "$tmp/sweep.png" "$REPORT_SCREENSHOTS/"; fi
-echo "report test passed: run and sweep reports render in chromium with every chart and no request"
+"$bgsim" forecast Examples/forecast/news-app.yaml --people 12 --sweep-people 4 --set duration=3d --out "$tmp/forecast" --quiet
+browser "$tmp/forecast/forecast.html" "$tmp/forecast.png"
+check "$tmp/forecast/forecast.html" "$tmp/forecast.png" 3  # runs by hour of 2 tasks, a typical week
+if [ -n "${REPORT_SCREENSHOTS:-}" ]; then cp "$tmp/run.png" "$tmp/sweep.png" "$tmp/forecast.png" "$REPORT_SCREENSHOTS/"; fi
+echo "report test passed: run and sweep reports and a forecast's page render in chromium with every chart and no request"

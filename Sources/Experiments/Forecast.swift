@@ -49,8 +49,9 @@ public struct Forecast: Sendable {
     public var identifiers: [(identifier: String, kind: TaskKind)]
     /// The base variant per policy, then the sweep's variants per policy.
     public var variants: [Variant]
-    /// Per policy, one typical person's week: the app's task records (`typicalReplication`).
-    public var typical: [(policy: String, replication: Int, records: [TaskRecord])]
+    /// Per policy, one typical person's week: the app's task records, and each request's
+    /// holds as they changed (from then on held by a gate or a rule; `nil`: no longer).
+    public var typical: [(policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]])]
     /// The fleet's drawn key paths (the traits' names).
     public var traitNames: [String]
 
@@ -161,14 +162,15 @@ public struct Forecast: Sendable {
         }
         identifiers += others.sorted { ($0.value.index, $0.key) < ($1.value.index, $1.key) }.map { ($0.key, $0.value) }
         // Each policy's typical person: runs a day of the first identifier nearest its median.
-        var typical: [(String, Int, [TaskRecord])] = []
+        var typical: [(String, Int, [TaskRecord], [TaskID: [(at: SimInstant, cause: String?)]])] = []
         for v in variants where v.name == "base" {
             let first = identifiers.first?.0
             let runs = v.people.map { Double($0.tasks[first ?? ""]?.started ?? 0) }
             let median = Statistics.quantile(sorted: runs.sorted(), 0.5)
             let chosen = v.people.indices.min { abs(runs[$0] - median) < abs(runs[$1] - median) } ?? 0
             let p = base.policies.firstIndex { $0.name == v.policy }!
-            typical.append((v.policy, chosen, try Self.records(base, policy: p, replication: chosen, app: app)))
+            let (records, holds) = try Self.records(base, policy: p, replication: chosen, app: app)
+            typical.append((v.policy, chosen, records, holds))
         }
         return Forecast(
             setup: setup, identifiers: identifiers, variants: variants, typical: typical, traitNames: base.fleet.map(\.path.description))
@@ -186,27 +188,38 @@ public struct Forecast: Sendable {
             tasks: tasks)
     }
 
-    /// The app's task records in one run, in the order they ended.
-    static func records(_ scenario: Scenario, policy: Int, replication: Int, app: Int) throws -> [TaskRecord] {
-        final class Box: @unchecked Sendable { var records: [TaskRecord] = [] }
-        let box = Box()
-        _ = try Experiment.appTallies(scenario, policy: scenario.policies[policy], replication: replication) { r in
-            if r.request.app == app { box.records.append(r) }
+    /// The app's task records in one run, in the order they ended, and their holds as they
+    /// changed.
+    static func records(
+        _ scenario: Scenario, policy: Int, replication: Int, app: Int
+    ) throws -> ([TaskRecord], [TaskID: [(at: SimInstant, cause: String?)]]) {
+        final class Box: @unchecked Sendable {
+            var records: [TaskRecord] = []
+            var holds: [TaskID: [(at: SimInstant, cause: String?)]] = [:]
         }
-        return box.records
+        let box = Box()
+        _ = try Experiment.appTallies(
+            scenario, policy: scenario.policies[policy], replication: replication,
+            onTask: { r in if r.request.app == app { box.records.append(r) } },
+            onHold: { id, cause, at in box.holds[id, default: []].append((at, cause)) })
+        let mine = Set(box.records.map(\.request.id))
+        return (box.records, box.holds.filter { mine.contains($0.key) })
     }
 }
 
 extension Experiment {
     /// Simulates one policy in one replication and adds up every app's requests per
-    /// identifier; `onTask` sees each complete record.
+    /// identifier; `onTask` sees each complete record, `onHold` each change of what holds a
+    /// request.
     static func appTallies(
-        _ scenario: Scenario, policy: PolicySpec, replication: Int, onTask: ((TaskRecord) -> Void)? = nil
+        _ scenario: Scenario, policy: PolicySpec, replication: Int, onTask: ((TaskRecord) -> Void)? = nil,
+        onHold: ((TaskID, String?, SimInstant) -> Void)? = nil
     ) throws -> (RunMetrics, AppTallies) {
         let person = try FleetPeople.person(scenario, replication: replication)
         let streams = try WorldStreams(setup: person.setup, masterSeed: person.seed, replication: UInt64(replication), generator: person.generator)
         var sink = StandardSink(metrics: RunMetrics(apps: person.setup.apps, freshWithin: person.metrics.freshWithin), onTask: onTask)
         sink.apps = AppTallies(apps: person.setup.apps.count)
+        sink.onHold = onHold
         var sim = PhoneSimulation(setup: person.setup, policy: policy.rule.makePolicy(), sink: sink, streams: streams)
         let done = sim.run()
         if let storm = sim.eventStorm {

@@ -285,9 +285,11 @@ public struct ForecastPage {
         return s
     }
 
-    /// The typical person's week: per identifier, when each request waited (coloured by what
-    /// held it longest) and when it ran.
-    func weekChart(_ policy: String, replication: Int, records: [TaskRecord]) -> (svg: String, legend: [String]) {
+    /// The typical person's week: per identifier, each stretch of each request's wait coloured
+    /// by the gate or rule that held it then, and when it ran.
+    func weekChart(
+        _ policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]]
+    ) -> (svg: String, legend: [String]) {
         let ids = forecast.identifiers.map(\.identifier).filter { id in records.contains { $0.request.identifier == id } }
         let span = max(days, 1) * 86_400
         let w = 1000, laneH = 34, left = 10, plot = 980
@@ -310,11 +312,16 @@ public struct ForecastPage {
             let y = 24 + lane * laneH
             s += "<text x=\"\(left)\" y=\"\(y + 30)\" font-size=\"10\" fill=\"#555\">\(Quoting.html(id))</text>"
             for r in records where r.request.identifier == id {
-                let from = Self.secs(r.eligibleSince), to = Self.secs(r.started ?? r.ended)
-                if to > from, let top = Forecast.causes(r).first?.cause {
+                // Each stretch held by one cause, up to the next change or the request's start or end.
+                let changes = holds[r.request.id] ?? []
+                let end = Self.secs(r.started ?? r.ended)
+                for (k, change) in changes.enumerated() {
+                    guard let cause = change.cause else { continue }
+                    let from = Self.secs(change.at), to = k + 1 < changes.count ? Self.secs(changes[k + 1].at) : end
+                    guard to > from else { continue }
                     s +=
-                        "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(top))\">"
-                    s += "<title>\(Quoting.html("waited \(Self.n((to - from) / 60)) min, held longest by \(top)"))</title></rect>"
+                        "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(cause))\">"
+                    s += "<title>\(Quoting.html("held \(Self.n((to - from) / 60)) min by \(cause)"))</title></rect>"
                 }
                 if let started = r.started {
                     s +=
@@ -389,7 +396,7 @@ public struct ForecastPage {
         if isFleet {
             s += "## Who gets nothing\n\n" + nobodyTable.markdown + "\n"
         }
-        for (policy, replication, records) in forecast.typical {
+        for (policy, replication, records, _) in forecast.typical {
             s += "## A week on a typical phone (\(Quoting.markdown(policy)), person \(replication))\n\n"
             s += "The person whose runs a day of the first task are nearest the median. Start times of each run, and what the requests waited for.\n\n"
             s += weekText(records: records).markdown + "\n"
@@ -425,10 +432,10 @@ public struct ForecastPage {
         s += heldTable.html
         if forecast.variants.contains(where: { $0.name != "base" }) { s += "<h2>How it changes</h2>\n" + sweepTable.html }
         if isFleet { s += "<h2>Who gets nothing</h2>\n" + nobodyTable.html }
-        for (policy, replication, records) in forecast.typical {
+        for (policy, replication, records, holds) in forecast.typical {
             s += "<h2>A week on a typical phone (\(Quoting.html(policy)), person \(replication))</h2>\n"
-            s += "<p>Each bar is a request waiting, coloured by what held it longest; each black mark a run.</p>\n"
-            let (svg, legend) = weekChart(policy, replication: replication, records: records)
+            s += "<p>Each bar is a request waiting, each stretch coloured by the gate or the policy's rule that held it then; each black mark a run.</p>\n"
+            let (svg, legend) = weekChart(policy, replication: replication, records: records, holds: holds)
             s += "<div class=\"wide\">" + svg + "</div>\n<p>" + legend.joined(separator: " ") + "</p>\n"
         }
         s += "<h2>What these numbers rest on</h2>\n" + assumptionsHTML + "</body></html>\n"

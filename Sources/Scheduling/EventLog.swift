@@ -260,6 +260,13 @@ public struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
     public mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
     /// Whether either sink needs each task's steps.
     public var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
+    /// Sends to both.
+    public mutating func taskHeld(_ id: TaskID, by cause: String?, at t: SimInstant) {
+        first.taskHeld(id, by: cause, at: t)
+        second.taskHeld(id, by: cause, at: t)
+    }
+    /// Whether either sink wants holds.
+    public var observesHolds: Bool { first.observesHolds || second.observesHolds }
     /// Whether either sink needs every change of slope of the charge.
     public var observesChargeCurve: Bool { first.observesChargeCurve || second.observesChargeCurve }
 }

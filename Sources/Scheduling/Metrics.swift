@@ -29,6 +29,12 @@ public protocol MetricsSink {
     /// the simulation does not build them: each carries a copy of the request, and a run
     /// without an event log or timeline has thousands per simulated day.
     var observesTaskSteps: Bool { get }
+    /// From `time` on, a request past its earliest begin is held by `cause`: a gate's token
+    /// (`wifi_only`, ...) or the policy's rule (`allowance`, ...); `nil`: no longer held (it
+    /// starts, or waits for the policy's next decision). Only when `observesHolds`.
+    mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant)
+    /// Whether `taskHeld` is wanted: a timeline of each request's waits (a forecast's week).
+    var observesHolds: Bool { get }
     /// Whether `chargeObserved` must come at every change of slope of the charge curve (a
     /// sampled timeline, a drawn curve) rather than only where its extremes can be (a lowest
     /// and a last charge). When not, the simulation may close its energy books less often: off
@@ -53,6 +59,10 @@ extension MetricsSink {
     public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
     /// Ignores the run's totals.
     public mutating func runEnded(_ totals: RunTotals) {}
+    /// Ignores holds.
+    public mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {}
+    /// False: holds are told only to a sink that asks.
+    public var observesHolds: Bool { false }
     /// True: a sink that does not say otherwise is told every task step.
     public var observesTaskSteps: Bool { true }
     /// True: a sink that does not say otherwise sees every change of slope of the charge.

@@ -76,6 +76,8 @@ public struct StandardSink: MetricsSink {
     public var timeline: TimelineSampler?
     /// Each app's requests added up per identifier (`apps.csv`), when asked for.
     public var apps: AppTallies?
+    /// Called at each change of what holds a request (`MetricsSink.taskHeld`), when set.
+    public var onHold: ((TaskID, String?, SimInstant) -> Void)?
 
     /// A sink keeping `metrics`, and the event log, task records and timeline given.
     public init(
@@ -90,6 +92,10 @@ public struct StandardSink: MetricsSink {
 
     /// Whether the run must report each task's steps (only the event log and timeline need them).
     public var observesTaskSteps: Bool { events != nil || timeline != nil }
+    /// Whether `onHold` is set.
+    public var observesHolds: Bool { onHold != nil }
+    /// Hands the change to `onHold`.
+    public func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) { onHold?(id, cause, time) }
     /// Whether the timeline samples the charge (the summary keeps only its extremes).
     public var observesChargeCurve: Bool { timeline != nil }
 

@@ -81,3 +81,32 @@ struct OpensPerDayTests {
         #expect(throws: ScenarioError.self) { try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "apps[news].opens_per_day=-1")!]) }
     }
 }
+
+/// A request's holds as they changed, which a forecast's typical week draws, add up to the
+/// time its record says each gate and rule held it.
+@Suite("Holds as they change")
+struct HoldTimelineTests {
+    @Test func eachStretchAddsUpToTheRecordsHeldTimes() throws {
+        let s = try Scenario.load(file: defaultScenario, overrides: ["duration=3d", "policies=[ios]"].map { Override(parsing: $0)! })
+        let news = s.setup.apps.firstIndex { $0.name == "news" }!
+        let (records, holds) = try Forecast.records(s, policy: 0, replication: 0, app: news)
+        var checked = 0
+        for r in records where r.request.kind.isScheduled {
+            let changes = holds[r.request.id] ?? []
+            let end = r.started ?? r.ended
+            var byCause: [String: Int64] = [:]
+            for (k, change) in changes.enumerated() {
+                guard let cause = change.cause else { continue }
+                let to = k + 1 < changes.count ? changes[k + 1].at : end
+                byCause[cause, default: 0] += (to - change.at).microseconds
+            }
+            let expected = Forecast.causes(r)
+            #expect(Set(byCause.keys) == Set(expected.map(\.cause)), "request \(r.request.id): \(byCause) against \(expected)")
+            for (cause, seconds) in expected {
+                #expect(abs(Double(byCause[cause] ?? 0) / 1e6 - seconds) < 1e-6, "request \(r.request.id), \(cause)")
+            }
+            if !expected.isEmpty { checked += 1 }
+        }
+        #expect(checked > 10, "only \(checked) requests were held")
+    }
+}

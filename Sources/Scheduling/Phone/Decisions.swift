@@ -121,6 +121,8 @@ extension PhoneSimulation {
         }
         tasks[i].heldBy = reason
         tasks[i].heldSince = time
+        // The policy's hold is told with its rule (`holdByRule`), which comes next.
+        if sink.observesHolds, reason != .policy { sink.taskHeld(TaskID(i), by: reason?.token, at: time) }
     }
 
     /// From now on, the request `decisions.eligible[k]`, held by the policy, is held by its
@@ -138,6 +140,7 @@ extension PhoneSimulation {
         tasks[i].heldSince = sim.now
         tasks[i].policyRule = rule
         decisions.eligible[k].policyRule = rule
+        if sink.observesHolds { sink.taskHeld(TaskID(i), by: decisions.reasonTokens[Int(rule)], at: sim.now) }
     }
 
     /// The number of a policy's reason (`nil`: the policy's name), as a run first hears

@@ -52,6 +52,15 @@ struct ForecastCLITests {
             #expect(html.contains(">§\(heading.dropFirst(3))</a>"), "forecast.html does not link \(heading)")
         }
         #expect(html.contains("docs/sources.md#4-how-ios-decides-the-duet-activity-scheduler\""))
+        // The same forecast on one thread writes the same bytes.
+        let one = try bgsim(
+            ["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d", "--out", "g", "--jobs", "1", "--quiet"], in: dir)
+        #expect(one.status == 0)
+        for name in ["forecast.csv", "people.csv", "forecast.md", "forecast.html"] {
+            #expect(
+                try Data(contentsOf: dir.appendingPathComponent("f/\(name)")) == Data(contentsOf: dir.appendingPathComponent("g/\(name)")),
+                "\(name) depends on --jobs")
+        }
     }
 
     /// One person whose Wi-Fi is too slow for dasd's network rule (0.2 Mbit/s scores 4, under

@@ -61,6 +61,9 @@ struct ForecastCommand: AsyncParsableCommand {
     @Flag(help: "Print nothing but errors.")
     var quiet = false
 
+    /// The files a forecast writes before its manifest.
+    static let files = ["forecast.csv", "people.csv", "forecast.md", "forecast.html"]
+
     func validate() throws {
         guard (1...100_000).contains(people) else { throw ValidationError("--people must be from 1 to 100000, got \(people)") }
         guard (0...people).contains(sweepPeople) else { throw ValidationError("--sweep-people must be from 0 to --people (\(people)), got \(sweepPeople)") }
@@ -91,9 +94,18 @@ struct ForecastCommand: AsyncParsableCommand {
             ("forecast.csv", .text(forecast.csv(rows))), ("people.csv", .text(forecast.peopleCSV())),
             ("forecast.md", .text(page.markdown)), ("forecast.html", .text(page.html)),
         ]
-        try OutputFiles.write(files, to: folder)
+        // The command that reproduces the files: the options that do not change them left out.
+        var words = ["bgsim"] + CommandLine.arguments.dropFirst()
+        for (option, hasValue) in [("--out", true), ("--jobs", true), ("--quiet", false)] {
+            while let k = words.firstIndex(where: { $0 == option || $0.hasPrefix(option + "=") }) {
+                words.removeSubrange(k..<min(words.count, k + (hasValue && words[k] == option ? 2 : 1)))
+            }
+        }
+        try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles + Self.files) { written in
+            ("manifest.json", forecast.manifest(commandLine: words, sweepPeople: sweepPeople, files: written))
+        }
         guard !quiet else { return }
         print(page.answer, terminator: "")
-        print("Wrote forecast.csv, people.csv, forecast.md, forecast.html to \(folder.relativePath)")
+        print("Wrote \((Self.files + ["manifest.json"]).joined(separator: ", ")) to \(folder.relativePath)")
     }
 }

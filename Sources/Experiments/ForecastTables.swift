@@ -1,5 +1,6 @@
 import Foundation
 import ResultFiles
+import ScenarioFiles
 import Scheduling
 import SimEngine
 import SimRandom
@@ -95,7 +96,11 @@ extension Forecast {
         var seen: [String] = []
         for v in variants where v.name == "base" {
             for person in v.people {
-                for t in person.tasks.values { for c in Self.causes(t) where !seen.contains(c.cause) { seen.append(c.cause) } }
+                // In the identifiers' order: a dictionary's order differs from process to process.
+                for (id, _) in identifiers {
+                    guard let t = person.tasks[id] else { continue }
+                    for c in Self.causes(t) where !seen.contains(c.cause) { seen.append(c.cause) }
+                }
             }
         }
         for cause in seen {
@@ -197,5 +202,36 @@ extension Forecast {
             }
         }
         return out.text
+    }
+}
+
+extension Forecast {
+    /// The forecast's `manifest.json`: what made the folder (bgsim's version, the command, the
+    /// app profile and the scenario with their SHA-256, people, policies and seed) and its files
+    /// with their sizes and SHA-256, written last, as a study's is.
+    public func manifest(commandLine: [String], sweepPeople: Int, files: [(name: String, bytes: Int, sha256: String)]) -> String {
+        let s = setup.scenario
+        let appDigest = SHA256.file(at: setup.appFile)?.hex ?? ""
+        let pairs: [(String, String)] = [
+            ("schema_version", String(Manifest.schemaVersion)),
+            ("tool", JSON.string("bgsim")),
+            ("tool_version", JSON.string(Manifest.toolVersion)),
+            ("kind", JSON.string("forecast")),
+            ("command_line", JSON.array(commandLine.map(JSON.string))),
+            ("app", JSON.string(setup.appParameters.name)),
+            ("app_file", JSON.string(setup.appFile)),
+            ("app_sha256", JSON.string(appDigest)),
+            ("scenario_file", JSON.string(setup.baseFile)),
+            ("scenario_sha256", JSON.string(SHA256.hex(s.resolvedJSON))),
+            ("fleet", JSON.array(s.fleet.map { JSON.string($0.path.description) })),
+            ("seed", String(s.seed)),
+            ("people", String(s.replications)),
+            ("sweep_people", String(sweepPeople)),
+            ("variants", JSON.array(variants.filter { $0.policy == variants[0].policy }.map { JSON.string($0.name) })),
+            ("policies", JSON.array(s.policies.map { JSON.string($0.name) })),
+            ("files", Manifest.fileList(files, indent: 1)),
+            ("resolved_scenario", s.resolvedJSON),
+        ]
+        return JSON.object(pairs) + "\n"
     }
 }

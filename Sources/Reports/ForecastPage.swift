@@ -185,7 +185,7 @@ public struct ForecastPage {
                 var causes: [String: Double] = [:]
                 for p in none { for c in p.tasks[id].map(Forecast.causes) ?? [] { causes[c.cause, default: 0] += c.seconds } }
                 let total = causes.values.reduce(0, +)
-                var held = causes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \(Self.n(100 * $0.value / max(total, 1)))%" }
+                var held = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(Self.n(100 * $0.value / max(total, 1)))%" }
                 // Requests refused at submission were never held: say why they were refused.
                 for (k, e) in SubmitError.allCases.enumerated() {
                     let count = none.reduce(0) { $0 + ($1.tasks[id]?.rejections[k] ?? 0) }
@@ -193,7 +193,8 @@ public struct ForecastPage {
                 }
                 t.rows.append([
                     v.policy, id, "\(none.count) of \(v.people.count)",
-                    traits.sorted { $0.1 - $0.2 > $1.1 - $1.2 }.prefix(4).map { "\($0.0) (\(Self.n($0.1))% vs \(Self.n($0.2))%)" }.joined(separator: ", "),
+                    traits.sorted { ($0.1 - $0.2, $1.0) > ($1.1 - $1.2, $0.0) }.prefix(4).map { "\($0.0) (\(Self.n($0.1))% vs \(Self.n($0.2))%)" }.joined(
+                        separator: ", "),
                     held.joined(separator: ", "),
                 ])
             }
@@ -355,7 +356,7 @@ public struct ForecastPage {
                 for r in mine where Int(Self.secs(r.eligibleSince) / 86_400) == d {
                     for (c, s) in Forecast.causes(r) { causes[c, default: 0] += s }
                 }
-                let waits = causes.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
+                let waits = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
                 t.rows.append([String(d), id, runs.map { Self.clock(Self.secs($0.started!)) }.joined(separator: " "), waits.joined(separator: ", ")])
             }
         }

@@ -66,7 +66,7 @@ extension Report {
                 }
             }
             let total = held.values.reduce(0, +)
-            let top = held.max { $0.value < $1.value }.map { "\($0.key) (\(Int((100 * $0.value / total).rounded()))%)" } ?? ""
+            let top = held.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { "\($0.key) (\(Int((100 * $0.value / total).rounded()))%)" } ?? ""
             let none = (0..<n).filter { perRep[$0] == 0 }
             out.append([
                 parts[0], parts[1], parts[2],
@@ -105,8 +105,10 @@ extension Report {
                 if among >= share + 0.1 { out.append(("\(path)=\(v)", among, share)) }
             }
         }
-        return out.sorted { $0.1 - $0.2 > $1.1 - $1.2 }.prefix(3).map { "\($0.0) \(Int((100 * $0.1).rounded()))% (all \(Int((100 * $0.2).rounded()))%)" }
-            .joined(separator: ", ")
+        return out.sorted { ($0.1 - $0.2, $1.0) > ($1.1 - $1.2, $0.0) }.prefix(3).map {
+            "\($0.0) \(Int((100 * $0.1).rounded()))% (all \(Int((100 * $0.2).rounded()))%)"
+        }
+        .joined(separator: ", ")
     }
 
     /// The section, for a run with apps.csv.

@@ -25,7 +25,23 @@ struct ForecastCLITests {
             #expect(r.stdout.contains("ios \(id.hasSuffix("refresh") ? "refresh" : "processing") \(id): runs "), "\(r.stdout)")
         }
         #expect(r.stdout.contains("held by: "))
-        #expect(files(in: dir.appendingPathComponent("f")) == ["forecast.csv", "forecast.html", "forecast.md", "people.csv"])
+        #expect(files(in: dir.appendingPathComponent("f")) == ["forecast.csv", "forecast.html", "forecast.md", "manifest.json", "people.csv"])
+        // The manifest: what made the folder, the command without --out and --jobs, each file's digest.
+        let manifest = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("f/manifest.json"))) as? [String: Any])
+        #expect(manifest["kind"] as? String == "forecast" && manifest["app"] as? String == "mynews" && manifest["people"] as? Int == 24)
+        #expect(
+            manifest["command_line"] as? [String]
+                == ["bgsim", "forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d"])
+        let listed = try #require(manifest["files"] as? [[String: Any]])
+        #expect(listed.map { $0["name"] as? String } == ["forecast.csv", "people.csv", "forecast.md", "forecast.html"])
+        for entry in listed {
+            let name = try #require(entry["name"] as? String)
+            let sum = try shell(["sha256sum", "f/\(name)"], in: dir).stdout.prefix(64)
+            #expect(entry["sha256"] as? String == String(sum), "\(name)")
+        }
+        let report = try bgsim(["report", "f"], in: dir)
+        #expect(report.status == 2 && report.stderr.contains("kind 'forecast'"), "\(report.stderr)")
         let rows = try Self.csv(dir.appendingPathComponent("f/forecast.csv"))
         let base = rows.filter { $0["variant"] == "base" && $0["metric"] == "runs_per_day" }
         #expect(base.map { $0["identifier"]! } == ["com.example.mynews.refresh", "com.example.mynews.reindex"])
@@ -56,7 +72,7 @@ struct ForecastCLITests {
         let one = try bgsim(
             ["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d", "--out", "g", "--jobs", "1", "--quiet"], in: dir)
         #expect(one.status == 0)
-        for name in ["forecast.csv", "people.csv", "forecast.md", "forecast.html"] {
+        for name in ["forecast.csv", "people.csv", "forecast.md", "forecast.html", "manifest.json"] {
             #expect(
                 try Data(contentsOf: dir.appendingPathComponent("f/\(name)")) == Data(contentsOf: dir.appendingPathComponent("g/\(name)")),
                 "\(name) depends on --jobs")

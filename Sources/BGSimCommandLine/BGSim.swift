@@ -62,11 +62,20 @@ public enum BGSimCommandLine {
     /// Registers `policies`, runs the command line of this process, and exits with its code
     /// (0 success, 1 runtime failure, 2 bad input or usage, 3 incomplete shards).
     ///
+    /// - Parameters:
+    ///   - policies: the program's own policies, taken by name as the built-in ones are.
+    ///   - version: the program's version (of the package that holds its policies): each
+    ///     manifest records it beside the executable's name and each policy's package.
+    ///
     /// Synchronous: the main thread waits for the command on a semaphore. An `async` main parks
     /// the main thread in `dispatch_main`, whose `sigsuspend` on a read-only mask crashes
     /// valgrind 3.19 (Debian 12's), and with it `make instructions`.
-    public static func main(policies: [any RegisteredPolicy.Type] = []) -> Never {
+    public static func main(policies: [any RegisteredPolicy.Type] = [], version: String? = nil) -> Never {
         PolicyRegistry.register(policies)
+        let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "bgsim"
+        if name != "bgsim" || version != nil {
+            Program.current = Program(name: name.isEmpty ? "bgsim" : name, version: version ?? "unversioned")
+        }
         // A process started from a thread that blocks signals (a Swift concurrency thread's
         // Process) inherits that mask; dispatch_main's sigsuspend used to lift it. The main
         // thread takes SIGINT and SIGTERM (Interruption) while the work runs on threads that

@@ -235,11 +235,14 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "The replication the timeline shows (from 0).")
     var replication = 0
 
-    @Option(help: "The day the timeline shows (from 0).")
-    var day = 0
+    @Option(help: "The day the timeline shows (from 0; default: a typical day, one whose night is on the charger).")
+    var day: Int?
 
-    @Option(help: "For a sweep, the point the timeline and the resolved scenario show (from 0; runs.csv's 'point').")
-    var point = 0
+    @Option(
+        help:
+            "For a sweep, the point the timeline and the resolved scenario show (from 0; runs.csv's 'point'; default: the point whose spread between policies is the median)."
+    )
+    var point: Int?
 
     @Flag(
         name: .customLong("no-verify"),
@@ -252,8 +255,8 @@ struct ReportCommand: AsyncParsableCommand {
     func validate() throws {
         guard format == "html" || format == "md" else { throw ValidationError("--format '\(format)': expected html or md") }
         if replication < 0 { throw ValidationError("--replication must be at least 0, got \(replication)") }
-        if day < 0 { throw ValidationError("--day must be at least 0, got \(day)") }
-        if point < 0 { throw ValidationError("--point must be at least 0, got \(point)") }
+        if let day, day < 0 { throw ValidationError("--day must be at least 0, got \(day)") }
+        if let point, point < 0 { throw ValidationError("--point must be at least 0, got \(point)") }
     }
 
     func run() async throws {
@@ -264,7 +267,7 @@ struct ReportCommand: AsyncParsableCommand {
         let report = Report(set, options: ReportOptions(replication: replication, day: day, point: point))
         // Point 0's timeline is optional (the report says why it has none); another point was
         // asked for by name.
-        if point > 0, let problem = report.scenarioProblem { throw ReportError("--point \(point): \(problem)") }
+        if let point, point > 0, let problem = report.scenarioProblem { throw ReportError("--point \(point): \(problem)") }
         let html = URL(literalPath: out ?? (results as NSString).appendingPathComponent("report.html"))
         let folder = html.deletingLastPathComponent()
         var files: [(name: String, content: OutputContent)] = [(html.lastPathComponent, .text(try report.html()))]

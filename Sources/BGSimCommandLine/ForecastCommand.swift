@@ -95,7 +95,7 @@ struct ForecastCommand: AsyncParsableCommand {
             ("forecast.md", .text(page.markdown)), ("forecast.html", .text(page.html)),
         ]
         // The command that reproduces the files: the options that do not change them left out.
-        var words = ["bgsim"] + CommandLine.arguments.dropFirst()
+        var words = [Program.current.name] + CommandLine.arguments.dropFirst()
         for (option, hasValue) in [("--out", true), ("--jobs", true), ("--quiet", false)] {
             while let k = words.firstIndex(where: { $0 == option || $0.hasPrefix(option + "=") }) {
                 words.removeSubrange(k..<min(words.count, k + (hasValue && words[k] == option ? 2 : 1)))

@@ -296,7 +296,7 @@ extension Experiment {
     /// change them (`--jobs`, `--out`, `--quiet`, `--shard`) are left out, so a result has
     /// one manifest however it was run.
     static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
-        var c = ["bgsim", plan.isSweep ? "sweep" : "run", plan.file]
+        var c = [Program.current.name, plan.isSweep ? "sweep" : "run", plan.file]
         for o in options.overrides { c += ["--set", "\(o.path)=\(o.value)"] }
         let fleet = !plan.points[0].scenario.fleet.isEmpty
         if !options.record.tasks && !fleet { c.append("--no-tasks") }

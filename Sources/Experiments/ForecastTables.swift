@@ -229,6 +229,7 @@ extension Forecast {
             ("sweep_people", String(sweepPeople)),
             ("variants", JSON.array(variants.filter { $0.policy == variants[0].policy }.map { JSON.string($0.name) })),
             ("policies", JSON.array(s.policies.map { JSON.string($0.name) })),
+            ("program", Program.current.json(s.policies, indent: 1)),
             ("files", Manifest.fileList(files, indent: 1)),
             ("resolved_scenario", s.resolvedJSON),
         ]

@@ -5,7 +5,7 @@ import ScenarioFiles
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 11
+    public static let schemaVersion = 12
     /// bgsim's version, written into every manifest.
     public static let toolVersion = "0.3.0"
 
@@ -13,6 +13,8 @@ public struct Manifest: Sendable {
     public var plan: StudyPlan
     /// The command that reproduces the files, without the options that do not change them.
     public var commandLine: [String]
+    /// The program that ran it.
+    public var program = Program.current
     /// Replications per policy actually run (more than the scenario's with `--precision`).
     public var replications: Int
     /// The precision asked for and whether it was reached, if `--precision` was given.
@@ -29,6 +31,7 @@ public struct Manifest: Sendable {
     /// The keys every manifest starts with: what was run.
     func head(kind: String) -> [(String, String)] {
         let scenario = plan.first
+        let policyNames = plan.policies.map(\.name)
         var pairs: [(String, String)] = [
             ("schema_version", String(Self.schemaVersion)),
             ("tool", JSON.string("bgsim")),
@@ -47,6 +50,8 @@ public struct Manifest: Sendable {
             ("replication_numbers", JSON.string("0-\(replications - 1)")),
             ("policies", JSON.array(plan.policies.map { JSON.string($0.name) })),
             ("baseline", JSON.string(scenario.metrics.baseline)),
+            ("policy_colors", JSON.object(zip(policyNames, Palette.colors(policyNames)).map { ($0, JSON.string($1)) }, indent: 1)),
+            ("program", program.json(plan.policies, indent: 1)),
         ]
         if plan.isSweep {
             pairs.insert(contentsOf: [("sweep_file", JSON.string(plan.file)), ("design", JSON.string(plan.design ?? ""))], at: 5)

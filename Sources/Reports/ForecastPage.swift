@@ -265,8 +265,6 @@ public struct ForecastPage {
 
     // MARK: - Charts (HTML)
 
-    static let causeColors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"]
-
     /// Runs a day by hour, one bar chart per policy and identifier.
     func hourChart(_ policy: String, _ id: String) -> String {
         let values = (0..<24).map { h in row(policy, id, "runs_per_day_at:\(h < 10 ? "0" : "")\(h)")?.mean ?? 0 }
@@ -298,7 +296,7 @@ public struct ForecastPage {
         var causes: [String] = []
         func color(_ cause: String) -> String {
             if !causes.contains(cause) { causes.append(cause) }
-            return Self.causeColors[causes.firstIndex(of: cause)! % Self.causeColors.count]
+            return Palette.cause(cause)
         }
         func x(_ t: Double) -> String { SVG.c(Double(left) + Double(plot) * min(max(t / span, 0), 1)) }
         var s =
@@ -331,8 +329,8 @@ public struct ForecastPage {
             }
         }
         s += "</svg>"
-        let legend = causes.enumerated().map { k, c in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(Self.causeColors[k % Self.causeColors.count])\"></span>\(Quoting.html(c))</span>"
+        let legend = causes.map { c in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(Palette.cause(c))\"></span>\(Quoting.html(c))</span>"
         }
         return (s, legend + ["<span class=\"key\"><span class=\"swatch\" style=\"background:#000\"></span>a run</span>"])
     }

@@ -29,6 +29,11 @@ public struct PhoneTrace: MetricsSink, Sendable {
     public var runs: [(app: Int, kind: TaskKind, start: SimInstant, end: SimInstant, outcome: TaskOutcome)] = []
     /// Times the phone shut down for lack of energy.
     public var shutdowns: [SimInstant] = []
+    /// Stretches of waiting that overlap the window: app, kind, from, to, and what held the
+    /// request then (a gate's or a policy rule's token; `earliest_begin` before it was due).
+    public var waits: [(app: Int, kind: TaskKind, from: SimInstant, to: SimInstant, cause: String)] = []
+    /// Each unfinished request's changes of what holds it, until it ends.
+    var holds: [TaskID: [(SimInstant, String?)]] = [:]
 
     /// An empty trace of `apps` apps over `window`.
     public init(apps: Int, window: Range<SimInstant>) {
@@ -69,11 +74,34 @@ public struct PhoneTrace: MetricsSink, Sendable {
         if window.contains(t) { shutdowns.append(t) }
     }
 
-    /// Records a task's run if it overlaps the window.
+    /// Records a task's run if it overlaps the window, and the stretches of its wait that do.
     public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
-        guard case .ended(let r) = e, let start = r.started, start < window.upperBound, r.ended >= window.lowerBound else { return }
+        guard case .ended(let r) = e else { return }
+        let changes = holds.removeValue(forKey: r.request.id) ?? []
+        let waitEnd = r.started ?? r.ended
+        if r.request.submitted < window.upperBound, waitEnd > window.lowerBound {
+            func add(_ a: SimInstant, _ b: SimInstant, _ cause: String) {
+                let a = max(a, window.lowerBound), b = min(b, window.upperBound)
+                if a < b { waits.append((r.request.app, r.request.kind, a, b, cause)) }
+            }
+            add(r.request.submitted, min(r.request.earliestBegin, waitEnd), "earliest_begin")
+            for (k, (at, cause)) in changes.enumerated() {
+                guard let cause else { continue }
+                add(at, k + 1 < changes.count ? changes[k + 1].0 : waitEnd, cause)
+            }
+        }
+        guard let start = r.started, start < window.upperBound, r.ended >= window.lowerBound else { return }
         runs.append((r.request.app, r.request.kind, start, r.ended, r.outcome))
     }
+
+    /// Records a change of what holds a request (its stretches are kept when it ends).
+    public mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {
+        guard time <= window.upperBound else { return }
+        holds[id, default: []].append((time, cause))
+    }
+
+    /// The trace draws each request's wait.
+    public var observesHolds: Bool { true }
 }
 
 extension Experiment {

@@ -8,14 +8,16 @@ import SimRandom
 
 /// What `bgsim report` draws beyond the result files' own content.
 public struct ReportOptions: Sendable {
-    /// The replication and day (from 0) the timeline shows, and for a sweep the point.
+    /// The replication the timeline shows.
     public var replication = 0
-    /// The day of that replication the timeline shows, from 0.
-    public var day = 0
-    /// For a sweep, the point whose phone the timeline shows.
-    public var point = 0
-    /// Options that show `day` of `replication` (of `point` in a sweep).
-    public init(replication: Int = 0, day: Int = 0, point: Int = 0) {
+    /// The day of that replication the timeline shows, from 0; `nil`: a typical day
+    /// (`Report.typicalDay`).
+    public var day: Int?
+    /// For a sweep, the point whose phone the timeline shows; `nil`: a typical point
+    /// (`Report.typicalPoint`).
+    public var point: Int?
+    /// Options that show `day` of `replication` (of `point` in a sweep), each chosen when `nil`.
+    public init(replication: Int = 0, day: Int? = nil, point: Int? = nil) {
         self.replication = replication
         self.day = day
         self.point = point
@@ -42,6 +44,9 @@ public struct Report {
     let policyRows: [String: [Int]]
     /// Whether each of the scenario's policies is a bound, not deployable.
     let bounds: [String: Bool]
+    /// The sweep's point the timeline and scenario show (0 for a run), and how it was chosen.
+    let point: Int
+    let pointChosen: Bool
 
     struct Column: Sendable {
         var metric: String
@@ -87,9 +92,11 @@ public struct Report {
             for (i, row) in results.runs.rows.enumerated() { rows[row[p], default: []].append(i) }
         }
         policyRows = rows
+        pointChosen = options.point == nil && results.kind == "sweep"
+        point = options.point ?? (results.kind == "sweep" ? Self.typicalPoint(results) : 0)
         // JSON is YAML: the manifest's resolved scenario reads back as a scenario file.
         do {
-            scenario = try results.scenario(atPoint: options.point)
+            scenario = try results.scenario(atPoint: point)
             scenarioProblem = nil
         } catch {
             scenario = nil
@@ -103,7 +110,7 @@ public struct Report {
     var pointPhrase: String {
         guard results.kind == "sweep" else { return "" }
         let values = results.pointValues()
-        let p = options.point
+        let p = point
         guard p < values.count, values[p].count == results.parameters.count else { return " at point \(p)" }
         return " at point \(p) (" + zip(results.parameters, values[p]).map { "\($0)=\($1)" }.joined(separator: ", ") + ")"
     }
@@ -122,7 +129,13 @@ public struct Report {
 
     /// The same over the rows numbered `rows` of runs.csv.
     func interval(_ metric: String, rows: [Int]) -> ConfidenceInterval {
-        guard let m = results.runs.column(metric), let r = results.runs.column("replication") else { return ConfidenceInterval([]) }
+        let means = replicationMeans(metric, rows: rows)
+        return ConfidenceInterval(means.keys.sorted().map { means[$0]! })
+    }
+
+    /// Per replication, the mean of `metric` over the rows numbered `rows` that have a value.
+    func replicationMeans(_ metric: String, rows: [Int]) -> [Int: Double] {
+        guard let m = results.runs.column(metric), let r = results.runs.column("replication") else { return [:] }
         var sums: [Int: (Double, Int)] = [:]
         for i in rows {
             let row = results.runs.rows[i]
@@ -130,7 +143,7 @@ public struct Report {
             let (s, n) = sums[rep] ?? (0, 0)
             sums[rep] = (s + v, n + 1)
         }
-        return ConfidenceInterval(sums.keys.sorted().map { sums[$0]!.0 / Double(sums[$0]!.1) })
+        return sums.mapValues { $0.0 / Double($0.1) }
     }
 
     /// Each mechanism's share of the background energy per policy (ratio of the means), for
@@ -210,7 +223,7 @@ public struct Report {
     public func html() throws -> String {
         let r = results
         let policies = r.policies
-        let colors = policies.indices.map(SVG.color)
+        let colors = Palette.colors(policies)
         var body = ""
         let what =
             r.kind == "sweep"
@@ -222,6 +235,7 @@ public struct Report {
         if !r.commandLine.isEmpty {
             body += "<p class=\"meta\">reproduce: <code>\(Quoting.html(Quoting.shellCommand(r.commandLine)))</code></p>"
         }
+        if let program = r.program { body += "<p class=\"meta\">\(Quoting.html(program))</p>" }
         if let precision = r.precision { body += "<p class=\"meta\">\(Quoting.html(precision))</p>" }
         body += "</header>"
 
@@ -238,15 +252,17 @@ public struct Report {
                 let ci = intervals[i][c]
                 var cell = column.format(ci.mean)
                 if !ci.mean.isFinite { cell = "–" }
-                if ci.halfWidth.isFinite { cell += " <small>± \(Quoting.html(column.format(ci.halfWidth)))</small>" }
                 let isBest = bestColumn[c].contains(i)
-                body += "<td\(isBest ? " class=\"best\"" : "")>\(cell)\(isBest ? " ★" : "")</td>"
+                if isBest { cell += " ★" }
+                if ci.halfWidth.isFinite { cell += " <small>± \(Quoting.html(column.format(ci.halfWidth)))</small>" }
+                body += "<td\(isBest ? " class=\"best\"" : "")>\(cell)</td>"
             }
             body += "</tr>"
         }
         body += "</tbody></table>"
         body += mechanismTable(policies, colors)
         body += "</section>"
+        body += pairedSection(colors: colors)
 
         // Bars.
         body += "<section><h2>Energy, latency, staleness</h2><div class=\"grid\">"
@@ -275,7 +291,7 @@ public struct Report {
         if let lat = latencies() {
             body += SVG.cdf(
                 id: "cdf", title: "Start latency of refresh, processing and fetch tasks (all replications)",
-                xLabel: "start latency (log scale; under 1 s drawn at 1 s)",
+                xLabel: "start latency",
                 series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
         } else {
             body += "<p class=\"note\">No latency distribution: this study did not write tasks.csv (it ran with --no-tasks).</p>"
@@ -285,7 +301,7 @@ public struct Report {
         // The front among deployable policies: a bound is drawn but neither on it nor beating it.
         let front = SVG.paretoFront(policies.indices.map { isBound(policies[$0]) ? (.nan, .nan) : (energy[$0].mean, stale[$0].mean) })
         body += SVG.scatter(
-            id: "pareto", title: "Background energy against staleness (lower is better on both; front among deployable policies)",
+            id: "pareto", title: "Background energy against staleness (lower is better on both)",
             xLabel: "background energy (J)", yLabel: "mean staleness at launch",
             points: policies.indices.map {
                 SVG.Point(
@@ -351,18 +367,27 @@ public struct Report {
             return s + "<p class=\"note\">No timeline: \(Quoting.html(scenarioProblem ?? "no scenario")).</p></section>"
         }
         let days = Int((scenario.setup.duration.seconds / 86_400).rounded(.up))
-        let day = min(max(options.day, 0), max(days - 1, 0))
+        let (day, why) =
+            try options.day.map { (min(max($0, 0), max(days - 1, 0)), "") }
+            ?? typicalDay(scenario, days: days)
         let from = SimInstant.after(.days(Int64(day)))
         let to = min(from + .days(1), SimInstant.after(scenario.setup.duration))
         s +=
-            "<p class=\"note\">Replication \(options.replication), day \(day) (\(SVG.duration((to - from).seconds)) from \(SVG.duration((from - .start).seconds))), re-simulated from the manifest's scenario"
-        s += Quoting.html(pointPhrase)
+            "<p class=\"note\" id=\"timeline-day\">Replication \(options.replication), day \(day) of days 0 to \(days - 1)\((to - from) < .days(1) ? " (its first \(SVG.duration((to - from).seconds)))" : "")\(Quoting.html(pointPhrase))"
+        if !why.isEmpty || pointChosen {
+            s += " — chosen as typical"
+            if !why.isEmpty { s += ": \(Quoting.html(why))" }
+            if pointChosen { s += "; the point is the one whose spread between policies is the median of the points'" }
+            s += " (<code>bgsim report --day N\(pointChosen ? " --point P" : "")</code> shows another)"
+        }
+        s += ". Re-simulated from the manifest's scenario"
         s +=
-            ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). Hover for details.</p>"
+            ": the same world under every policy (common random numbers), so differences are the policy's. Lanes: battery level, charger, network, screen (the app in use), then each app's state with its task runs as bars, one colour per kind (refresh blue, processing green, finite-length pink, fetch light blue, silent push vermilion, background transfer orange, region yellow, audio purple, location dark green, VoIP magenta, Bluetooth dark blue, redo red). A thin strip under an app's runs is a request waiting, coloured by what held it then (a gate, or the policy's rule), as battery-historian shows pending jobs. Hover for details.</p>"
         let apps = scenario.setup.apps.map(\.name)
+        let colors = Palette.colors(scenario.policies.map(\.name))
         for (i, policy) in scenario.policies.enumerated() {
             let trace = try Experiment.trace(scenario, policy: policy, replication: options.replication, window: from..<to)
-            s += Timeline.svg(id: "timeline-\(i)", policy: policy.name, color: SVG.color(i), trace: trace, apps: apps, from: from, to: to)
+            s += Timeline.svg(id: "timeline-\(i)", policy: policy.name, color: colors[i], trace: trace, apps: apps, from: from, to: to)
         }
         return s + "</section>"
     }
@@ -370,7 +395,7 @@ public struct Report {
     func scenarioSection() -> String {
         // The point the timeline shows (point 0's is the manifest's own).
         let resolved =
-            options.point == 0
+            point == 0
             ? results.resolvedScenario
             : scenario.flatMap { try? JSONSerialization.jsonObject(with: Data($0.resolvedJSON.utf8)) }
         guard let resolved, let data = try? JSONSerialization.data(withJSONObject: resolved, options: [.prettyPrinted, .sortedKeys]) else { return "" }
@@ -391,15 +416,15 @@ public struct Report {
         body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d1d1f;margin:24px auto;max-width:1340px;padding:0 16px;background:#fff}
         h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:16px 0 4px}
         .meta,.note{color:#555;margin:2px 0}.note{font-size:13px;max-width:1000px}code{font-size:12px;background:#f4f4f6;padding:1px 4px;border-radius:3px}
-        table.cmp{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums;display:block;max-width:100%;overflow-x:auto}
-        .cmp th,.cmp td{padding:5px 10px;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}.cmp thead th{font-size:12px;color:#555;vertical-align:bottom;white-space:normal;max-width:110px}
-        .cmp tbody th{text-align:left}.cmp td.best{font-weight:700;background:#eef6ee}.cmp small{color:#777;font-weight:400}
+        table.cmp{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}table{max-width:100%}
+        .cmp th,.cmp td{padding:4px 8px;border-bottom:1px solid #e5e5e5;text-align:right;white-space:nowrap}.cmp thead th{font-size:12px;color:#555;vertical-align:bottom;white-space:normal;max-width:96px}
+        .cmp tbody th{text-align:left}.cmp td.best{font-weight:700;background:#eef6ee}.cmp small{color:#777;font-weight:400;display:block;font-size:11px}
         .sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px}
         .grid{display:flex;flex-wrap:wrap;gap:12px 24px}
         svg.chart{font-size:11px;max-width:100%;height:auto;overflow:visible}
         .ctitle{font-size:13px;font-weight:600}.tick{fill:#555}.label{fill:#333;font-size:12px}.best{font-weight:700}
         .grid line.grid,line.grid{stroke:#eee}.axis{stroke:#888}.whisker{stroke:#222;stroke-width:1.3}
-        .front{fill:none;stroke:#999;stroke-dasharray:5 4;stroke-width:1.5}
+        .front{fill:none;stroke:#999;stroke-dasharray:5 4;stroke-width:1.5}.zero{stroke:#333;stroke-width:1.2;stroke-dasharray:3 3}
         .wide{max-width:100%;overflow-x:auto}details{margin:6px 0}pre{background:#f7f7f9;padding:10px;font-size:12px;max-height:520px;overflow:auto}
         </style></head><body>
         \(body)

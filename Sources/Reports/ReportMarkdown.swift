@@ -18,6 +18,7 @@ extension Report {
         s += "\(r.replications) replication\(r.replications == 1 ? "" : "s"), seed \(md(r.seed)).\n"
         // A fenced block, its words quoted for the shell: pasted, it runs exactly this command.
         if !r.commandLine.isEmpty { s += "\nReproduce with:\n\n" + Quoting.markdownBlock(Quoting.shellCommand(r.commandLine), info: "sh") }
+        if let program = r.program { s += md(program.prefix(1).uppercased() + program.dropFirst()) + ".\n\n" }
         if let precision = r.precision { s += md(precision) + "\n" }
         s += "\nMean ± 95% CI half-width over replications"
         s += r.kind == "sweep" ? " (each replication averaged over all points)" : ""
@@ -41,6 +42,7 @@ extension Report {
         let front = SVG.paretoFront(r.policies.indices.map { isBound(r.policies[$0]) ? (.nan, .nan) : (energy[$0], stale[$0]) })
         s += "\nPareto front among deployable policies (background energy against staleness, lower is better on both): "
         s += front.map { "\(md(r.policies[$0])) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
+        s += pairedMarkdown()
         if !r.fleet.isEmpty, let baseline = r.baseline {
             s += "\n### People, against \(md(baseline)), person by person\n\nEach replication is one person drawn from the fleet ("
             s += r.fleet.map(Quoting.markdownCode).joined(separator: ", ") + ").\n\n"

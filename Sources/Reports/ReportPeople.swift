@@ -23,7 +23,7 @@ extension Report {
                 SVG.Series(label: policies[i], color: colors[i], values: perPerson(metric, policy: policies[i]).values.sorted())
             }
             s += SVG.cdf(
-                id: "people-\(k)", title: title, xLabel: "\(isDuration ? "staleness" : "joules") (log scale)", series: series,
+                id: "people-\(k)", title: title, xLabel: isDuration ? "staleness" : "joules", series: series,
                 floor: isDuration ? 1 : 10, of: "people", durations: isDuration)
         }
         s += "</div>"

@@ -137,6 +137,9 @@ public struct ResultSet {
     /// What `--precision` asked for and reached, when the study had a goal: the sentence the
     /// report prints, from the manifest's `precision` entry.
     public var precision: String?
+    /// The program that made the files, its version and where each policy came from, as the
+    /// report says it (from the manifest's `program`); `nil` in files from before it.
+    public var program: String?
     /// The resolved scenario (point 0's for a sweep), as the manifest holds it.
     public var resolvedScenario: Any?
     /// The same as written, keys in document order (what the plan's digest covers), and
@@ -215,6 +218,7 @@ public struct ResultSet {
             replications: replications, seed: (json["seed"] as? Int).map(String.init) ?? "\(json["seed"] ?? "")",
             commandLine: json["command_line"] as? [String] ?? [],
             precision: (json["precision"] as? [String: Any]).flatMap { Self.precisionSentence($0, replications: replications, kind: kind) },
+            program: (json["program"] as? [String: Any]).flatMap(Self.programSentence),
             resolvedScenario: json["resolved_scenario"],
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
@@ -265,6 +269,20 @@ public struct ResultSet {
 
     /// The manifest's `precision` entry in words: the goal, the metrics, and whether every
     /// policy (at every point of a sweep) reached it, with the worst relative half-width.
+    /// "made by my-bgsim 0.1.0 (bgsim 0.3.0); policies: quiet-hours from QuietHoursPolicy
+    /// 0.1.0, ios from bgsim 0.3.0".
+    static func programSentence(_ p: [String: Any]) -> String? {
+        guard let name = p["name"] as? String, let version = p["version"] as? String else { return nil }
+        var s = "made by \(name) \(version)"
+        if let core = p["bgsim_version"] as? String, name != "bgsim" { s += " (bgsim \(core))" }
+        let policies = (p["policies"] as? [[String: Any]] ?? []).compactMap { o -> String? in
+            guard let policy = o["policy"] as? String, let package = o["package"] as? String, let v = o["version"] as? String else { return nil }
+            return "\(policy) from \(package) \(v)"
+        }
+        if !policies.isEmpty { s += "; policies: " + policies.joined(separator: ", ") }
+        return s
+    }
+
     static func precisionSentence(_ p: [String: Any], replications: Int, kind: String) -> String? {
         guard let target = p["target_relative_half_width"] as? Double, let reached = p["reached"] as? Bool else { return nil }
         let metrics = (p["metrics"] as? [String] ?? []).joined(separator: ", ")

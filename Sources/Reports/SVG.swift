@@ -7,10 +7,6 @@ import SimRandom
 /// Small inline-SVG charts for the report: no script, no external resource, text as text
 /// (searchable, selectable, readable by screen readers through each chart's `<title>`).
 enum SVG {
-    /// Okabe & Ito's palette, distinguishable with the common colour-vision deficiencies.
-    static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#8C6D1F", "#000000"]
-    static func color(_ i: Int) -> String { palette[i % palette.count] }
-
     /// A coordinate with at most one decimal: enough on screen, and keeps big charts small.
     static func c(_ x: Double) -> String {
         guard x.isFinite else { return "0" }
@@ -37,6 +33,35 @@ enum SVG {
         case ..<5400: return number(seconds / 60) + " min"
         case ..<172_800: return number(seconds / 3600) + " h"
         default: return number(seconds / 86_400) + " d"
+        }
+    }
+
+    /// A formatter for the ticks of a linear duration axis: every tick in one unit, the one
+    /// `duration` would give the largest, and no more decimals than the ticks need
+    /// ("0 h, 1 h, 2 h", never "0 s, 60.0 min, 2.00 h").
+    static func durationTicks(_ ticks: [Double]) -> (Double) -> String {
+        let top = ticks.map(abs).max() ?? 0
+        let (unit, name): (Double, String) =
+            switch top {
+            case ..<90: (1, "s")
+            case ..<5400: (60, "min")
+            case ..<172_800: (3600, "h")
+            default: (86_400, "d")
+            }
+        let scaled = ticks.map { $0 / unit }
+        let decimals = (0...3).first { d in scaled.allSatisfy { abs($0 * pow(10, Double(d)) - ($0 * pow(10, Double(d))).rounded()) < 1e-6 } } ?? 3
+        return { v in String(format: "%.\(decimals)f", abs(v) < 1e-9 ? 0 : v / unit) + " " + name }
+    }
+
+    /// The tick formatter of `scale` when it has its own: one unit for a linear duration axis.
+    static func unitTicks(_ scale: Scale, _ ticks: [Double]) -> ((Double) -> String)? {
+        guard scale.durations else { return nil }
+        guard scale.log else { return durationTicks(ticks) }
+        // A log axis's ticks are round durations in their own units: 1 s, 10 s, 1 min, 6 h, 1 d.
+        return { v in
+            let units: [(Double, String)] = [(604_800, "wk"), (86_400, "d"), (3600, "h"), (60, "min"), (1, "s")]
+            let (u, name) = units.first { v >= $0.0 && (v / $0.0).rounded() == v / $0.0 } ?? (1, "s")
+            return String(format: "%.0f", v / u) + " " + name
         }
     }
 
@@ -126,13 +151,15 @@ enum SVG {
         yFormat: (Double) -> String, xTicks: [Double]? = nil
     ) -> String {
         var s = ""
-        for t in y.ticks() {
+        let yTicks = y.ticks(), xTicks = xTicks ?? x.ticks()
+        let yf = unitTicks(y, yTicks), xf = unitTicks(x, xTicks)
+        for t in yTicks {
             s += line(x.from, y(t), x.to, y(t), cls: "grid")
-            s += text(x.from - 6, y(t) + 4, yFormat(t), anchor: "end", cls: "tick")
+            s += text(x.from - 6, y(t) + 4, yf?(t) ?? yFormat(t), anchor: "end", cls: "tick")
         }
-        for t in xTicks ?? x.ticks() {
+        for t in xTicks {
             s += line(x(t), y.from, x(t), y.to, cls: "grid")
-            s += text(x(t), y.from + 16, xFormat(t), anchor: "middle", cls: "tick")
+            s += text(x(t), y.from + 16, xf?(t) ?? xFormat(t), anchor: "middle", cls: "tick")
         }
         s += line(x.from, y.from, x.to, y.from, cls: "axis")
         s += text((x.from + x.to) / 2, y.from + 34, xLabel, anchor: "middle", cls: "label")
@@ -140,7 +167,7 @@ enum SVG {
         return s
     }
 
-    /// One row per policy: a bar to the mean, a whisker over the 95% interval, the value.
+    /// One row per policy: a dot at the mean, a whisker over the 95% interval, the value.
     struct Bar {
         var label: String
         var color: String
@@ -149,18 +176,47 @@ enum SVG {
         var bound = false
     }
 
+    /// The rows as dots with their intervals on an axis that fits them (not from zero: policies
+    /// 1 kJ apart at 20 kJ stay apart); the table gives the values, the paired chart their
+    /// differences.
     static func bars(id: String, title: String, unit: String, rows: [Bar], format: (Double) -> String, durations: Bool = false) -> String {
-        let rowH = 26.0, top = 30.0, left = 130.0, right = 170.0, width = 560.0
+        dots(id: id, title: title, footnote: unit, rows: rows, format: format, durations: durations, zeroLine: false)
+    }
+
+    /// Paired differences from a baseline: a dot and interval per policy around a zero line,
+    /// the axis fitted to the intervals and zero.
+    static func forest(
+        id: String, title: String, rows: [Bar], format: @escaping (Double) -> String, durations: Bool, better: Metric.Better
+    ) -> String {
+        let note =
+            switch better {
+            case .lower: "left of 0 is better"
+            case .higher: "right of 0 is better"
+            case .neither: "difference"
+            }
+        return dots(
+            id: id, title: title, footnote: note, rows: rows, format: { x in (x > 0 ? "+" : "") + format(x) }, durations: durations,
+            zeroLine: true, brackets: true)
+    }
+
+    static func dots(
+        id: String, title: String, footnote: String, rows: [Bar], format: (Double) -> String, durations: Bool, zeroLine: Bool,
+        brackets: Bool = false
+    ) -> String {
+        let rowH = 26.0, top = 30.0, left = 130.0, right = brackets ? 200.0 : 150.0, width = 600.0
         let height = top + rowH * Double(rows.count) + 34
-        let values = rows.flatMap { [$0.interval.mean, $0.interval.lower, $0.interval.upper] }
-        let (lo, hi) = domain(values)
+        let values: [Double] = rows.flatMap { [$0.interval.mean, $0.interval.lower, $0.interval.upper] } + (zeroLine ? [0] : [])
+        let (lo, hi) = domain(values, includeZero: zeroLine)
         let x = Scale(lo: lo, hi: hi, from: left, to: width - right, durations: durations)
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
-        for t in x.ticks(4) {
+        let ticks = x.ticks(4)
+        let tf = unitTicks(x, ticks)
+        for t in ticks {
             s += line(x(t), top - 4, x(t), top + rowH * Double(rows.count), cls: "grid")
-            s += text(x(t), top + rowH * Double(rows.count) + 16, format(t), anchor: "middle", cls: "tick")
+            s += text(x(t), top + rowH * Double(rows.count) + 16, tf?(t) ?? format(t), anchor: "middle", cls: "tick")
         }
+        if zeroLine { s += line(x(0), top - 6, x(0), top + rowH * Double(rows.count) + 2, cls: "zero") }
         for (i, r) in rows.enumerated() {
             let y = top + rowH * Double(i)
             let m = r.interval.mean
@@ -169,19 +225,21 @@ enum SVG {
                 s += text(left + 4, y + 17, "not defined", cls: "tick")
                 continue
             }
-            let x0 = x(0), x1 = x(m)
-            s +=
-                "<rect x=\"\(c(min(x0, x1)))\" y=\"\(c(y + 5))\" width=\"\(c(max(abs(x1 - x0), 1)))\" height=\"16\" fill=\"\(r.color)\"\(r.bound ? " fill-opacity=\"0.35\"" : "")><title>\(Quoting.html(r.label)): \(Quoting.html(format(m)))</title></rect>"
             if r.interval.halfWidth.isFinite {
                 let a = x(r.interval.lower), b = x(r.interval.upper)
                 s += line(a, y + 13, b, y + 13, cls: "whisker") + line(a, y + 7, a, y + 19, cls: "whisker") + line(b, y + 7, b, y + 19, cls: "whisker")
             }
+            let fill = r.bound ? "white" : r.color
+            s +=
+                "<circle class=\"dot\" cx=\"\(c(x(m)))\" cy=\"\(c(y + 13))\" r=\"6\" fill=\"\(fill)\" stroke=\"\(r.color)\" stroke-width=\"2\"><title>\(Quoting.html(r.label)): \(Quoting.html(format(m)))</title></circle>"
             var label = format(m)
-            if r.interval.halfWidth.isFinite { label += " ± " + format(r.interval.halfWidth) }
+            if r.interval.halfWidth.isFinite {
+                label += brackets ? " [\(format(r.interval.lower)), \(format(r.interval.upper))]" : " ± " + format(r.interval.halfWidth)
+            }
             if r.best { label += " ★" }
             s += text(width - right + 8, y + 17, label, cls: r.best ? "best" : "")
         }
-        s += text(width - 8, height - 4, unit, anchor: "end", cls: "tick")
+        s += text(width - 8, height - 4, footnote, anchor: "end", cls: "tick")
         return s + "</svg>"
     }
 
@@ -199,19 +257,31 @@ enum SVG {
     ) -> String {
         let width = 640.0, height = 300.0, left = 56.0, right = 130.0, top = 30.0, bottom = 50.0
         let maxV = series.compactMap { $0.values.last }.max() ?? floor * 10
-        let x = Scale(lo: floor, hi: max(maxV, floor * 10), from: left, to: width - right, log: true, durations: durations)
+        let minV = max(series.compactMap { $0.values.first }.min() ?? floor, floor)
+        // Log only when the values span more than a decade; then from the decade below the
+        // least (at least `floor`), so that curves a few percent apart are not one line.
+        let log = maxV > minV * 10
+        let x: Scale
+        if log {
+            let lo = max(floor, pow(10, Foundation.floor(log10(minV))))
+            x = Scale(lo: lo, hi: max(maxV, lo * 10), from: left, to: width - right, log: true, durations: durations)
+        } else {
+            let (lo, hi) = domain(series.flatMap { [$0.values.first ?? .nan, $0.values.last ?? .nan] }, includeZero: false)
+            x = Scale(lo: lo, hi: hi, from: left, to: width - right, durations: durations)
+        }
         let y = Scale(lo: 0, hi: 1, from: height - bottom, to: top)
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
         s += axes(
-            x: x, y: y, xLabel: xLabel, yLabel: "share of \(items)", xFormat: durations ? duration : number,
+            x: x, y: y, xLabel: xLabel + (log ? " (log scale\(durations && x.lo <= 1 ? "; under 1 s drawn at 1 s" : ""))" : ""),
+            yLabel: "share of \(items)", xFormat: durations ? duration : number,
             yFormat: { String(format: "%.0f%%", $0 * 100) })
         for (k, serie) in series.enumerated() {
             let v = serie.values
             guard !v.isEmpty else { continue }
             // At most ~300 steps per line: the quantiles at evenly spaced shares.
             let steps = min(v.count, 300)
-            var d = "M\(c(x(floor))) \(c(y(0)))"
+            var d = "M\(c(x(x.lo))) \(c(y(0)))"
             for j in 1...steps {
                 let share = Double(j) / Double(steps)
                 let value = v[min(v.count - 1, Int((share * Double(v.count)).rounded(.up)) - 1)]
@@ -240,8 +310,8 @@ enum SVG {
         xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String, yDurations: Bool = false
     ) -> String {
         let width = 640.0, height = 340.0, left = 70.0, right = 150.0, top = 30.0, bottom = 50.0
-        let (xlo, xhi) = domain(points.flatMap { [$0.x.lower, $0.x.upper, $0.x.mean] })
-        let (ylo, yhi) = domain(points.flatMap { [$0.y.lower, $0.y.upper, $0.y.mean] })
+        let (xlo, xhi) = domain(points.flatMap { [$0.x.lower, $0.x.upper, $0.x.mean] }, includeZero: false)
+        let (ylo, yhi) = domain(points.flatMap { [$0.y.lower, $0.y.upper, $0.y.mean] }, includeZero: false)
         let x = Scale(lo: xlo, hi: xhi, from: left, to: width - right)
         let y = Scale(lo: ylo, hi: yhi, from: height - bottom, to: top, durations: yDurations)
         var s = open(Int(width), Int(height), title: title, id: id)
@@ -303,7 +373,7 @@ enum SVG {
             let (lo, hi) = domain(xs, includeZero: false, pad: 0.02)
             x = Scale(lo: lo, hi: hi, from: left, to: width - right, durations: xDurations)
         }
-        let (ylo, yhi) = domain(lines.flatMap { $0.points.flatMap { [$0.ci.mean, $0.ci.lower, $0.ci.upper] } })
+        let (ylo, yhi) = domain(lines.flatMap { $0.points.flatMap { [$0.ci.mean, $0.ci.lower, $0.ci.upper] } }, includeZero: false)
         let y = Scale(lo: ylo, hi: yhi, from: height - bottom, to: top, durations: yDurations)
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")

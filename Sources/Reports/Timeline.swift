@@ -47,10 +47,11 @@ enum Timeline {
         from: SimInstant, to: SimInstant
     ) -> String {
         let width = 1280.0, left = 120.0, right = 16.0
-        let batteryH = 56.0, band = 11.0, appH = 15.0, top = 28.0
+        let batteryH = 56.0, band = 11.0, appH = 21.0, top = 28.0
         let bandsTop = top + batteryH + 8
         let appsTop = bandsTop + 3 * (band + 4) + 6
-        let height = appsTop + Double(apps.count) * appH + 30
+        let causes = waitCauses(trace)
+        let height = appsTop + Double(apps.count) * appH + 30 + (causes.isEmpty ? 0 : 18)
         let span = max((to - from).seconds, 1)
         func x(_ t: SimInstant) -> Double { left + (t - from).seconds / span * (width - left - right) }
         var s = SVG.open(Int(width), Int(height), title: "Timeline under \(policy)", id: id)
@@ -65,8 +66,10 @@ enum Timeline {
         for h in stride(from: 0, through: hours, by: step) {
             let t = from + .hours(Int64(h))
             guard t <= to else { break }
-            s += SVG.line(x(t), top, x(t), height - 24, cls: "grid")
-            s += SVG.text(x(t), height - 10, String(format: "%02d:00", (Int((from - .start).seconds / 3600) + h) % 24), anchor: "middle", cls: "tick")
+            s += SVG.line(x(t), top, x(t), height - 24 - (causes.isEmpty ? 0 : 18), cls: "grid")
+            s += SVG.text(
+                x(t), height - 10 - (causes.isEmpty ? 0 : 18), String(format: "%02d:00", (Int((from - .start).seconds / 3600) + h) % 24), anchor: "middle",
+                cls: "tick")
         }
         // Battery: charging shaded behind the level line.
         s += SVG.text(left - 8, top + batteryH / 2 + 4, "battery %", anchor: "end", cls: "label")
@@ -126,18 +129,38 @@ enum Timeline {
             if i < trace.appStates.count {
                 for (a, b, state) in segments(trace.appStates[i], from: from, to: to) {
                     guard let fill = appStateFill[state], fill != "none" else { continue }
-                    s += rect(a, b, ay + 1, appH - 3, fill, "\(name): \(state.rawValue) \(clock(a))–\(clock(b))")
+                    s += rect(a, b, ay + 1, 13, fill, "\(name): \(state.rawValue) \(clock(a))–\(clock(b))")
                 }
+            }
+            // Beneath the runs, each request's wait, coloured by what held it then.
+            for w in trace.waits where w.app == i {
+                s += rect(
+                    w.from, w.to, ay + 15, 4, Palette.cause(w.cause),
+                    "\(name) \(w.kind.rawValue) waiting \(clock(w.from))–\(clock(w.to)) (\(SVG.duration((w.to - w.from).seconds))), held by \(w.cause)",
+                    extra: " fill-opacity=\"0.8\"")
             }
             for run in trace.runs where run.app == i {
                 let a = max(run.start, from), b = min(run.end, to)
                 let failed = run.outcome == .expired || run.outcome == .killed
                 s += rect(
-                    a, b, ay + 4, appH - 9, kindFill[run.kind] ?? "#000",
+                    a, b, ay + 4, 7, kindFill[run.kind] ?? "#000",
                     "\(name) \(run.kind.rawValue) \(clock(run.start))–\(clock(run.end)) (\(SVG.duration((run.end - run.start).seconds))), \(run.outcome.rawValue)",
                     extra: failed ? " stroke=\"#d00\" stroke-width=\"1.5\"" : "")
             }
         }
+        if !causes.isEmpty {
+            let keys = causes.map { "<tspan fill=\"\(Palette.cause($0))\">■</tspan>\u{a0}\(Quoting.html($0))" }
+            s += "<text x=\"\(SVG.c(width - right))\" y=\"\(SVG.c(height - 4))\" text-anchor=\"end\" class=\"tick waits\">"
+            s += "waiting (thin strip under each app), held by:\u{a0} " + keys.joined(separator: "\u{a0}\u{a0} ") + "</text>"
+        }
         return s + "</svg>"
+    }
+
+    /// The causes of the waits drawn, gates first in their order, then the policy's rules by
+    /// name: the legend's order is the same in every report.
+    static func waitCauses(_ trace: PhoneTrace) -> [String] {
+        let present = Set(trace.waits.map(\.cause))
+        let gates = ["earliest_begin"] + HoldReason.allCases.map(\.token)
+        return gates.filter(present.contains) + present.subtracting(gates).sorted()
     }
 }

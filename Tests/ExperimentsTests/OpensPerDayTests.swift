@@ -96,8 +96,9 @@ struct HoldTimelineTests {
             let end = r.started ?? r.ended
             var byCause: [String: Int64] = [:]
             for (k, change) in changes.enumerated() {
-                guard let cause = change.cause else { continue }
+                // A policy's hold is told as `policy` and then, at once, as its rule.
                 let to = k + 1 < changes.count ? changes[k + 1].at : end
+                guard let cause = change.cause, to > change.at else { continue }
                 byCause[cause, default: 0] += (to - change.at).microseconds
             }
             let expected = Forecast.causes(r)

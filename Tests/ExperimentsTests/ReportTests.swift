@@ -263,7 +263,7 @@ struct ReportTests {
         let topUp = try set.scenario(atPoint: 3).resolvedJSON
         #expect(topUp.contains("\"top_ups_per_day\":\"1.5\"") && topUp.contains("\"plug_in\":\"21:30\"") && topUp.contains("\"unplug\":\"06:15\""))
         let html = try Report(set, options: ReportOptions(point: 3)).html()
-        #expect(html.contains("scenario at point 3 (charging=top-up, people.sessions_per_day=60)"))
+        #expect(html.contains("at point 3 (charging=top-up, people.sessions_per_day=60)"))
         #expect(html.contains("id=\"timeline-1\""))
         let far = #expect(throws: ReportError.self) { try set.scenario(atPoint: 4) }
         #expect(far?.description == "the sweep has points 0 to 3 (runs.csv), not 4")

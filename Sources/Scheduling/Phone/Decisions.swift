@@ -121,8 +121,9 @@ extension PhoneSimulation {
         }
         tasks[i].heldBy = reason
         tasks[i].heldSince = time
-        // The policy's hold is told with its rule (`holdByRule`), which comes next.
-        if sink.observesHolds, reason != .policy { sink.taskHeld(TaskID(i), by: reason?.token, at: time) }
+        // The policy's hold is told as `policy` until its rule is known (`holdByRule`), which
+        // may come only at the policy's next decision.
+        if sink.observesHolds { sink.taskHeld(TaskID(i), by: reason?.token, at: time) }
     }
 
     /// From now on, the request `decisions.eligible[k]`, held by the policy, is held by its

@@ -28,6 +28,10 @@ struct BGSim: AsyncParsableCommand {
         abstract: "Simulate how a phone decides when apps' background work runs, and compare scheduling policies.",
         discussion: """
             Examples:
+              bgsim examples
+              bgsim run default
+              bgsim sweep refresh-setting --replications 2
+              bgsim validate default --print
               bgsim run models/scenarios/default.yaml
               bgsim run models/scenarios/default.yaml --replications 30 --seed 7
               bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
@@ -44,7 +48,9 @@ struct BGSim: AsyncParsableCommand {
             inconsistent shards (merge).
             """,
         version: Manifest.toolVersion,
-        subcommands: [Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Policies.self]
+        subcommands: [
+            Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
+        ]
     )
 }
 

@@ -49,7 +49,7 @@ struct Run: AsyncParsableCommand {
         let plan = StudyPlan(scenario: scenario)
         try output.checkTimeline(plan)
         if try slurm.emit(
-            plan, file: options.scenario, overrides: options.overrides, seed: options.seed,
+            plan, file: try options.file(), overrides: options.overrides, seed: options.seed,
             replications: options.replications, output: output)
         {
             return
@@ -68,6 +68,7 @@ struct Run: AsyncParsableCommand {
 
 /// Runs a plan as the output options say, with progress on stderr; shared by `run` and `sweep`.
 func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], precision: PrecisionGoal? = nil) async throws -> StudyOutcome {
+    try output.checkDefaultFolder(plan)
     let folder = output.folder(default: plan.name)
     let reporter = output.progress()
     // Ctrl-C or a SIGTERM says what is kept and how to go on (see `Interruption`).
@@ -109,7 +110,7 @@ struct SweepCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The sweep file (YAML), such as models/sweeps/refresh-setting.yaml.")
+    @Argument(help: "The sweep file (YAML), such as models/sweeps/refresh-setting.yaml, or a bundled one's name ('bgsim examples').")
     var sweep: String
 
     @Option(name: .customLong("set"), help: ArgumentHelp("Override a value of every point's scenario (repeatable).", valueName: "key.path=value"))
@@ -136,6 +137,7 @@ struct SweepCommand: AsyncParsableCommand {
 
     func run() async throws {
         let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
+        let sweep = try BundledExamples.resolve(self.sweep, prefer: .sweep)
         let reading = output.progress()
         let plan = try StudyPlan(
             sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
@@ -281,6 +283,36 @@ struct ReportCommand: AsyncParsableCommand {
     }
 }
 
+/// Lists the bundled scenarios and sweeps, which `run`, `sweep` and `validate` take by name.
+struct Examples: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "examples",
+        abstract: "List the bundled scenarios and sweeps, which every command takes by name.",
+        discussion: """
+            'bgsim run default' runs the bundled default scenario from any folder; 'bgsim sweep \
+            refresh-setting' the bundled sweep. To change one, copy its file (the path printed \
+            here), edit it, give it its own 'name:' (results go to results/<name>), and run the \
+            copy by its path. 'bgsim validate NAME --print' lists every key with its value and \
+            default.
+            """
+    )
+
+    func run() throws {
+        let all = BundledExamples.all()
+        guard let folder = BundledModels.folder, !all.isEmpty else {
+            throw RuntimeFailure("no bundled models folder: set BGSIM_MODELS to bgsim's models/ folder, or install with 'make install'")
+        }
+        let width = all.map(\.name.count).max() ?? 0
+        for (kind, command) in [(BundledExamples.Kind.scenario, "run"), (.sweep, "sweep")] {
+            print("\(kind == .scenario ? "Scenarios" : "\nSweeps") (bgsim \(command) NAME):")
+            for e in all where e.kind == kind {
+                print("  \(e.name)\(String(repeating: " ", count: width - e.name.count))  \(e.summary)")
+            }
+        }
+        print("\nFiles in \(folder)/scenarios and \(folder)/sweeps.")
+    }
+}
+
 /// Lists the policies scenario files may name, built-in and registered, with their parameters
 /// as they declare them.
 struct Policies: ParsableCommand {
@@ -335,11 +367,18 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Print a sweep's design points as CSV (scenario, point, one column per axis) on standard output.")
     var points = false
 
+    @Flag(
+        name: .customLong("print"),
+        help: "Print every key the scenario's reading looked at, with its value, and '# default' beside those the file left out.")
+    var printKeys = false
+
     func run() async throws {
-        if Experiments.Sweep.isSweep(file: options.scenario) {
+        let file = try options.file(prefer: points ? .sweep : .scenario)
+        if Experiments.Sweep.isSweep(file: file) {
+            if printKeys { throw UsageError("\(options.scenario) is a sweep: --print writes a scenario; give its base scenario, with --set for a point") }
             let reading = ProgressReporter(jobs: 1)
             let plan = try StudyPlan(
-                sweep: Experiments.Sweep.load(file: options.scenario), overrides: options.all,
+                sweep: Experiments.Sweep.load(file: file), overrides: options.all,
                 jobs: Cores.available(), progress: { reading.reading($0, of: $1) })
             reading.finish()
             if points {
@@ -347,9 +386,15 @@ struct Validate: AsyncParsableCommand {
                 return
             }
             print(
-                "\(options.scenario): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
+                "\(file): ok: sweep '\(plan.name)', \(plan.design ?? "grid") design over "
                     + "\(plan.parameters.joined(separator: ", ")): \(SweepCommand.shape(plan, replications: plan.replications)) "
                     + "= \(plan.unitCount) units, base scenario \(plan.first.file)")
+            return
+        }
+        if printKeys {
+            if points { throw UsageError("--print and --points: give one") }
+            let ((s, _), keys) = try KeyListing.listing { () throws(ScenarioError) in try options.load() }
+            print(Self.listing(s, keys), terminator: "")
             return
         }
         let s = try options.load().scenario
@@ -357,8 +402,21 @@ struct Validate: AsyncParsableCommand {
             throw UsageError("\(options.scenario) is a scenario, not a sweep: --points lists the points of a sweep's design")
         }
         let policies = s.policies.map(\.name).joined(separator: ", ")
-        print(
+        Swift.print(
             "\(s.file): ok: scenario '\(s.name)', \(s.setup.duration), \(s.setup.apps.count) apps, "
                 + "policies \(policies), \(s.replications) replications from seed \(s.seed)")
+    }
+
+    /// One line per key, `path: value`, in reading order; a default is marked, and so is a
+    /// default the reader holds in a form no scenario file writes.
+    static func listing(_ s: Scenario, _ keys: [KeyListing.Entry]) -> String {
+        let given = keys.filter(\.given).count
+        var out = "# \(s.file): scenario '\(s.name)', every key its reading looked at (\(given) given, \(keys.count - given) defaults)\n"
+        let width = min(keys.map(\.path.count).max() ?? 0, 56)
+        for k in keys {
+            let pad = String(repeating: " ", count: max(0, width - k.path.count))
+            out += "\(k.path):\(pad) \(k.value)\(k.given ? "" : "  # default")\n"
+        }
+        return out
     }
 }

@@ -9,7 +9,7 @@ import SimEngine
 
 /// The options that pick and adjust a scenario, shared by `run` and `validate`.
 struct ScenarioOptions: ParsableArguments {
-    @Argument(help: "The scenario file (YAML), such as models/scenarios/default.yaml.")
+    @Argument(help: "The scenario file (YAML), such as models/scenarios/default.yaml, or a bundled one's name ('bgsim examples').")
     var scenario: String
 
     @Option(
@@ -47,7 +47,12 @@ struct ScenarioOptions: ParsableArguments {
     /// The scenario, named for its `--set` overrides (`default_people-heavy`), and the
     /// overrides that give it.
     func load() throws(ScenarioError) -> (scenario: Scenario, overrides: [Override]) {
-        try Scenario.loadVariant(file: scenario, overrides: all)
+        try Scenario.loadVariant(file: try file(), overrides: all)
+    }
+
+    /// The file named, or the bundled example of that name.
+    func file(prefer kind: BundledExamples.Kind = .scenario) throws(ScenarioError) -> String {
+        try BundledExamples.resolve(scenario, prefer: kind)
     }
 }
 
@@ -143,6 +148,27 @@ struct OutputOptions: ParsableArguments {
     /// `--out`, else `results/<name>` in the current folder: never a tracked dataset of
     /// `notebooks-data/`, which only `make demo` and `make datasets` write.
     func folder(default name: String) -> URL { URL(literalPath: out ?? "results/\(name)") }
+
+    /// Refuses to write over the default folder's results of another file: a copied scenario
+    /// that kept its original's `name` would replace the original's results. `--out` says
+    /// where on purpose, and the same file run again replaces its own results.
+    func checkDefaultFolder(_ plan: StudyPlan) throws {
+        guard out == nil else { return }
+        let folder = folder(default: plan.name)
+        let manifest = folder.appendingPathComponent("manifest.json")
+        guard let data = FileManager.default.contents(atPath: manifest.path),
+            let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+            let before = (json["sweep_file"] ?? json["scenario_file"]) as? String
+        else { return }
+        func same(_ a: String, _ b: String) -> Bool {
+            URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath().path
+                == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        guard !same(before, plan.file) else { return }
+        throw UsageError(
+            "\(folder.relativePath) holds the results of \(before), not \(plan.file): both are named '\(plan.name)'. "
+                + "Give \(plan.file) its own 'name:', or choose the folder with --out")
+    }
 
     var jobCount: Int { jobs ?? Cores.available() }
 

@@ -53,4 +53,71 @@ struct NewcomerTests {
         let after = try shell(["git", "-C", repo.path, "status", "--porcelain"])
         #expect(after.stdout == before.stdout, "git status changed:\n\(after.stdout)")
     }
+
+    /// From a folder with no models/: `bgsim examples` lists the bundled files, `bgsim run
+    /// default` and `bgsim sweep refresh-setting` run them by name, and a misspelt name is an
+    /// error that names the example meant.
+    @Test func bundledExamplesRunByNameFromAnyFolder() throws {
+        let study = try scratch()
+        defer { try? FileManager.default.removeItem(at: study) }
+        let list = try bgsim(["examples"], in: study)
+        #expect(list.status == 0, "\(list.stderr)")
+        for name in ["default", "fleet", "refresh-setting", "charging-habit"] { #expect(list.stdout.contains("\n  \(name) "), "\(name)") }
+        let run = try bgsim(["run", "default", "--set", "duration=6h", "--replications", "1", "--no-tasks", "--quiet"], in: study)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: study.appendingPathComponent("results/default_duration-6h/manifest.json").path))
+        let sweep = try bgsim(["sweep", "refresh-setting", "--set", "duration=2h", "--replications", "1", "--quiet"], in: study)
+        #expect(sweep.status == 0, "\(sweep.stderr)")
+        #expect(FileManager.default.fileExists(atPath: study.appendingPathComponent("results/refresh-setting/manifest.json").path))
+        let typo = try bgsim(["run", "defualt"], in: study)
+        #expect(typo.status == 2 && typo.stderr == "error: defualt: no such scenario file; did you mean the bundled scenario 'default' (bgsim run default)?\n")
+        let none = try bgsim(["sweep", "nothing.yaml"], in: study)
+        #expect(none.status == 2 && none.stderr.contains("bundled sweeps, taken by name: charging-habit, discharge, refresh-setting"), "\(none.stderr)")
+    }
+
+    /// A copy of a scenario that kept its original's name does not write over the original's
+    /// results in results/<name>; the same file run again does.
+    @Test func aCopyThatKeptItsNameDoesNotReplaceTheOriginalsResults() throws {
+        let study = try scratch()
+        defer { try? FileManager.default.removeItem(at: study) }
+        try FileManager.default.copyItem(atPath: defaultScenario, toPath: study.appendingPathComponent("mine.yaml").path)
+        let args = ["--set", "duration=1h", "--replications", "1", "--quiet"]
+        #expect(try bgsim(["run", "default"] + args, in: study).status == 0)
+        let manifest = study.appendingPathComponent("results/default_duration-1h/manifest.json")
+        let before = try Data(contentsOf: manifest)
+        let copy = try bgsim(["run", "mine.yaml"] + args, in: study)
+        #expect(copy.status == 2 && copy.stderr.contains("holds the results of") && copy.stderr.contains("Give mine.yaml its own 'name:'"), "\(copy.stderr)")
+        #expect(try Data(contentsOf: manifest) == before, "the original's results are untouched")
+        #expect(try bgsim(["run", "default"] + args, in: study).status == 0, "the same file replaces its own results")
+        #expect(try bgsim(["run", "mine.yaml", "--out", "results/mine"] + args, in: study).status == 0, "--out chooses on purpose")
+    }
+
+    /// `bgsim validate NAME --print` lists every key the reading looked at: the file's values,
+    /// and each default in a form that reads back as that default (set in a copy of the file,
+    /// the defaults change nothing).
+    @Test func validatePrintListsEveryKeyWithItsDefault() throws {
+        let r = try bgsim(["validate", "default", "--print"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").dropFirst().map(String.init)
+        #expect(lines.count > 500, "\(lines.count) keys")
+        #expect(lines.contains { $0.hasPrefix("charging.top_up_from:") && $0.hasSuffix("08:00  # default") })
+        #expect(lines.contains { $0.hasPrefix("phone.battery.capacity_wh:") && $0.hasSuffix(" 12.98") })
+        let defaults = lines.filter { $0.hasSuffix("  # default") && !$0.contains("(built in") && !$0.hasSuffix(" ~  # default") }
+        #expect(defaults.count > 100)
+        // The printed defaults, each set with --set, read back as the defaults: the run's
+        // numbers are the same as without them.
+        let sets = defaults.flatMap { line -> [String] in
+            let parts = line.dropLast("  # default".count).split(separator: ":", maxSplits: 1)
+            return ["--set", "\(parts[0])=\(parts[1].trimmingCharacters(in: .whitespaces))"]
+        }
+        let study = try scratch()
+        defer { try? FileManager.default.removeItem(at: study) }
+        let args = ["--set", "duration=12h", "--replications", "1", "--no-tasks", "--quiet", "--set", "name=x"]
+        let plain = try bgsim(["run", "default", "--out", "plain"] + args, in: study)
+        let spelled = try bgsim(["run", "default", "--out", "spelled"] + args + sets, in: study)
+        #expect(plain.status == 0 && spelled.status == 0, "the printed defaults read back: \(spelled.stderr)")
+        let a = try String(contentsOf: study.appendingPathComponent("plain/runs.csv"), encoding: .utf8)
+        let b = try String(contentsOf: study.appendingPathComponent("spelled/runs.csv"), encoding: .utf8)
+        #expect(!a.isEmpty && a == b, "setting every default to its printed value changed the run")
+    }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import SimEngine
+import Synchronization
+
+/// Every key a scenario's reading looked at, with its value: what the file (or a profile, or
+/// `--set`) gave, or the default the reader used, written as a scenario file would write it.
+/// `bgsim validate --print` lists them, as ns-3 prints its attributes.
+package final class KeyListing: Sendable {
+    /// One key: its path, its value as a scenario file writes it, and whether it was given.
+    package struct Entry: Sendable, Equatable {
+        package var path: String
+        package var value: String
+        package var given: Bool
+    }
+
+    private let entries = Mutex<[Entry]>([])
+
+    /// Collects keys only while `body` reads, on this task.
+    package static func listing<T>(_ body: () throws(ScenarioError) -> T) throws(ScenarioError) -> (T, [Entry]) {
+        let listing = KeyListing()
+        var result: Result<T, ScenarioError>?
+        $current.withValue(listing) { result = Result { () throws(ScenarioError) -> T in try body() } }
+        var seen = Set<String>()
+        let keys = listing.entries.withLock { $0 }.filter { seen.insert($0.path).inserted }
+        return (try result!.get(), keys)
+    }
+
+    @TaskLocal static var current: KeyListing?
+
+    func add(_ path: ConfigKeyPath, _ value: String, given: Bool) {
+        entries.withLock { $0.append(Entry(path: path.description, value: value, given: given)) }
+    }
+    var count: Int { entries.withLock { $0.count } }
+    func truncate(_ n: Int) { entries.withLock { $0.removeLast($0.count - n) } }
+
+    /// Records the default of an absent key in the file's own words: the first spelling that
+    /// reads back to the same value (the number, as a percent, a duration, a time of day, a
+    /// name); for a section, its own keys, read from an empty mapping; else the value as
+    /// Swift describes it, marked as such.
+    func addDefault<T>(_ value: T, at path: ConfigKeyPath, _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) {
+        let want = String(describing: value)
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional && mirror.children.isEmpty {
+            add(path, "~", given: false)  // unset: YAML's null, which reads as absent
+            return
+        }
+        func readsBack(_ node: ConfigNode) -> Bool {
+            guard let v = try? read(node, path) else { return false }
+            return String(describing: v) == want
+        }
+        for text in Self.spellings(of: value) where readsBack(ConfigNode(value: .scalar(text, plain: true))) {
+            add(path, text, given: false)
+            return
+        }
+        let mark = count
+        if readsBack(ConfigNode(value: .mapping([]))) { return }
+        truncate(mark)
+        if readsBack(ConfigNode(value: .sequence([]))) {
+            add(path, "[]", given: false)
+            return
+        }
+        add(path, "(built in: \(want))", given: false)
+    }
+
+    static func spellings(of value: Any) -> [String] {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional, let wrapped = mirror.children.first { return spellings(of: wrapped.value) }
+        switch value {
+        case let d as Double:
+            return [number(d), number(d * 100)]
+        case let n as Int:
+            return ["\(n)"]
+        case let n as UInt64:
+            return ["\(n)"]
+        case let b as Bool:
+            return [b ? "true" : "false"]
+        case let s as String:
+            return s.isEmpty ? ["\"\""] : [s]
+        case let d as SimDuration:
+            let s = d.microseconds / 1_000_000
+            return [d.description, String(format: "%02d:%02d", s / 3600, s / 60 % 60)]
+        case let r as any RawRepresentable:
+            return ["\(r.rawValue)"]
+        default:
+            return ["\(value)"]
+        }
+    }
+
+    static func number(_ x: Double) -> String {
+        x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
+    }
+}

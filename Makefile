@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -52,6 +52,7 @@ test: deps deps-slurm deps-chromium lint docs
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
 	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
 	python3 docs/validation.py .build/debug/bgsim --check
+	$(MAKE) test-python
 	$(MAKE) notebooks
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
@@ -124,22 +125,42 @@ deps-slurm:
 deps-chromium:
 	$(call apt-install,chromium,chromium)
 
-## The analysis notebook, notebooks-data/study.ipynb, executed headless on the bundled datasets
-## with Debian's Python, pandas and matplotlib: the executed copy and its figures go to
-## results/notebooks/. `make test` runs it; a cell that raises fails it.
-notebooks: deps-notebooks
-	PYDEVD_DISABLE_FILE_VALIDATION=1 /usr/bin/python3 -Xfrozen_modules=off -m nbconvert --to notebook --execute notebooks-data/study.ipynb \
+## The analysis notebook, notebooks-data/study.ipynb, executed headless with the Python reader
+## on the bundled datasets (or on any results folder: BGSIM_RESULTS=folder, and BGSIM_FLEET for
+## a fleet's): the executed copy and its figures go to results/notebooks/. `make test` runs it;
+## a cell that raises fails it.
+notebooks: python
+	BGSIM_FIGURES=$(CURDIR)/results/notebooks PYDEVD_DISABLE_FILE_VALIDATION=1 $(PYTHON_ENV)/bin/python -Xfrozen_modules=off -m nbconvert --to notebook --execute notebooks-data/study.ipynb \
 	  --output-dir results/notebooks --ExecutePreprocessor.timeout=600
 	@echo "Notebook: results/notebooks/study.ipynb; figures: results/notebooks/*.png"
 
-NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel
+## The Python reader (python/, `import bgsim`), installed by pip into a virtual environment in
+## $(PYTHON_ENV) that uses Debian's pandas and matplotlib; `$(PYTHON_ENV)/bin/python` then has it.
+## Elsewhere: `pip install ./python` (pandas and matplotlib from PyPI).
+PYTHON_ENV := .build/python
+python: deps-notebooks
+	@test -x $(PYTHON_ENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(PYTHON_ENV)
+	$(PYTHON_ENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps --no-index ./python
+	@rm -rf python/build python/*.egg-info
+	@# The notebook's kernel is this environment's Python, which has the reader.
+	@$(PYTHON_ENV)/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@echo "The reader: $(PYTHON_ENV)/bin/python -c 'import bgsim; print(bgsim.load(\"notebooks-data/default\"))'"
+
+## The reader's tests (pytest), on a run, a fleet and a sweep that the debug build writes in a
+## temporary folder outside the repository.
+test-python: python
+	cd "$$(mktemp -d)" && BGSIM_BINARY=$(CURDIR)/.build/debug/bgsim $(CURDIR)/$(PYTHON_ENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
+
+NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel, pytest
+# Debian's python3 makes a virtual environment only with python3-venv's pip wheel.
+HAS_VENV := ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1
 deps-notebooks:
-	@if ! /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' 2>/dev/null; then \
-	  echo "Installing Python's pandas, matplotlib, nbconvert and ipykernel with apt-get..."; \
+	@if ! /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' 2>/dev/null || ! $(HAS_VENV); then \
+	  echo "Installing Python's pandas, matplotlib, nbconvert, ipykernel, pytest and venv with apt-get..."; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pandas python3-matplotlib \
-	    python3-nbconvert python3-nbclient python3-ipykernel >/dev/null && \
-	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
+	    python3-nbconvert python3-nbclient python3-ipykernel python3-pytest python3-venv python3-pip >/dev/null && \
+	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' && $(HAS_VENV) || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
 	fi
 
 ## docs/validation.md: every observation of how iPhones schedule background work, every rule

@@ -182,7 +182,7 @@ public struct Forecast: Sendable {
         var tasks: [String: AppTaskTally] = [:]
         for t in tallies.rows where t.app == app { tasks[t.identifier] = t }
         return Person(
-            replication: replication, traits: scenario.fleetValues(replication: replication),
+            replication: replication, traits: scenario.fleetDisplayValues(replication: replication),
             days: scenario.setup.duration.seconds / 86_400, batteryJ: scenario.setup.battery.capacityJ,
             launches: metrics.appLaunches[app], stalenessSumS: metrics.appStalenessSumS[app], freshLaunches: metrics.appFreshLaunches[app],
             tasks: tasks)

@@ -100,7 +100,7 @@ extension Experiment {
     /// `point` and one column per axis, named by its key path.
     static func pointHeader(_ plan: StudyPlan) -> [String] { plan.isSweep ? ["point"] + plan.parameters : [] }
     static func pointFields(_ plan: StudyPlan, _ point: Int) -> [String] {
-        plan.isSweep ? [String(point)] + plan.points[point].values : []
+        plan.isSweep ? [String(point)] + plan.points[point].values.map(Sweep.displayText) : []
     }
 
     /// A sweep's design as CSV (`bgsim validate SWEEP --points`): `scenario`, `point` and one
@@ -151,7 +151,7 @@ extension Experiment {
                 csv.integer(run.replication)
                 csv.field(String(scenario.seed))
                 // The person's drawn values: a pure function of the seed and the replication.
-                for value in scenario.fleetValues(replication: run.replication) { csv.field(value) }
+                for value in scenario.fleetDisplayValues(replication: run.replication) { csv.field(value) }
                 for (metric, value) in zip(RunMetrics.columns, run.values) { csv.number(value, count: metric.isCount) }
                 csv.endRecord()
             }

@@ -14,17 +14,25 @@ extension Report {
         var s = "<section><h2>People</h2><p class=\"note\">Each replication is one person drawn from the scenario's fleet ("
         s += results.fleet.map(Quoting.html).joined(separator: ", ")
         s += "), the same person under every policy. A sweep's person is first averaged over its points.</p><div class=\"grid\">"
-        let metrics: [(String, String, Bool)] = [
-            ("staleness_mean_s", "Mean staleness at launch, per person", true),
-            ("background_energy_j", "Background energy per person (J)", false),
-        ]
-        for (k, (metric, title, isDuration)) in metrics.enumerated() {
-            let series = policies.indices.map { i in
-                SVG.Series(label: policies[i], color: colors[i], values: perPerson(metric, policy: policies[i]).values.sorted())
+        let staleness = policies.indices.map { i in
+            SVG.Series(label: policies[i], color: colors[i], values: perPerson("staleness_mean_s", policy: policies[i]).values.sorted())
+        }
+        s += SVG.cdf(
+            id: "people-0", title: "Mean staleness at launch, per person", xLabel: "staleness", series: staleness, floor: 1, of: "people",
+            durations: true)
+        // People differ fiftyfold in background energy and policies by a few percent, so each
+        // policy's energy is drawn person by person against the baseline's, not as its own CDF
+        // (six curves on one another).
+        if let baseline = results.baseline, policies.contains(baseline) {
+            let base = perPerson("background_energy_j", policy: baseline)
+            let series = policies.indices.filter { policies[$0] != baseline }.map { i in
+                let mine = perPerson("background_energy_j", policy: policies[i])
+                let change = mine.keys.compactMap { p in base[p].flatMap { b in b > 0 ? 100 * (mine[p]! - b) / b : nil } }
+                return SVG.Series(label: policies[i], color: colors[i], values: change.sorted())
             }
             s += SVG.cdf(
-                id: "people-\(k)", title: title, xLabel: isDuration ? "staleness" : "joules", series: series,
-                floor: isDuration ? 1 : 10, of: "people", durations: isDuration)
+                id: "people-1", title: "Background energy against \(baseline), per person", xLabel: "change from \(baseline) (%)",
+                series: series, of: "people", durations: false, linear: true)
         }
         s += "</div>"
         guard let baseline = results.baseline else { return s + "</section>" }
@@ -60,7 +68,7 @@ extension Report {
                 "\(signed(Statistics.quantile(sorted: sorted, 0.5))) / \(signed(Statistics.quantile(sorted: sorted, 0.9)))",
                 energyChanges.isEmpty
                     ? "" : String(format: "%+.0f J", Statistics.quantile(sorted: energyChanges, 0.5)).replacingOccurrences(of: "-", with: "−"),
-                "replication \(people[worst]): \(signed(changes[worst])) (\(personValues(people[worst])))",
+                changes[worst] > 0 ? "replication \(people[worst]): \(signed(changes[worst])) (\(personValues(people[worst])))" : "nobody is staler",
             ])
         }
         return rows

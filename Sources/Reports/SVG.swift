@@ -253,20 +253,20 @@ enum SVG {
 
     static func cdf(
         id: String, title: String, xLabel: String, series: [Series], floor: Double = 1, of items: String = "tasks",
-        durations: Bool = true
+        durations: Bool = true, linear: Bool = false
     ) -> String {
         let width = 640.0, height = 300.0, left = 56.0, right = 130.0, top = 30.0, bottom = 50.0
         let maxV = series.compactMap { $0.values.last }.max() ?? floor * 10
         let minV = max(series.compactMap { $0.values.first }.min() ?? floor, floor)
         // Log only when the values span more than a decade; then from the decade below the
         // least (at least `floor`), so that curves a few percent apart are not one line.
-        let log = maxV > minV * 10
+        let log = !linear && maxV > minV * 10
         let x: Scale
         if log {
             let lo = max(floor, pow(10, Foundation.floor(log10(minV))))
             x = Scale(lo: lo, hi: max(maxV, lo * 10), from: left, to: width - right, log: true, durations: durations)
         } else {
-            let (lo, hi) = domain(series.flatMap { [$0.values.first ?? .nan, $0.values.last ?? .nan] }, includeZero: false)
+            let (lo, hi) = domain(series.flatMap { [$0.values.first ?? .nan, $0.values.last ?? .nan] }, includeZero: linear)
             x = Scale(lo: lo, hi: hi, from: left, to: width - right, durations: durations)
         }
         let y = Scale(lo: 0, hi: 1, from: height - bottom, to: top)

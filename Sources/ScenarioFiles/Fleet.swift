@@ -82,6 +82,11 @@ extension Scenario {
         try? RandomStream(StreamID(masterSeed: seed, replication: UInt64(replication), name: "fleet"), kind: generator)
     }
 
+    /// The fleet's values for `replication` as result files show them (`Sweep.displayText`).
+    public func fleetDisplayValues(replication: Int) -> [String] {
+        fleetValues(replication: replication).map(Sweep.displayText)
+    }
+
     /// The fleet's values for `replication`, one per parameter, as overrides write them; empty
     /// without a fleet. A pure function of the scenario's seed and the replication.
     public func fleetValues(replication: Int) -> [String] {

@@ -388,6 +388,15 @@ public struct Sweep: Sendable {
         throw r.error(a, p.appending("from"), "expected two numbers or two durations (such as 15m and 2h), got '\(ta)' and '\(tb)'")
     }
 
+    /// A value as result files show it: a quoted scalar's text without its quotes (`"off"`,
+    /// quoted so that YAML does not read a boolean, is `off`, as the reader takes it).
+    package static func displayText(_ yaml: String) -> String {
+        guard yaml.count >= 2, yaml.hasPrefix("\""), yaml.hasSuffix("\""),
+            let text = (try? JSONSerialization.jsonObject(with: Data(yaml.utf8), options: .fragmentsAllowed)) as? String
+        else { return yaml }
+        return text
+    }
+
     /// A node as YAML text that parses back to the same node: scalars as written (quoted if
     /// they were), lists and mappings in flow style.
     static func yamlText(_ node: ConfigNode) -> String {

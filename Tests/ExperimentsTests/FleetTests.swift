@@ -64,6 +64,25 @@ struct FleetTests {
         #expect(sessions.count == 3)
     }
 
+    /// A value quoted in the fleet so that YAML reads text (`"off"`, not a boolean) is drawn
+    /// with its quotes, for the person's overrides, and shown without them in runs.csv, as
+    /// the reader takes it; the person gets the setting.
+    @Test func aQuotedValueIsShownAsTheTextItIs() async throws {
+        var s = try Self.scenario(
+            "fleet:\n  - {path: settings.background_app_refresh, values: [\"off\", 'wifi'], weights: [1, 1]}", replications: 8)
+        #expect(Set((0..<8).map { s.fleetValues(replication: $0)[0] }) == ["\"off\"", "\"wifi\""])
+        let shown = (0..<8).map { s.fleetDisplayValues(replication: $0)[0] }
+        #expect(Set(shown) == ["off", "wifi"])
+        let off = try #require(shown.firstIndex(of: "off"))
+        #expect(try s.person(replication: off).setup.settings.backgroundAppRefresh == .off)
+        s.policies = [PolicySpec(EagerPolicy.self)]
+        s.setup.duration = .hours(1)
+        let runs = try await Experiment.runAll(s, jobs: 2)
+        let rows = Experiment.runsCSV(s, runs).split(separator: "\n").dropFirst().map { $0.split(separator: ",")[4] }
+        #expect(rows.map(String.init) == shown)
+        #expect(Sweep.displayText("\"a \\\"b\\\"\"") == "a \"b\"" && Sweep.displayText("plain") == "plain" && Sweep.displayText("[1, 2]") == "[1, 2]")
+    }
+
     /// Bad fleets are refused before anything runs, naming the entry and what was expected.
     @Test(arguments: [
         ("fleet:\n  - {path: people.sessions_per_day, lognormal: {median: 50, sigma: 0.7}}", "fleet[0]: a log-normal draw needs 'min' and 'max'"),

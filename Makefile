@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -93,6 +93,16 @@ install: build
 	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/docs
 	cp -R docs $(DESTDIR)$(PREFIX)/share/bgsim/docs
 	@echo "Installed $(DESTDIR)$(PREFIX)/bin/bgsim (profiles in $(DESTDIR)$(PREFIX)/share/bgsim/models, documents in .../docs)"
+
+## A copy of the template package of your own policies (Examples/PolicyPackage) in DEST, without
+## what building it in place left there (its .build is about 100 MB): `make policy-package
+## DEST=~/my-policies`. docs/policies.md goes on from there.
+policy-package:
+	@test -n "$(DEST)" || { echo "error: say where: make policy-package DEST=~/my-policies" >&2; exit 2; }
+	@test ! -e "$(DEST)" || { echo "error: $(DEST) exists; choose a new folder" >&2; exit 2; }
+	mkdir -p "$(DEST)"
+	tar -C Examples/PolicyPackage --exclude=./.build --exclude=./.swiftpm --exclude=./results --exclude=./out -cf - . | tar -C "$(DEST)" -xf -
+	@echo "The template is in $(DEST): cd there, export BGSIM_PATH=$(CURDIR), swift build (docs/policies.md)"
 
 ## Swift must already be installed; GSL and pkg-config come from Debian's packages, and
 ## python3 (the tests read the result files back with its csv module) too.

@@ -229,7 +229,8 @@ public struct Report {
             r.kind == "sweep"
             ? "sweep over \(r.parameters.joined(separator: ", ")) (\(pointCount) point\(pointCount == 1 ? "" : "s"))"
             : "run"
-        body += "<header><h1>\(Quoting.html(r.scenarioName)): policy comparison</h1>"
+        body += "<header><h1>\(Quoting.html(title)): policy comparison</h1>"
+        if title != r.scenarioName { body += "<p class=\"meta\">study \(Quoting.html(r.scenarioName))</p>" }
         body +=
             "<p class=\"meta\">\(Quoting.html(what)) · \(r.replications) replication\(r.replications == 1 ? "" : "s") · seed \(Quoting.html(r.seed)) · policies \(Quoting.html(policies.joined(separator: ", ")))</p>"
         if !r.commandLine.isEmpty {
@@ -316,7 +317,15 @@ public struct Report {
         if r.kind == "sweep" { body += sweepSection(colors: colors) }
         body += try timelineSection(colors: colors)
         body += scenarioSection()
-        return Self.page(title: "\(r.scenarioName): policy comparison", body: body)
+        return Self.page(title: "\(title): policy comparison", body: body)
+    }
+
+    /// The heading's name: the study's, cut at 48 characters. A variant's name carries its
+    /// overrides (`default_duration-2h_policies-eager-name-ios-label-...`), and a heading of a
+    /// hundred characters is no heading; the full name follows it.
+    var title: String {
+        let name = results.scenarioName
+        return name.count <= 48 ? name : String(name.prefix(46)) + "…"
     }
 
     var pointCount: Int {

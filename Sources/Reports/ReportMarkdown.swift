@@ -11,7 +11,8 @@ extension Report {
     public func markdown() -> String {
         let r = results
         let md = Quoting.markdown
-        var s = "# \(md(r.scenarioName)): policy comparison\n\n"
+        var s = "# \(md(title)): policy comparison\n\n"
+        if title != r.scenarioName { s += "Study \(Quoting.markdownCode(r.scenarioName)).\n\n" }
         s +=
             r.kind == "sweep"
             ? "Sweep over \(r.parameters.map(Quoting.markdownCode).joined(separator: ", ")), \(pointCount) point\(pointCount == 1 ? "" : "s"); " : "Run; "

@@ -35,6 +35,21 @@ struct ProgressTests {
         #expect(lines.count == 10, "\(lines)")
     }
 
+    /// A study done within a second shows nothing, in a log: ten units in 0.2 s are not ten
+    /// lines. One that takes longer shows from its first second on, at each tenth.
+    @Test func aQuickStudySaysNothingInALog() {
+        let quick = Log()
+        let r = reporter(jobs: 2, quick)
+        for done in 1...10 { quick.advance(0.02); r.update(done: done, total: 10, skipped: 0) }
+        #expect(quick.text.isEmpty, "\(quick.text)")
+        let slow = Log()
+        let s = reporter(jobs: 2, slow)
+        for done in 1...10 { slow.advance(0.25); s.update(done: done, total: 10, skipped: 0) }
+        let lines = slow.text.split(separator: "\n")
+        #expect(lines.count == 7 && lines.first?.hasPrefix("progress: 4/10 units (40%), 2 at a time") == true, "\(lines)")
+        #expect(lines.last?.hasPrefix("progress: 10/10 units (100%)") == true)
+    }
+
     /// A step after the units (writing a result file) shows once nothing has been shown for a
     /// second, then at each tenth of it; the next steps start their own tenths, and show only
     /// after a second of silence again (runs.csv's half second shows nothing).
@@ -50,7 +65,6 @@ struct ProgressTests {
         let lines = log.text.split(separator: "\n").map(String.init)
         #expect(
             lines == [
-                "progress: 1/1 units (100%), 1 at a time, -- units/s, ETA --:--",
                 "progress: 64/100 units of tasks.csv written (64%)",
                 "progress: 70/100 units of tasks.csv written (70%)",
                 "progress: 80/100 units of tasks.csv written (80%)",

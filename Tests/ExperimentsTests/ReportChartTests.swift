@@ -107,4 +107,27 @@ struct ReportChartTests {
             #expect(trace.waits.allSatisfy { $0.from < $0.to })
         }
     }
+
+    /// A variant's long name (its overrides) is cut in the heading and given whole below it;
+    /// the terminal table stays aligned with a label longer than any policy's name.
+    @Test func aLongNameIsCutInTheHeadingAndTheTableStaysAligned() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-title-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let long = "default_duration-2h_policies-eager-name-ios-label-ios-with-a-rather-long-label"
+        let scenario = try Scenario.load(
+            file: defaultScenario,
+            overrides: [
+                "replications=2", "duration=2h", "name=\(long)", "policies=[eager, {name: ios, label: ios-with-a-rather-long-label}]",
+            ].map { Override(parsing: $0)! })
+        let outcome = try await Experiment.perform(StudyPlan(scenario: scenario), options: StudyOptions(jobs: 2), to: dir)
+        let report = Report(try ResultSet.load(dir.path))
+        #expect(report.title.count == 47 && report.title.hasSuffix("…") && long.hasPrefix(report.title.dropLast()))
+        let html = try report.html()
+        #expect(html.contains("<h1>\(report.title): policy comparison</h1>") && html.contains("study \(long)"))
+        #expect(report.markdown().hasPrefix("# \(report.title): policy comparison\n\nStudy `\(long)`."))
+        let table = ComparisonTable.render(
+            scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies), replications: 2
+        ).split(separator: "\n").dropFirst().prefix(3)
+        #expect(Set(table.map(\.count)).count == 1, "rows of different widths:\n\(table.joined(separator: "\n"))")
+    }
 }

@@ -13,7 +13,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "policy package test FAILED: $*" >&2; exit 1; }
 
-cp -r "$repo/Examples/PolicyPackage" "$tmp/my-policies"
+# A build left in the template (someone ran `swift build` there) is not copied.
+mkdir -p "$repo/Examples/PolicyPackage/.build/leftover"
+make -s -C "$repo" policy-package DEST="$tmp/my-policies" >/dev/null
+rmdir "$repo/Examples/PolicyPackage/.build/leftover" 2>/dev/null && rmdir "$repo/Examples/PolicyPackage/.build" 2>/dev/null || true
+[ ! -e "$tmp/my-policies/.build" ] || fail "make policy-package copied the template's .build"
+[ -f "$tmp/my-policies/Package.swift" ] || fail "make policy-package did not copy Package.swift"
 cd "$tmp/my-policies"
 export BGSIM_PATH="$repo"
 "$swift" build > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log" >&2; fail "the template did not build"; }
@@ -42,6 +47,17 @@ charts = re.findall(r"<svg.*?</svg>", html, re.S)
 comparative = [c for c in charts if "Timeline under" not in c]
 assert comparative and all("quiet-hours" in c for c in comparative), "a chart without quiet-hours"
 assert any("Timeline under quiet-hours" in c for c in charts), "no timeline of quiet-hours"
+import json
+manifest = json.load(open(f"{folder}/manifest.json"))
+program = manifest["program"]
+assert program["name"] == "my-bgsim" and program["version"] == "0.1.0", program
+assert manifest["command_line"][0] == "my-bgsim", manifest["command_line"]
+origins = {p["policy"]: (p["rule"], p["package"], p["version"]) for p in program["policies"]}
+assert origins["quiet-hours"] == ("quiet-hours", "QuietHoursPolicy", "0.1.0"), origins
+assert origins["quiet-late"] == ("quiet-hours", "QuietHoursPolicy", "0.1.0"), origins
+assert origins["eager"][1] == "bgsim" and origins["ios"][1] == "bgsim", origins
+assert "made by my-bgsim 0.1.0 (bgsim " in html and "quiet-hours from QuietHoursPolicy 0.1.0" in html, "the report does not name the program"
+assert "reproduce: <code>my-bgsim run" in html, "the reproduce line does not call the program"
 EOF
 
 # Each sweep, whole and as two shards merged: the same bytes.

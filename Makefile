@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package install-files validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -39,10 +39,11 @@ datasets: deps
 ## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
 ## report test (chromium renders the reports), the event-costs test (the timing build still
 ## compiles and simulates exactly what the normal build does), the policy package test (the
-## template of a user's own policies, built outside the repository and run) and the add-policy
+## template of a user's own policies, built outside the repository and run), the add-policy
 ## test (a built-in policy added to a copy of the tree: the files it touches, the tests that
-## fail when a step is forgotten), the input fuzzer, and the validation page's rows, every one
-## of which must be in its band.
+## fail when a step is forgotten), the install test (an installed bgsim runs its bundled
+## examples by name from an empty folder), the input fuzzer, the validation page's rows, every
+## one of which must be in its band, the Python reader's tests and the notebook.
 test: deps deps-slurm deps-chromium lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
@@ -50,6 +51,7 @@ test: deps deps-slurm deps-chromium lint docs
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
+	Tests/Install/install-test.sh .build/debug/bgsim
 	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
 	python3 docs/validation.py .build/debug/bgsim --check
 	$(MAKE) test-python
@@ -85,9 +87,13 @@ docs:
 
 ## The release binary to $(PREFIX)/bin and the bundled profiles to $(PREFIX)/share/bgsim/models,
 ## where an installed bgsim finds them for scenarios outside models/.
-install: build
+install: build install-files
+
+## The same layout with any binary (INSTALL_BIN): the install test puts the debug build there.
+INSTALL_BIN ?= .build/release/bgsim
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bgsim
-	install -m 755 .build/release/bgsim $(DESTDIR)$(PREFIX)/bin/bgsim
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/bgsim
 	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/models
 	cp -R models $(DESTDIR)$(PREFIX)/share/bgsim/models
 	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/docs

@@ -295,7 +295,8 @@ public struct Report {
                 xLabel: "start latency",
                 series: policies.indices.map { SVG.Series(label: policies[$0], color: colors[$0], values: lat[$0]) })
         } else {
-            body += "<p class=\"note\">No latency distribution: this study did not write tasks.csv (it ran with --no-tasks).</p>"
+            body +=
+                "<p class=\"note\">No latency distribution: this study did not write tasks.csv (it ran with --no-tasks, or is a fleet run without --tasks).</p>"
         }
         let energy = policies.map { interval("background_energy_j", policy: $0) }
         let stale = policies.map { interval("staleness_mean_s", policy: $0) }

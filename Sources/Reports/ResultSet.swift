@@ -270,13 +270,16 @@ public struct ResultSet {
     /// The manifest's `precision` entry in words: the goal, the metrics, and whether every
     /// policy (at every point of a sweep) reached it, with the worst relative half-width.
     /// "made by my-bgsim 0.1.0 (bgsim 0.3.0); policies: quiet-hours from QuietHoursPolicy
-    /// 0.1.0, ios from bgsim 0.3.0".
+    /// 0.1.0" (the built-in policies are bgsim's).
     static func programSentence(_ p: [String: Any]) -> String? {
         guard let name = p["name"] as? String, let version = p["version"] as? String else { return nil }
         var s = "made by \(name) \(version)"
         if let core = p["bgsim_version"] as? String, name != "bgsim" { s += " (bgsim \(core))" }
+        // The built-in policies come with bgsim; the others are named with their package.
         let policies = (p["policies"] as? [[String: Any]] ?? []).compactMap { o -> String? in
-            guard let policy = o["policy"] as? String, let package = o["package"] as? String, let v = o["version"] as? String else { return nil }
+            guard let policy = o["policy"] as? String, let package = o["package"] as? String, let v = o["version"] as? String,
+                package != "bgsim"
+            else { return nil }
             return "\(policy) from \(package) \(v)"
         }
         if !policies.isEmpty { s += "; policies: " + policies.joined(separator: ", ") }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Progress on stderr: a bar redrawn in place with the rate and the time left when stderr is
 /// a terminal; otherwise (a log file, a CI job, a Slurm output file) a plain line at every
-/// tenth of the work and at most every 10 seconds, from the study's first second on, so logs
-/// stay short and readable.
+/// tenth of the work and at most every 10 seconds, from the study's first second on (a study
+/// done sooner shows only its last line), so logs stay short and readable.
 ///
 /// Counts are the whole study's. With `--precision` a round of replications can add units
 /// after all those asked for so far are done: the total grows, the bar starts a new line and
@@ -87,9 +87,9 @@ final class ProgressReporter: @unchecked Sendable {
             drewBar = true
             lastShown = now
         } else {
-            // A study done within its first second says nothing: a 0.2 s run printed a line at
-            // each tenth, ten lines of noise in a log.
-            guard wroteLine || now.timeIntervalSince(lastShown) >= 1 else { return }
+            // Within its first second a study shows only its end: a 0.2 s run printed a line at
+            // each tenth, ten lines of noise in a log; now it prints one.
+            guard wroteLine || done == total || now.timeIntervalSince(lastShown) >= 1 else { return }
             let tenth = total > 0 ? 10 * done / total : 10
             guard newRound || tenth > lastTenth || now.timeIntervalSince(lastDraw) >= 10 else { return }
             lastTenth = tenth

@@ -435,7 +435,7 @@ public struct Report {
         .ctitle{font-size:13px;font-weight:600}.tick{fill:#555}.label{fill:#333;font-size:12px}.best{font-weight:700}
         .grid line.grid,line.grid{stroke:#eee}.axis{stroke:#888}.whisker{stroke:#222;stroke-width:1.3}
         .front{fill:none;stroke:#999;stroke-dasharray:5 4;stroke-width:1.5}.zero{stroke:#333;stroke-width:1.2;stroke-dasharray:3 3}
-        .wide{max-width:100%;overflow-x:auto}details{margin:6px 0}pre{background:#f7f7f9;padding:10px;font-size:12px;max-height:520px;overflow:auto}
+        .wide{max-width:100%;overflow-x:auto}.wide td:nth-child(-n+2){white-space:nowrap}details{margin:6px 0}pre{background:#f7f7f9;padding:10px;font-size:12px;max-height:520px;overflow:auto}
         </style></head><body>
         \(body)
         <footer class="note"><p>Written by bgsim \(Manifest.toolVersion) report. Self-contained: no scripts, fonts or requests.</p></footer>

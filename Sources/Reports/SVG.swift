@@ -53,6 +53,13 @@ enum SVG {
         return { v in String(format: "%.\(decimals)f", abs(v) < 1e-9 ? 0 : v / unit) + " " + name }
     }
 
+    /// A formatter for the ticks of a linear number axis: no more decimals than the ticks need,
+    /// the same for all ("-10, -5, 0", never "-10.0, -5.00, 0").
+    static func numberTicks(_ ticks: [Double]) -> (Double) -> String {
+        let decimals = (0...4).first { d in ticks.allSatisfy { abs($0 * pow(10, Double(d)) - ($0 * pow(10, Double(d))).rounded()) < 1e-6 } } ?? 4
+        return { v in String(format: "%.\(decimals)f", abs(v) < 1e-12 ? 0 : v) }
+    }
+
     /// The tick formatter of `scale` when it has its own: one unit for a linear duration axis.
     static func unitTicks(_ scale: Scale, _ ticks: [Double]) -> ((Double) -> String)? {
         guard scale.durations else { return nil }
@@ -211,10 +218,10 @@ enum SVG {
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
         let ticks = x.ticks(4)
-        let tf = unitTicks(x, ticks)
+        let tf = unitTicks(x, ticks) ?? numberTicks(ticks)
         for t in ticks {
             s += line(x(t), top - 4, x(t), top + rowH * Double(rows.count), cls: "grid")
-            s += text(x(t), top + rowH * Double(rows.count) + 16, tf?(t) ?? format(t), anchor: "middle", cls: "tick")
+            s += text(x(t), top + rowH * Double(rows.count) + 16, tf(t), anchor: "middle", cls: "tick")
         }
         if zeroLine { s += line(x(0), top - 6, x(0), top + rowH * Double(rows.count) + 2, cls: "zero") }
         for (i, r) in rows.enumerated() {

@@ -35,13 +35,14 @@ struct ProgressTests {
         #expect(lines.count == 10, "\(lines)")
     }
 
-    /// A study done within a second shows nothing, in a log: ten units in 0.2 s are not ten
-    /// lines. One that takes longer shows from its first second on, at each tenth.
-    @Test func aQuickStudySaysNothingInALog() {
+    /// A study done within a second shows one line in a log, its last: ten units in 0.2 s are
+    /// not ten lines. One that takes longer shows from its first second on, at each tenth.
+    @Test func aQuickStudyShowsOneLineInALog() {
         let quick = Log()
         let r = reporter(jobs: 2, quick)
         for done in 1...10 { quick.advance(0.02); r.update(done: done, total: 10, skipped: 0) }
-        #expect(quick.text.isEmpty, "\(quick.text)")
+        let only = quick.text.split(separator: "\n")
+        #expect(only.count == 1 && only[0].hasPrefix("progress: 10/10 units (100%), 2 at a time, "), "\(quick.text)")
         let slow = Log()
         let s = reporter(jobs: 2, slow)
         for done in 1...10 { slow.advance(0.25); s.update(done: done, total: 10, skipped: 0) }
@@ -65,6 +66,7 @@ struct ProgressTests {
         let lines = log.text.split(separator: "\n").map(String.init)
         #expect(
             lines == [
+                "progress: 1/1 units (100%), 1 at a time, -- units/s, ETA --:--",
                 "progress: 64/100 units of tasks.csv written (64%)",
                 "progress: 70/100 units of tasks.csv written (70%)",
                 "progress: 80/100 units of tasks.csv written (80%)",

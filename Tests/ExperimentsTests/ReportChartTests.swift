@@ -34,6 +34,9 @@ struct ReportChartTests {
         #expect([0, 1800, 3600].map(minutes) == ["0 min", "30 min", "60 min"], "never \"0 s, 30.0 min, 60.0 min\"")
         let halves = SVG.durationTicks([-5400, 0, 5400, 10800])
         #expect([-5400, 0, 5400, 10800].map(halves) == ["-1.5 h", "0.0 h", "1.5 h", "3.0 h"])
+        let numbers = SVG.numberTicks([-10, -7.5, -5, -2.5, 0])
+        #expect([-10, -7.5, -5, -2.5, 0].map(numbers) == ["-10.0", "-7.5", "-5.0", "-2.5", "0.0"])
+        #expect([-750, -500, -250, 0].map(SVG.numberTicks([-750, -500, -250, 0])) == ["-750", "-500", "-250", "0"])
         let log = SVG.unitTicks(SVG.Scale(lo: 1, hi: 86_400, from: 0, to: 1, log: true, durations: true), [])!
         #expect([1, 10, 60, 600, 3600, 21600, 86400].map(log) == ["1 s", "10 s", "1 min", "10 min", "1 h", "6 h", "1 d"])
     }

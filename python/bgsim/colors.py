@@ -1,4 +1,4 @@
-"""Policy colours by name: the same table as bgsim's reports (Sources/ResultFiles/Palette.swift).
+"""Policy colours by name: the same table as bgsim's reports (Sources/Experiments/Palette.swift).
 
 The built-in policies have fixed colours; any other name hashes (FNV-1a, 64 bits, of its UTF-8
 bytes) into the colours left, and when two such names meet in one study the later by name moves

@@ -1,3 +1,5 @@
+import SimRandom
+
 /// The colours charts give policies and the causes of a wait, chosen by name so that one
 /// policy keeps its colour in every report, page, notebook and the Python reader (which
 /// repeats this table; its tests compare the two through manifest.json's `policy_colors`).
@@ -45,13 +47,7 @@ public enum Palette {
     ]
     static let rules = ["#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#4477AA", "#66CCEE", "#228833", "#EE6677"]
 
-    /// FNV-1a, 64 bits, of the name's UTF-8 bytes: the same in every process and language.
-    public static func fnv1a(_ s: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in s.utf8 {
-            h ^= UInt64(b)
-            h = h &* 0x0000_0100_0000_01b3
-        }
-        return h
-    }
+    /// FNV-1a, 64 bits, of the name's UTF-8 bytes (as streams name their seeds): the same in
+    /// every process and language.
+    public static func fnv1a(_ s: String) -> UInt64 { StreamID.fnv1a(s) }
 }

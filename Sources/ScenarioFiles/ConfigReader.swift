@@ -37,7 +37,7 @@ struct ConfigReader {
             if asked.isEmpty { asked.reserveCapacity(16) }
             asked.append(key)
             guard let k = pairs.firstIndex(where: { $0.key == key }), !pairs[k].value.isNull else { return nil }
-            if let listing = KeyListing.current, case .scalar(let text, _) = pairs[k].value.value {
+            if let listing = KeyListing.ifActive, case .scalar(let text, _) = pairs[k].value.value {
                 listing.add(path.appending(key), text, given: true)
             }
             return pairs[k].value
@@ -64,7 +64,7 @@ struct ConfigReader {
             _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T
         ) throws(ScenarioError) -> T {
             guard let v = node(key) else {
-                KeyListing.current?.addDefault(value, at: path.appending(key), read)
+                KeyListing.ifActive?.addDefault(value, at: path.appending(key), read)
                 return value
             }
             return try read(v, path.appending(key))

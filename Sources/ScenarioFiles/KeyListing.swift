@@ -19,13 +19,22 @@ package final class KeyListing: Sendable {
     package static func listing<T>(_ body: () throws(ScenarioError) -> T) throws(ScenarioError) -> (T, [Entry]) {
         let listing = KeyListing()
         var result: Result<T, ScenarioError>?
+        active.add(1, ordering: .sequentiallyConsistent)
         $current.withValue(listing) { result = Result { () throws(ScenarioError) -> T in try body() } }
+        active.subtract(1, ordering: .sequentiallyConsistent)
         var seen = Set<String>()
         let keys = listing.entries.withLock { $0 }.filter { seen.insert($0.path).inserted }
         return (try result!.get(), keys)
     }
 
     @TaskLocal static var current: KeyListing?
+
+    /// Listings running in the process: a reader asks for `current` only while one is, so a
+    /// sweep reading thousands of points does not look up a task-local value at every key.
+    static let active = Atomic<Int>(0)
+
+    /// The listing of this task, if any listing is running.
+    static var ifActive: KeyListing? { active.load(ordering: .relaxed) > 0 ? current : nil }
 
     func add(_ path: ConfigKeyPath, _ value: String, given: Bool) {
         entries.withLock { $0.append(Entry(path: path.description, value: value, given: given)) }

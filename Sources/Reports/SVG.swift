@@ -48,16 +48,20 @@ enum SVG {
             case ..<172_800: (3600, "h")
             default: (86_400, "d")
             }
-        let scaled = ticks.map { $0 / unit }
-        let decimals = (0...3).first { d in scaled.allSatisfy { abs($0 * pow(10, Double(d)) - ($0 * pow(10, Double(d))).rounded()) < 1e-6 } } ?? 3
+        let decimals = decimals(ticks.map { $0 / unit })
         return { v in String(format: "%.\(decimals)f", abs(v) < 1e-9 ? 0 : v / unit) + " " + name }
     }
 
     /// A formatter for the ticks of a linear number axis: no more decimals than the ticks need,
     /// the same for all ("-10, -5, 0", never "-10.0, -5.00, 0").
     static func numberTicks(_ ticks: [Double]) -> (Double) -> String {
-        let decimals = (0...4).first { d in ticks.allSatisfy { abs($0 * pow(10, Double(d)) - ($0 * pow(10, Double(d))).rounded()) < 1e-6 } } ?? 4
+        let decimals = decimals(ticks)
         return { v in String(format: "%.\(decimals)f", abs(v) < 1e-12 ? 0 : v) }
+    }
+
+    /// The fewest decimals (at most 4) that write every value exactly.
+    static func decimals(_ values: [Double]) -> Int {
+        (0...4).first { d in values.allSatisfy { abs($0 * pow(10, Double(d)) - ($0 * pow(10, Double(d))).rounded()) < 1e-6 } } ?? 4
     }
 
     /// The tick formatter of `scale` when it has its own: one unit for a linear duration axis.

@@ -78,7 +78,7 @@ let package = Package(
         /// The HTML and Markdown report of a results folder (inline SVG, no script).
         .target(
             name: "Reports",
-            dependencies: ["SimEngine", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles", "Experiments"]
+            dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles", "Experiments"]
         ),
 
         // MARK: - Command line
@@ -109,8 +109,8 @@ let package = Package(
 
         .testTarget(name: "SimEngineTests", dependencies: ["SimEngine"]),
         .testTarget(name: "SimRandomTests", dependencies: ["SimRandom", "CGSL"]),
-        .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld", "SimRandom"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "SimRandom"]),
+        .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld", "SimEngine", "SimRandom"]),
+        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "PhoneWorld", "SimEngine", "SimRandom"]),
         .testTarget(
             name: "ExperimentsTests",
             dependencies: [

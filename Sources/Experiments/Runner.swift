@@ -63,9 +63,10 @@ public enum Experiment {
         _ scenario: Scenario, policy: PolicySpec, replication: Int, record: RecordOptions,
         rows: RowDestination? = nil
     ) throws -> RunResult {
-        try run(
-            FleetPeople.person(scenario, replication: replication), custom: policy.rule.makePolicy(), label: policy,
+        let r = try run(
+            FleetPeople.person(scenario, replication: replication), custom: policy.rule.makePolicy(), label: policy.label,
             replication: replication, record: record, rows: rows)
+        return RunResult(policy: policy, replication: replication, metrics: r.metrics, values: r.metrics.columnValues, events: r.events)
     }
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
@@ -74,16 +75,17 @@ public enum Experiment {
         _ scenario: Scenario, custom policy: P, replication: Int,
         events: Bool = false
     ) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
-        let r = try run(
-            scenario, custom: policy as? DynamicPolicy ?? DynamicPolicy(policy), label: PolicySpec(EagerPolicy.self, label: policy.name),
+        try run(
+            scenario, custom: policy as? DynamicPolicy ?? DynamicPolicy(policy), label: policy.name,
             replication: replication, record: RecordOptions(events: events), rows: nil)
-        return (r.metrics, r.events)
     }
 
+    /// One run of `policy`, named `label` in messages: its metrics and, unless written to
+    /// `rows`, its events.
     static func run(
-        _ scenario: Scenario, custom policy: DynamicPolicy, label: PolicySpec, replication: Int,
+        _ scenario: Scenario, custom policy: DynamicPolicy, label: String, replication: Int,
         record: RecordOptions, rows: RowDestination?
-    ) throws -> RunResult {
+    ) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
         let streams = try WorldStreams(
             setup: scenario.setup, masterSeed: scenario.seed,
             replication: UInt64(replication), generator: scenario.generator)
@@ -108,7 +110,7 @@ public enum Experiment {
         if let storm = sim.eventStorm {
             throw ScenarioError(
                 .invalid, file: scenario.file,
-                message: "scenario \(scenario.name), policy \(label.label), replication \(replication): stopped: \(storm); check its intervals and durations")
+                message: "scenario \(scenario.name), policy \(label), replication \(replication): stopped: \(storm); check its intervals and durations")
         }
         try tasks?.close()
         try timeline?.close()
@@ -127,9 +129,7 @@ public enum Experiment {
             try writer.close()
             events = nil
         }
-        return RunResult(
-            policy: label, replication: replication, metrics: done.metrics, values: done.metrics.columnValues,
-            events: events)
+        return (done.metrics, events)
     }
 
     /// Runs every policy in replications `replications` on up to `jobs` threads, in memory

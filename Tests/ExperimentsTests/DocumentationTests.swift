@@ -170,6 +170,62 @@ struct DocumentationTests {
         }
     }
 
+    /// Each target's `dependencies` in Package.swift name every module its sources import
+    /// (the system's aside): a module used without being declared builds only by accident of
+    /// the build order, and the layering is what the declarations say.
+    @Test func everyTargetDeclaresWhatItImports() throws {
+        let package = try #require(Self.text("Package.swift"))
+        let system: Set<String> = ["Foundation", "Glibc", "Synchronization", "Testing", "Dispatch"]
+        var checked = 0
+        for (folder, prefix) in [("Sources", ".target(name: \""), ("Sources", ".executableTarget(name: \""), ("Tests", ".testTarget(name: \"")] {
+            for piece in package.components(separatedBy: prefix).dropFirst() {
+                let name = String(piece.prefix { $0 != "\"" })
+                guard let files = FileManager.default.enumerator(atPath: repoRoot.appendingPathComponent("\(folder)/\(name)").path) else { continue }
+                // The declaration runs to the next target.
+                let declaration = piece.components(separatedBy: "\n        .").first ?? piece
+                let declared = Set(
+                    ("\"" + declaration).split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+                        String($0.element)
+                    }
+                )
+                .union(declaration.contains("swift-argument-parser") ? ["ArgumentParser"] : [])
+                for case let file as String in files where file.hasSuffix(".swift") {
+                    let text = try #require(Self.text("\(folder)/\(name)/\(file)"))
+                    for line in text.split(separator: "\n") {
+                        let words = line.split(separator: " ")
+                        guard let k = words.firstIndex(of: "import"), k + 1 < words.count, words[..<k].allSatisfy({ $0.hasPrefix("@") }) else { continue }
+                        let module = String(words[k + 1])
+                        // A module's name is capitalised; `import csv` is Python in a string.
+                        guard !system.contains(module), module.first?.isUppercase == true else { continue }
+                        checked += 1
+                        #expect(
+                            declared.contains(module),
+                            "\(folder)/\(name)/\(file) imports \(module), which Package.swift does not list among \(name)'s dependencies")
+                    }
+                }
+            }
+        }
+        #expect(checked > 100, "imports were found (\(checked))")
+    }
+
+    /// No test reads a clock to assert how long something took: this machine's speed drifts
+    /// by half from hour to hour, so speed is claimed in benchmarks (instruction counts). A
+    /// test may read the clock only for a deadline that turns a hang into a failure, in the
+    /// files listed here with why.
+    @Test func noTestAssertsAWallClockTime() throws {
+        let deadlines = [
+            "Tests/BGSimCLITests/FileIntegrityTests.swift": "waits up to 120 s for a run's first units before interrupting it"
+        ]
+        let clocks = ["ContinuousClock", "SuspendingClock", "clock_gettime", "DispatchTime.now", "Date()", "CFAbsoluteTimeGetCurrent", "timeIntervalSinceNow"]
+        for file in try Self.shippedFiles()
+        where file.hasPrefix("Tests/") && file.hasSuffix(".swift") && file != "Tests/ExperimentsTests/DocumentationTests.swift" {
+            let text = try #require(Self.text(file))
+            for clock in clocks where text.contains(clock) {
+                #expect(deadlines[file] != nil, "\(file) reads the clock (\(clock)): assert counts, not times, or list it here with the reason")
+            }
+        }
+    }
+
     /// Paths of the repository that the documents write in backticks (`Sources/...`,
     /// `models/...`) exist: a renamed file or folder cannot leave a document pointing nowhere.
     @Test func pathsNamedInTheDocumentsExist() throws {

@@ -30,14 +30,6 @@ public enum AppRows {
     }
 
     /// The token of a rejection in column names.
-    static func token(_ e: SubmitError) -> String {
-        switch e {
-        case .unavailable: "unavailable"
-        case .tooManyPendingTaskRequests: "too_many_pending"
-        case .notPermitted: "not_permitted"
-        }
-    }
-
     static func median(_ xs: [Double]) -> Double? {
         guard !xs.isEmpty else { return nil }
         let s = xs.sorted(), n = s.count
@@ -63,7 +55,7 @@ public enum AppRows {
             Column("expired_\(e.rawValue)") { t, _, out in out.integer(t.expirations[k]) }
         }
         + SubmitError.allCases.enumerated().map { k, e in
-            Column("rejected_\(token(e))") { t, _, out in out.integer(t.rejections[k]) }
+            Column("rejected_\(e.token)") { t, _, out in out.integer(t.rejections[k]) }
         }
         + [
             Column("runs_charging") { t, _, out in out.integer(t.startedCharging) },

@@ -1,11 +1,28 @@
 import Foundation
 import ResultFiles
 import ScenarioFiles
+import Scheduling
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
     public static let schemaVersion = 12
+    /// Every result file's columns that do not depend on the study (a sweep's axes and a
+    /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
+    /// keeps their digest per version, so that a column changed without a new version fails.
+    public static var schemaColumns: [(file: String, columns: [String])] {
+        [
+            ("runs.csv", ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name)),
+            ("summary.csv", Experiment.summaryHeader),
+            ("comparisons.csv", Experiment.comparisonsHeader),
+            ("tasks.csv", TaskRows.header),
+            ("apps.csv", AppRows.header),
+            ("timeline.csv", TimelineRows.header),
+            ("events.csv", EventRows.header),
+            ("forecast.csv", Forecast.header),
+        ]
+    }
+
     /// bgsim's version, written into every manifest.
     public static let toolVersion = "0.3.0"
 

@@ -78,10 +78,8 @@ extension RunMetrics {
             count("tasks_never_run", .lower) { $0.count(.neverRun) },
             count("tasks_dropped", .lower) { $0.count(.dropped) },
             count("tasks_unsuccessful", .lower) { $0.unsuccessful },
-            count("rejected_unavailable", .neither) { $0.rejections[0] },
-            count("rejected_too_many_pending", .neither) { $0.rejections[1] },
-            count("rejected_not_permitted", .neither) { $0.rejections[2] },
         ]
+        c += SubmitError.allCases.enumerated().map { k, e in count("rejected_\(e.token)", .neither) { $0.rejections[k] } }
         c += TaskKind.allCases.map { kind in count("runs_\(kind.rawValue)", .neither) { $0.startedByKind[kind.index] } }
         c += [
             count("background_launches", .neither) { $0.backgroundLaunches },

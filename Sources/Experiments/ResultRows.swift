@@ -229,6 +229,12 @@ extension Experiment {
         comparisonsCSV(StudyPlan(scenario: scenario), [comparisons])
     }
 
+    /// comparisons.csv's columns after the point's.
+    static let comparisonsHeader = [
+        "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
+        "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value",
+    ]
+
     /// `comparisons.csv` of a study: one row per point, policy other than the baseline, and metric.
     public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
         comparisonRows(plan) { comparisons[$0] }.text
@@ -238,10 +244,7 @@ extension Experiment {
     static func comparisonRows(_ plan: StudyPlan, _ comparisons: @escaping @Sendable (_ point: Int) -> [PairedComparison]) -> ResultRows {
         ResultRows(
             plan,
-            header: [
-                "policy", "baseline", "metric", "n", "baseline_mean", "difference_mean",
-                "difference_sd", "ci95_low", "ci95_high", "relative_difference_pct", "p_value",
-            ]
+            header: comparisonsHeader
         ) { point, csv in
             let head = rowHead(plan, point)
             for c in comparisons(point) {

@@ -87,6 +87,15 @@ public enum SubmitError: String, Sendable, CaseIterable, Error {
     case tooManyPendingTaskRequests
     /// The identifier is not in the app's permitted identifiers.
     case notPermitted
+
+    /// Its name in column names (`rejected_<token>`).
+    public var token: String {
+        switch self {
+        case .unavailable: "unavailable"
+        case .tooManyPendingTaskRequests: "too_many_pending"
+        case .notPermitted: "not_permitted"
+        }
+    }
 }
 
 /// How a task ended. Every task ends in exactly one of these.

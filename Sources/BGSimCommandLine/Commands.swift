@@ -347,6 +347,7 @@ struct Policies: ParsableCommand {
         case .integer(let n): "\(n)"
         case .flag(let b): "\(b)"
         case .off: "none"
+        case .text(let t): t
         }
     }
 }

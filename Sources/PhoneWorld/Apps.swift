@@ -77,6 +77,9 @@ public struct AppParameters: Equatable, Sendable {
     public var exitsOnSuspend = false
     /// Whether it archives what its background work produced (state preservation).
     public var statePreservation = StatePreservation()
+    /// The sections of declared mechanisms it has (`continued_processing`), by name: the
+    /// values given, over the mechanism's defaults.
+    public var mechanisms: [String: [String: ParameterValue]] = [:]
 
     /// An app named `name` with no background work and default habits.
     public init(name: String) { self.name = name }

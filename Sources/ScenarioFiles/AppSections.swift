@@ -52,7 +52,17 @@ extension Scenario {
             a.tasks = try m.optional("tasks", default: []) { n, p throws(ScenarioError) in try readTasks(n, p, r) }
             a.permittedIdentifiers = try m.optional("permitted_identifiers", default: nil) { n, p throws(ScenarioError) in
                 var ids: [String] = []
-                for (j, item) in try r.list(n, at: p).enumerated() { ids.append(try r.name(item, p.appending(index: j))) }
+                for (j, item) in try r.list(n, at: p).enumerated() {
+                    // An entry may end in `.*`: every identifier under it (iOS 26).
+                    if case .scalar(let t, let plain) = item.value, t.hasSuffix(".*"), t.count > 2 {
+                        var stem = item
+                        stem.value = .scalar(String(t.dropLast(2)), plain: plain)
+                        _ = try r.name(stem, p.appending(index: j))
+                        ids.append(t)
+                    } else {
+                        ids.append(try r.name(item, p.appending(index: j)))
+                    }
+                }
                 return ids
             }
             a.backgroundWork = try m.optional("background_work", default: []) { n, p throws(ScenarioError) in
@@ -143,6 +153,16 @@ extension Scenario {
                 try r.number(n, p, "a rate per day from 0 to 1440") { (0...1440).contains($0) }
             }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
+            for type in MechanismRegistry.builtIn {
+                if let values = try m.optional(
+                    type.name, default: [String: ParameterValue]?.none,
+                    { n, p throws(ScenarioError) in
+                        try readMechanism(type.parameters, n, p, r)
+                    })
+                {
+                    a.mechanisms[type.name] = values
+                }
+            }
             a.statePreservation = try m.optional("state_preservation", default: a.statePreservation) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)
                 var sp = StatePreservation()
@@ -320,8 +340,35 @@ extension Scenario {
             try c.finish()
             return monitor
         }
+        for type in MechanismRegistry.builtIn where !type.systemParameters.isEmpty {
+            if let values = try m.optional(
+                type.name, default: [String: ParameterValue]?.none,
+                { n, p throws(ScenarioError) in
+                    try readMechanism(type.systemParameters, n, p, r)
+                })
+            {
+                s.mechanisms[type.name] = values
+            }
+        }
         try m.finish()
         return s
+    }
+
+    /// A declared mechanism's section (`continued_processing: {per_open_pct: 10}`): each key
+    /// as the mechanism declares it, absent ones at their defaults; unknown keys are errors
+    /// that name the known ones.
+    static func readMechanism(
+        _ declared: [PolicyParameterInfo], _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader
+    ) throws(ScenarioError) -> [String: ParameterValue] {
+        var m = try r.mapping(node, at: path)
+        var values: [String: ParameterValue] = [:]
+        for info in declared {
+            values[info.name] = try m.optional(info.name, default: info.defaultValue) { n, p throws(ScenarioError) in
+                try readParameter(info.kind, n, p, r)
+            }
+        }
+        try m.finish()
+        return values
     }
 
     /// `habit: {strength: 0.7, anchors: [{at: "07:30", spread: 20m, days: weekdays}], hourly: [...]}`.

@@ -1,4 +1,5 @@
 import Foundation
+import PhoneWorld
 import SimEngine
 import Synchronization
 
@@ -85,6 +86,15 @@ package final class KeyListing: Sendable {
             return [b ? "true" : "false"]
         case let s as String:
             return s.isEmpty ? ["\"\""] : [s]
+        case let v as ParameterValue:
+            switch v {
+            case .duration(let d): return spellings(of: d)
+            case .number(let x): return spellings(of: x)
+            case .integer(let n): return spellings(of: n)
+            case .flag(let b): return spellings(of: b)
+            case .text(let t): return spellings(of: t)
+            case .off: return ["none"]
+            }
         case let d as SimDuration:
             let s = d.microseconds / 1_000_000
             return [d.description, String(format: "%02d:%02d", s / 3600, s / 60 % 60)]

@@ -67,6 +67,8 @@ extension Scenario {
             return .integer(try r.integer(n, p, kind.expected, in: range))
         case .flag:
             return .flag(try r.bool(n, p))
+        case .text:
+            return .text(try r.name(n, p))
         }
     }
 }

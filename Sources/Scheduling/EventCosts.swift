@@ -18,7 +18,7 @@ public enum EventCosts {
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
         "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
         "network", "eligible", "phase_end", "cpu_monitor", "mode_chunk",
-        "suspend", "server_push", "push_release", "extension_run", "trace_push", "policy_wake",
+        "suspend", "server_push", "push_release", "extension_run", "trace_push", "policy_wake", "mechanism",
     ]
 
     @inline(__always)
@@ -91,6 +91,7 @@ extension PhoneEvent {
         case .extensionRun: 23
         case .tracePush: 24
         case .policyWake: 25
+        case .mechanism: 26
         }
     }
 }

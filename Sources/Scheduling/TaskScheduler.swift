@@ -61,10 +61,18 @@ public struct BGTaskScheduler: Sendable {
     /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every
     /// launch before launching finishes.
     public mutating func register(_ identifier: String) -> Registration {
-        guard permitted.contains(identifier) else { return .notPermitted }
+        guard Self.allows(permitted, identifier) else { return .notPermitted }
         guard !registered.contains(identifier) else { return .duplicate }
         registered.append(identifier)
         return .registered
+    }
+
+    /// Whether `permitted` lists `identifier`, or an entry ending in `.*` whose stem it
+    /// extends (`com.example.export.*` allows `com.example.export.7`; iOS 26, docs/sources.md §2).
+    public static func allows(_ permitted: [String], _ identifier: String) -> Bool {
+        permitted.contains { entry in
+            entry == identifier || (entry.hasSuffix(".*") && identifier.count > entry.count - 1 && identifier.hasPrefix(entry.dropLast()))
+        }
     }
 
     /// The process ended: registrations go with it; pending requests stay with the system.
@@ -77,7 +85,7 @@ public struct BGTaskScheduler: Sendable {
         guard available else { return .failure(.unavailable) }
         // Either cause is notPermitted: the identifier not in the Info.plist list, or the
         // request's background mode missing (docs/sources.md §2).
-        guard permitted.contains(request.identifier), request.kind == .processing ? processingMode : refreshMode else {
+        guard Self.allows(permitted, request.identifier), request.kind == .processing ? processingMode : refreshMode else {
             return .failure(.notPermitted)
         }
         let same = pending.firstIndex { $0.identifier == request.identifier }

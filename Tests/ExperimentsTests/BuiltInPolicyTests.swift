@@ -41,6 +41,7 @@ struct BuiltInPolicyTests {
             case .integer(let n): written = "\(n)"
             case .flag(let b): written = "\(b)"
             case .off: written = "none"
+            case .text(let t): written = t
             }
             let s = try Scenario.parse(
                 yaml: minimalWith("policies: [eager]", "policies: [\(name)]"), file: "s.yaml",

@@ -83,7 +83,11 @@ struct SchemaGuardTests {
         #expect(row[runs.column("policy")!] == policy.name && row[runs.column("replication")!] == "0")
         let metrics = try Experiment.run(plan.points[0].scenario, policy: policy, replication: 0)
         for (metric, value) in zip(RunMetrics.columns, metrics.columnValues) {
-            let text = row[runs.column(metric.name)!]
+            guard let c = runs.column(metric.name) else {
+                Issue.record("\(stale) (runs.csv has no column \(metric.name))")
+                continue
+            }
+            let text = row[c]
             let same = value.isNaN ? text.isEmpty || text == "nan" : Double(text) == value
             #expect(same, "\(stale) (runs.csv point 0, \(policy.name), replication 0: \(metric.name) is \(text), this code gives \(value))")
         }

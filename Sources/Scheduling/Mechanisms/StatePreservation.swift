@@ -29,12 +29,7 @@ struct UnsavedWork {
 extension PhoneSimulation {
     /// Whether a completed task of this kind leaves a result the app must archive.
     @inline(__always)
-    static func producesResult(_ kind: TaskKind) -> Bool {
-        switch kind {
-        case .refresh, .processing, .fetch, .silentPush, .backgroundTransfer, .region, .redo: true
-        case .finiteLength, .audio, .location, .voip, .bluetooth: false
-        }
-    }
+    static func producesResult(_ kind: TaskKind) -> Bool { kind.producesResult }
 
     /// Draws whether the app archives this task's result, and adds the archiving's CPU time
     /// to its work.

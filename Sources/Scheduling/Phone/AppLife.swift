@@ -44,6 +44,7 @@ extension PhoneSimulation {
     /// swiped the app away (then they are cancelled) or the phone died. A mode session ends
     /// with the app: it was used as it went, so it counts as completed, not wasted.
     mutating func terminate(_ app: Int, cause: LifecycleCause) {
+        if cause == .swipe { mechanismsAppSwipedAway(app) }
         for i in running where tasks[i].status == .running && tasks[i].appIndex == app {
             let kind = tasks[i].kind
             if kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) {
@@ -97,6 +98,7 @@ extension PhoneSimulation {
         }
         // After the horizon the app's code no longer changes what is pending.
         if cause == .open && model.apps[app].cancelOnOpen && !draining { cancelAll(app: app) }
+        if cause == .open { mechanismsAppOpened(app) }
     }
 
     /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length

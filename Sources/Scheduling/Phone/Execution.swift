@@ -8,19 +8,10 @@ extension PhoneSimulation {
     /// The time a task of `kind` has once it starts.
     @inline(__always)
     mutating func budget(_ kind: TaskKind) -> SimDuration {
-        switch kind {
-        case .refresh:
-            if let grant = model.refreshGrant, let stream = streams.grants {
-                max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
-            } else {
-                setup.system.refreshBudget
-            }
-        case .processing: setup.system.processingBudget
-        case .finiteLength, .redo: setup.system.backgroundTime
-        case .fetch: setup.system.fetchBudget
-        case .silentPush, .backgroundTransfer: setup.system.wakeBudget
-        case .region: setup.system.regionBudget
-        case .audio, .location, .voip, .bluetooth: .days(365)
+        if kind == .refresh, let grant = model.refreshGrant, let stream = streams.grants {
+            max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
+        } else {
+            TaskKind.table[kind.index].budget?(setup.system) ?? .days(365)
         }
     }
 

@@ -143,6 +143,7 @@ extension PhoneSimulation {
         let p = world.purge(i)!
         if let next = world.purge(i + 1) { scheduleWorld(.person(.purge(i + 1)), at: next.time) }
         world.forget(purgesBefore: i)
+        mechanismsUnderPressure()
         var victim: Int?
         if let named = p.app {
             let state = apps[named].life.state

@@ -25,6 +25,9 @@ enum PhoneEvent {
     case tracePush(Int)
     /// The time the policy asked to be consulted again (`Decisions.swift`).
     case policyWake
+    /// A declared mechanism's own event: its payload shifted left by 8 bits above its index in
+    /// the registry, so that the event stays one word (`MechanismHosting.swift`).
+    case mechanism(Int)
 
     /// Same-instant order: the world changes first, then work ends, then new work arrives,
     /// and the policy's own timer last, so it sees the state after everything at that instant.

@@ -40,6 +40,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// Background transfers waiting for the system to start them, by task index.
     var pendingTransfers: [Int] = []
     var inUseWork = InUseWork()
+    /// The declared mechanisms some app uses, by registry index (`MechanismHosting.swift`).
+    var mechanisms: [(any Mechanism)?]
+    /// The mechanism being called, whose events `schedule` makes.
+    var activeMechanism = 0
     var unsaved: UnsavedWork
     /// Optimized Battery Charging's release, when the charger last came or went, and since
     /// when the phone is off.
@@ -81,6 +85,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         self.person = PersonState(apps: setup.apps.count, since: world.historySince, history: world.history)
         self.pushes = PushQueue(apps: setup.apps.count)
         self.unsaved = UnsavedWork(apps: setup.apps.count)
+        self.mechanisms = Self.makeMechanisms(setup)
     }
 
     /// Battery watches started so far (`BatteryLevels.watchCount`), for tests.
@@ -244,6 +249,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .extensionRun(let app): extensionRan(app)
         case .tracePush(let k): tracePushArrived(k)
         case .policyWake: if draining { return }
+        case .mechanism(let packed): mechanismEvent(packed)
         }
         switch event {
         case .power(.plugIn), .power(.unplug), .power(.level), .network, .person(.launch), .person(.leave):

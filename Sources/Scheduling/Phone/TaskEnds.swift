@@ -54,6 +54,7 @@ extension PhoneSimulation {
         var record = endedRecord(i)
         sink.taskEvent(.ended(record), at: time)
         policy.taskEnded(record)
+        if tasks[i].kind.isDeclared { mechanismTaskEnded(i, outcome) }
         // Its share of the radio tail after its transfer is known only when that tail ends.
         if radioUsers(contain: .task(i)) {
             tasks[i].flags.insert(.awaitingTail)
@@ -80,6 +81,9 @@ extension PhoneSimulation {
             return "region.\(source & 1 == 0 ? "exit" : "enter").\(place)"
         case .audio, .location, .voip, .bluetooth: return "mode.\(modeName(tasks[i].kind))"
         case .redo: return "redo.\(source)"
+        default:
+            let k = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
+            return mechanisms[k]!.identifier(app: tasks[i].appIndex, source: source)
         }
     }
 

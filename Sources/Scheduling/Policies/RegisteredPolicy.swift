@@ -1,3 +1,4 @@
+import PhoneWorld
 import SimEngine
 import Synchronization
 
@@ -66,19 +67,9 @@ extension RegisteredPolicy {
     public static var parameterKinds: [(name: String, kind: PolicyParameterKind)] { parameters.map { ($0.name, $0.kind) } }
 }
 
-/// A value of a policy parameter, as read from a scenario.
-public enum PolicyParameterValue: Sendable, Equatable {
-    /// A span of time (`30m`).
-    case duration(SimDuration)
-    /// A real number.
-    case number(Double)
-    /// A whole number.
-    case integer(Int)
-    /// `true` or `false`.
-    case flag(Bool)
-    /// `none`: an optional duration left unset (no limit).
-    case off
-}
+/// A value of a policy's parameter, as read from a scenario: a ``ParameterValue``, the type
+/// mechanisms' keys share.
+public typealias PolicyParameterValue = ParameterValue
 
 extension ClosedRange<SimDuration> {
     /// The longest a duration parameter may be: a century, beyond any horizon and far from
@@ -153,6 +144,8 @@ public enum PolicyParameterKind: Sendable, Equatable {
     case integer(ClosedRange<Int>, unit: String)
     /// `true` or `false`.
     case flag
+    /// A name: letters, digits, `.`, `_` or `-` (an identifier such as `com.example.export`).
+    case text
 
     /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
     public var expected: String {
@@ -162,6 +155,7 @@ public enum PolicyParameterKind: Sendable, Equatable {
         case .number(let r, let unit): "\(unit) \(r.description)"
         case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
         case .flag: "true or false"
+        case .text: "a name of letters, digits, '.', '_' or '-'"
         }
     }
 }
@@ -273,6 +267,15 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
             .flag($0)
         } from: {
             if case .flag(let v) = $0 { v } else { nil }
+        }
+    }
+
+    /// A name parameter stored at `property`.
+    public static func text(_ name: String, _ property: WritableKeyPath<P, String> & Sendable, help: String) -> Self {
+        stored(name, property, .text, help) {
+            .text($0)
+        } from: {
+            if case .text(let v) = $0 { v } else { nil }
         }
     }
 

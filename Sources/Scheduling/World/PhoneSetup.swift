@@ -80,6 +80,9 @@ public struct SystemRules: Equatable, Sendable {
     /// Time the app has to handle a geofence crossing: about 10 s (Apple, Location and Maps
     /// Programming Guide, [secondary]).
     public var regionBudget: SimDuration = .seconds(10)
+    /// Declared mechanisms' phone-wide rules (`system.continued_processing`), by name: the
+    /// values given, over the mechanism's defaults.
+    public var mechanisms: [String: [String: ParameterValue]] = [:]
 
     /// iOS's limits as docs/sources.md §2-3 give them, the assumptions of §12 elsewhere.
     public init() {}

@@ -30,10 +30,8 @@ public struct WorldStreams {
     public var appUse: [RandomStream?]
     /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
     public var appExtension: [RandomStream?]
-    /// Per app, for the mechanisms it declares (else `nil`): `app.<name>.mode` (sessions),
-    /// `app.<name>.push` (its server's pushes), `app.<name>.transfer` (background
-    /// transfers), `app.<name>.region` (crossings' work), `app.<name>.archive` (state
-    /// preservation). This one: `app.<name>.mode`.
+    /// Per app with a continuous mode, `app.<name>.mode`: its sessions. The streams below
+    /// are likewise made only for the apps that use their mechanism (else `nil`).
     public var appMode: [RandomStream?]
     /// Per app, `app.<name>.push`.
     public var appPush: [RandomStream?]
@@ -46,6 +44,12 @@ public struct WorldStreams {
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
     /// calls over the app in use.
     public var interruptions: RandomStream?
+    /// Per app, the streams of the declared mechanisms whose section it has, by the name each
+    /// mechanism gives them: `app.<name>.<stream>` (`Mechanism.streams`).
+    public var declared: [[String: RandomStream]]
+    /// The name of every stream made, in the order made: unique, so that no two sources
+    /// draw the same numbers.
+    public private(set) var names: [String] = []
     /// Stream `grants`, when refresh grants are drawn (`SystemRules.refreshGrant`): one draw
     /// per refresh, in start order.
     public var grants: RandomStream?
@@ -55,8 +59,10 @@ public struct WorldStreams {
         setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
         generator: GeneratorKind = .mt19937
     ) throws(RandomStreamError) {
+        var names: [String] = []
         func stream(_ name: String) throws(RandomStreamError) -> RandomStream {
-            try RandomStream(
+            names.append(name)
+            return try RandomStream(
                 StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
                 kind: generator)
         }
@@ -93,8 +99,19 @@ public struct WorldStreams {
         self.appTransfer = transfer
         self.appRegion = region
         self.appArchive = archive
+        var declared: [[String: RandomStream]] = []
+        for app in setup.apps {
+            var own: [String: RandomStream] = [:]
+            for type in MechanismRegistry.builtIn where app.mechanisms[type.name] != nil {
+                for name in type.streams { own[name] = try stream("app.\(app.name).\(name)") }
+            }
+            declared.append(own)
+        }
+        self.declared = declared
         self.grants = setup.system.refreshGrant == nil ? nil : try stream("grants")
         self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
         self.history = setup.people.history > .zero && setup.peopleTrace == nil ? try stream("history") : nil
+        self.names = names
+        assert(Set(names).count == names.count, "two random sources share a stream: \(names)")
     }
 }

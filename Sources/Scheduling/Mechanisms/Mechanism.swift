@@ -1,0 +1,179 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// A door into background time, declared once: its keys in an app profile's section and in
+/// `system`, its random streams, the kinds of task it runs, and what it does when the person
+/// opens or swipes away an app, under memory pressure, at its own events and when one of its
+/// tasks ends.
+///
+/// Scenario files, `--set`, sweeps, fleets, `bgsim validate --print` and `bgsim mechanisms`
+/// read the declaration; the run makes one instance per phone when an app declares the
+/// mechanism's section, and nothing otherwise. Its tasks are tasks like any other: in
+/// tasks.csv, apps.csv, the per-kind columns of runs.csv (`runs_<kind>`,
+/// `background_energy_<kind>_j`) and the energy books. Adding one is a file here and its line
+/// in ``MechanismRegistry/builtIn``; `ContinuedProcessing.swift` is the example.
+public protocol Mechanism: AnyObject {
+    /// The key of its section in an app profile and in `system`: lower case, digits and `_`.
+    static var name: String { get }
+    /// What it is, in one line, for `bgsim mechanisms`.
+    static var summary: String { get }
+    /// The keys of its section in an app profile, with their kinds, ranges, defaults and help.
+    static var parameters: [PolicyParameterInfo] { get }
+    /// The keys of its section in `system` (phone-wide rules), likewise.
+    static var systemParameters: [PolicyParameterInfo] { get }
+    /// Its random streams, per app that declares its section: stream `app.<app>.<name>`.
+    static var streams: [String] { get }
+    /// The kinds of task it runs, after the built-in kinds in ``TaskKind/allCases``.
+    static var kinds: [TaskKind.Traits] { get }
+
+    /// The mechanism for one phone's run: `apps` holds each app's section (`nil` where the app
+    /// has none), `system` the phone-wide one.
+    init(apps: [MechanismValues?], system: MechanismValues)
+
+    /// The person opened app `app` (it is now in the foreground).
+    func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// The person swiped app `app` away (its process has ended).
+    func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// The system is short of memory: it is about to end a suspended app.
+    func pressure<H: MechanismHost & ~Copyable>(_ host: inout H)
+    /// An event it scheduled (``MechanismHost/schedule(_:at:)``) came, with its payload.
+    func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H)
+    /// Its task `task` ended with `outcome`.
+    func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H)
+    /// The identifier of its task `task` of app `app`, submitted with `source`.
+    func identifier(app: Int, source: Int) -> String
+}
+
+extension Mechanism {
+    /// No phone-wide keys unless it declares some.
+    public static var systemParameters: [PolicyParameterInfo] { [] }
+    /// Nothing on an open.
+    public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing on a swipe.
+    public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing under pressure.
+    public func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    /// Nothing at a task's end.
+    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
+}
+
+/// What a mechanism may see and do of the phone's run: a narrow view, so that the state it
+/// touches is its own and the run's parts keep theirs.
+public protocol MechanismHost: ~Copyable {
+    /// The simulated time now.
+    var now: SimInstant { get }
+    /// After the horizon: no new work begins.
+    var isDraining: Bool { get }
+    /// Whether the phone is on.
+    var phoneIsOn: Bool { get }
+    /// App `app`'s place in the life cycle.
+    func appState(_ app: Int) -> AppState
+    /// App `app`'s stream `name` (one the mechanism declared), if the app declares its section.
+    func stream(_ app: Int, _ name: String) -> RandomStream?
+    /// Whether app `app`'s `BGTaskSchedulerPermittedIdentifiers` allow `identifier` (an
+    /// entry ending in `.*` allows every identifier under it; no list: its work's own).
+    func permits(_ app: Int, _ identifier: String) -> Bool
+    /// The share of task `task`'s work done, from 0 to 1: its transfer, then its CPU time.
+    func progress(of task: Int) -> Double
+    /// Whether task `task` is running.
+    func isRunning(_ task: Int) -> Bool
+    /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` (at least 0) at `time`.
+    mutating func schedule(_ payload: Int, at time: SimInstant)
+    /// A new task of app `app`, submitted now, not started: the work its CPU does, the bytes
+    /// it moves first, and power beyond the app's CPU power while it runs.
+    mutating func submit(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, extraPowerW: Double
+    ) -> Int
+    /// Starts task `task` now, with no time limit; the system launches or resumes its app in
+    /// the background if it is not running.
+    mutating func run(_ task: Int)
+    /// Ends task `task` with `outcome` (`rejected` with `rejection`).
+    mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?)
+}
+
+/// The values a scenario gave a mechanism's section, over its declared defaults.
+public struct MechanismValues: Sendable, Equatable {
+    /// The declared keys.
+    public let declared: [PolicyParameterInfo]
+    /// The values given, by key.
+    public let given: [String: ParameterValue]
+
+    /// The values `given` over the defaults of `declared`.
+    public init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
+        self.declared = declared
+        self.given = given
+    }
+
+    /// Key `name`'s value: given, or its default.
+    public func value(_ name: String) -> ParameterValue {
+        if let v = given[name] { return v }
+        guard let d = declared.first(where: { $0.name == name }) else { preconditionFailure("'\(name)' is not a declared key") }
+        return d.defaultValue
+    }
+    /// Duration key `name`.
+    public func duration(_ name: String) -> SimDuration {
+        if case .duration(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a duration") }
+    }
+    /// Number key `name`.
+    public func number(_ name: String) -> Double {
+        if case .number(let x) = value(name) { x } else { preconditionFailure("'\(name)' is not a number") }
+    }
+    /// Whole-number key `name`.
+    public func integer(_ name: String) -> Int {
+        if case .integer(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a whole number") }
+    }
+    /// Flag key `name`.
+    public func flag(_ name: String) -> Bool {
+        if case .flag(let b) = value(name) { b } else { preconditionFailure("'\(name)' is not a flag") }
+    }
+    /// Name key `name`.
+    public func text(_ name: String) -> String {
+        if case .text(let t) = value(name) { t } else { preconditionFailure("'\(name)' is not a name") }
+    }
+}
+
+/// The mechanisms scenario files may give sections, in the order their kinds follow the
+/// built-in ones.
+public enum MechanismRegistry {
+    /// Every mechanism, one line each.
+    public static var builtIn: [any Mechanism.Type] {
+        []
+    }
+
+    /// The mechanism named `name`, if there is one.
+    public static func type(named name: String) -> (any Mechanism.Type)? { builtIn.first { $0.name == name } }
+
+    /// Per declared kind (its index less the built-in kinds'), the index of its mechanism in
+    /// ``builtIn``.
+    static let kindOwners: [Int] = builtIn.enumerated().flatMap { k, m in Array(repeating: k, count: m.kinds.count) }
+
+    /// The mechanism's `k`th declared kind.
+    public static func kind(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> TaskKind {
+        let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.kinds.count }
+        return TaskKind.allCases[TaskKind.builtIn.count + before + k]
+    }
+}
+
+extension PolicyParameterInfo {
+    /// A duration key with its default, within `range`.
+    public static func duration(_ name: String, _ value: SimDuration, in range: ClosedRange<SimDuration> = .nonNegative, help: String) -> Self {
+        Self(name: name, kind: .duration(range, noneAllowed: false), defaultValue: .duration(value), help: help)
+    }
+    /// A number key with its default, within `range`, in `unit`.
+    public static func number(_ name: String, _ value: Double, in range: NumberRange, unit: String, help: String) -> Self {
+        Self(name: name, kind: .number(range, unit: unit), defaultValue: .number(value), help: help)
+    }
+    /// A whole-number key with its default, within `range`, counting `unit`.
+    public static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "a whole number", help: String) -> Self {
+        Self(name: name, kind: .integer(range, unit: unit), defaultValue: .integer(value), help: help)
+    }
+    /// A true-or-false key with its default.
+    public static func flag(_ name: String, _ value: Bool, help: String) -> Self {
+        Self(name: name, kind: .flag, defaultValue: .flag(value), help: help)
+    }
+    /// A name key with its default.
+    public static func text(_ name: String, _ value: String, help: String) -> Self {
+        Self(name: name, kind: .text, defaultValue: .text(value), help: help)
+    }
+}

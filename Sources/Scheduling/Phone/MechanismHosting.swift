@@ -1,0 +1,116 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// The declared mechanisms (`Mechanisms/Mechanism.swift`) in a phone's run: made when an app
+/// declares their section, told of opens, swipes, pressure, their events and their tasks'
+/// ends, and given the narrow view of the run that `MechanismHost` is.
+extension PhoneSimulation: MechanismHost {
+    static func makeMechanisms(_ setup: PhoneSetup) -> [(any Mechanism)?] {
+        MechanismRegistry.builtIn.map { type in
+            let sections = setup.apps.map { app in app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) } }
+            guard sections.contains(where: { $0 != nil }) else { return nil }
+            return type.init(apps: sections, system: MechanismValues(declared: type.systemParameters, given: setup.system.mechanisms[type.name] ?? [:]))
+        }
+    }
+
+    mutating func mechanismsAppOpened(_ app: Int) {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.appOpened(app, &self)
+        }
+    }
+
+    mutating func mechanismsAppSwipedAway(_ app: Int) {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.appSwipedAway(app, &self)
+        }
+    }
+
+    mutating func mechanismsUnderPressure() {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.pressure(&self)
+        }
+    }
+
+    mutating func mechanismEvent(_ packed: Int) {
+        activeMechanism = packed & 0xFF
+        mechanisms[activeMechanism]!.event(packed >> 8, &self)
+    }
+
+    mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) {
+        activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
+        mechanisms[activeMechanism]!.taskEnded(i, outcome, &self)
+    }
+
+    // MARK: - What a mechanism sees
+
+    /// The simulated time now.
+    public var now: SimInstant { sim.now }
+    /// After the horizon.
+    public var isDraining: Bool { draining }
+    /// Whether the phone is on.
+    public var phoneIsOn: Bool { books.isOn }
+    /// App `app`'s state.
+    public func appState(_ app: Int) -> AppState { apps[app].life.state }
+    /// App `app`'s stream `name` of the active mechanism.
+    public func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
+
+    /// Exactly listed, or under an entry ending in `.*`; an app without a list permits its
+    /// declared work.
+    public func permits(_ app: Int, _ identifier: String) -> Bool {
+        setup.apps[app].permittedIdentifiers.map { BGTaskScheduler.allows($0, identifier) } ?? true
+    }
+
+    /// Transferring: none; then the CPU time done over the work's.
+    public func progress(of task: Int) -> Double {
+        let t = tasks[task]
+        guard t.status == .running else { return t.status == .ended ? 1 : 0 }
+        guard t.phase == .working, !t.isTransferring(at: sim.now) else { return t.phase == .working ? 0 : 1 }
+        return t.work > .zero ? min(1, (sim.now - t.transferEnd).seconds / t.work.seconds) : 1
+    }
+
+    /// Whether task `task` is running.
+    public func isRunning(_ task: Int) -> Bool { tasks[task].status == .running }
+
+    // MARK: - What a mechanism does
+
+    /// An event of the active mechanism, with the new work's priority.
+    public mutating func schedule(_ payload: Int, at time: SimInstant) {
+        precondition(payload >= 0 && payload < 1 << 55, "a mechanism's payload fits in 55 bits")
+        sim.schedule(.mechanism(payload << 8 | activeMechanism), at: max(time, sim.now), priority: PhoneEvent.arrivalPriority)
+    }
+
+    /// A new task, told to the sink as submitted.
+    public mutating func submit(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, extraPowerW: Double
+    ) -> Int {
+        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
+        tasks[id.rawValue].powerW += extraPowerW
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: nil), at: sim.now) }
+        return id.rawValue
+    }
+
+    /// Starts the task with no deadline, launching or resuming its app in the background.
+    public mutating func run(_ task: Int) {
+        let app = tasks[task].appIndex
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
+        case .suspended: move(app, to: .background, cause: .backgroundWork)
+        case .background, .active, .inactive: break
+        }
+        tasks[task].deadline = .distantFuture
+        begin(TaskID(task))
+    }
+
+    /// Ends the task with `outcome`.
+    public mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
+        if let rejection { tasks[task].rejection = rejection }
+        finish(TaskID(task), outcome, at: sim.now)
+    }
+}

@@ -128,7 +128,7 @@ public struct AppTallies: Sendable {
     public mutating func add(_ r: borrowing TaskRecord) {
         let app = r.request.app
         guard app < index.count else { return }
-        let identifier = r.request.identifier
+        let identifier = Self.tallied(r.request.identifier, r.request.kind)
         let k: Int
         if let found = index[app].first(where: { rows[$0].identifier == identifier }) {
             k = found
@@ -138,6 +138,14 @@ public struct AppTallies: Sendable {
             rows.append(AppTaskTally(app: app, identifier: identifier, kind: r.request.kind))
         }
         rows[k].add(r)
+    }
+
+    /// The identifier a request is tallied under: its own, or for a declared mechanism's
+    /// numbered requests (`com.example.export.7`) their wildcard (`com.example.export.*`), so
+    /// that they make one row, not one each.
+    static func tallied(_ identifier: String, _ kind: TaskKind) -> String {
+        guard kind.isDeclared, let dot = identifier.lastIndex(of: ".") else { return identifier }
+        return identifier[...dot] + "*"
     }
 
     /// The tallies ordered by app, then kind, then identifier: an order that does not depend on

@@ -88,6 +88,9 @@ public protocol MechanismHost: ~Copyable {
     /// Starts task `task` now, with no time limit; the system launches or resumes its app in
     /// the background if it is not running.
     mutating func run(_ task: Int)
+    /// The system calls running task `task`'s expiration handler for `reason`: the app ends
+    /// it (`expired`) within its response time, or is terminated after the grace.
+    mutating func expireTask(_ task: Int, _ reason: ExpirationReason)
     /// Ends task `task` with `outcome` (`rejected` with `rejection`).
     mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?)
 }

@@ -108,6 +108,12 @@ extension PhoneSimulation: MechanismHost {
         begin(TaskID(task))
     }
 
+    /// Calls the task's expiration handler, as for a budget run out.
+    public mutating func expireTask(_ task: Int, _ reason: ExpirationReason) {
+        guard tasks[task].status == .running, !tasks[task].isExpiring else { return }
+        expire(TaskID(task), reason)
+    }
+
     /// Ends the task with `outcome`.
     public mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
         if let rejection { tasks[task].rejection = rejection }

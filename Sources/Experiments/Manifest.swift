@@ -10,9 +10,13 @@ public struct Manifest: Sendable {
     /// Every result file's columns that do not depend on the study (a sweep's axes and a
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.
+    /// A declared mechanism's kinds (`Mechanism.kinds`) add their `runs_<kind>` and
+    /// `background_energy_<kind>_j` to runs.csv as data, as a sweep adds its axes: the
+    /// version does not change with them.
     public static var schemaColumns: [(file: String, columns: [String])] {
-        [
-            ("runs.csv", ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name)),
+        let declared = Set(TaskKind.allCases.filter(\.isDeclared).flatMap { ["runs_\($0.rawValue)", "background_energy_\($0.rawValue)_j"] })
+        return [
+            ("runs.csv", ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name).filter { !declared.contains($0) }),
             ("summary.csv", Experiment.summaryHeader),
             ("comparisons.csv", Experiment.comparisonsHeader),
             ("tasks.csv", TaskRows.header),

@@ -51,6 +51,7 @@ test: deps deps-slurm deps-chromium lint docs
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
+	SWIFT=$(SWIFT) Tests/AddMechanism/add-mechanism-test.sh
 	Tests/Install/install-test.sh .build/debug/bgsim
 	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
 	python3 docs/validation.py .build/debug/bgsim --check

@@ -79,6 +79,8 @@ public enum ExpirationReason: String, Sendable, CaseIterable {
     case powerLost = "power_lost"
     /// The time the policy gave it ran out (`PolicyTimeLimit`: Android's quota).
     case timeLimit = "time_limit"
+    /// The person cancelled it (a continued-processing task, from its Live Activity).
+    case personCancelled = "person_cancelled"
 }
 
 /// A step in a task's life before its end (which `taskEnded` reports).

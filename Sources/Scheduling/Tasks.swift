@@ -21,6 +21,8 @@ public enum SubmitError: String, Sendable, CaseIterable, Error {
     case tooManyPendingTaskRequests
     /// The identifier is not in the app's permitted identifiers.
     case notPermitted
+    /// A continued-processing request with strategy `fail` when the system cannot run it now.
+    case immediateRunIneligible
 
     /// Its name in column names (`rejected_<token>`).
     public var token: String {
@@ -28,6 +30,7 @@ public enum SubmitError: String, Sendable, CaseIterable, Error {
         case .unavailable: "unavailable"
         case .tooManyPendingTaskRequests: "too_many_pending"
         case .notPermitted: "not_permitted"
+        case .immediateRunIneligible: "immediate_run_ineligible"
         }
     }
 }
@@ -45,7 +48,8 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     case killed
     /// Replaced, before it started, by a newer request with the same identifier.
     case replaced
-    /// Cancelled by the app before it started.
+    /// Cancelled by the app before it started, or a continued-processing request still queued
+    /// when the person swiped its app away.
     case cancelled
     /// Refused at submission; see `TaskRecord.rejection`.
     case rejected

@@ -32,6 +32,20 @@ struct NewcomerTests {
         #expect(block == r.stdout, "docs/policies.md's block under 'Every parameter' is not what `bgsim policies` prints: paste its output there")
     }
 
+    /// `bgsim mechanisms` lists every declared mechanism's keys from its declaration, exactly
+    /// as docs/scenarios.md shows them.
+    @Test func mechanismsListsEveryKeyAsTheDocsShow() throws {
+        let r = try bgsim(["mechanisms"])
+        #expect(r.status == 0 && r.stderr.isEmpty)
+        #expect(r.stdout.hasPrefix("continued_processing: ") && r.stdout.contains("    max_running: a number of tasks from 1 to 100, default 1; "))
+        let doc = try String(contentsOf: repo.appendingPathComponent("docs/scenarios.md"), encoding: .utf8)
+        let block = doc.components(separatedBy: "### Every key of the declared mechanisms")[1].components(separatedBy: "```text\n")[1]
+            .components(separatedBy: "```")[0]
+        #expect(
+            block == r.stdout,
+            "docs/scenarios.md's block under 'Every key of the declared mechanisms' is not what `bgsim mechanisms` prints: paste its output there")
+    }
+
     /// `bgsim run models/scenarios/default.yaml --set people=heavy` in the repository leaves
     /// `git status` as it was: the variant goes to results/, which git ignores, not into the
     /// tracked notebooks-data/default.

@@ -43,7 +43,7 @@ struct AppTalliesTests {
         #expect(rows.map(\.app) == [0, 1] && rows.map(\.identifier) == ["p", "r"], "by app, then kind and identifier")
         let r = rows[1]
         #expect(r.submitted == 3 && r.started == 2 && r.count(.completed) == 1 && r.count(.expired) == 1 && r.count(.rejected) == 1)
-        #expect(r.expirations == [1, 0, 0, 0] && r.rejections == [1, 0, 0])
+        #expect(r.expirations == [1, 0, 0, 0, 0] && r.rejections == [1, 0, 0, 0])
         #expect(r.startedCharging == 1 && r.startedOnWifi == 1 && r.startedOnCellular == 1)
         #expect(r.startsByHour[1] == 1 && r.startsByHour[7] == 1 && r.startsByHour.reduce(0, +) == 2)
         #expect(r.gaps == [.seconds(6 * 3_600 + 5)])

@@ -141,7 +141,7 @@ public struct MechanismValues: Sendable, Equatable {
 public enum MechanismRegistry {
     /// Every mechanism, one line each.
     public static var builtIn: [any Mechanism.Type] {
-        []
+        [ContinuedProcessing.self]
     }
 
     /// The mechanism named `name`, if there is one.

@@ -1,0 +1,119 @@
+import Foundation
+import PhoneWorld
+import SimEngine
+import Testing
+
+@testable import Experiments
+@testable import ScenarioFiles
+@testable import Scheduling
+
+/// A mechanism is a file in Sources/Scheduling/Mechanisms and a line in
+/// `MechanismRegistry.builtIn`: these fail when a step is forgotten or a declaration is wrong,
+/// and show that scenario files, `--set`, sweeps and `validate --print` read what it declares.
+@Suite("Declared mechanisms")
+struct MechanismTests {
+    /// Every `Mechanism` declared in the mechanisms' folder is registered, under a name scenario
+    /// files can write, with kinds, streams and keys named once.
+    @Test func everyMechanismInTheFolderIsRegisteredAndNamedOnce() throws {
+        let folder = repoRoot.appendingPathComponent("Sources/Scheduling/Mechanisms")
+        var declared: [String] = []
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            declared += text.matches(of: /(?m)^(?:public )?(?:final )?class (\w+)\s*:[^{\n]*\bMechanism\b/).map { String($0.1) }
+        }
+        let listed = MechanismRegistry.builtIn.map { String(describing: $0) }
+        #expect(Set(declared) == Set(listed), "declared \(declared.sorted()), listed in MechanismRegistry.builtIn \(listed.sorted())")
+        let token = /[a-z][a-z0-9_]*/
+        let kinds = TaskKind.allCases.map(\.rawValue)
+        #expect(Set(kinds).count == kinds.count, "a kind named twice: \(kinds)")
+        for type in MechanismRegistry.builtIn {
+            let (name, summary, kindNames) = (type.name, type.summary, type.kinds.map(\.name))
+            let (keys, systemKeys, streams) = (type.parameters, type.systemParameters, type.streams)
+            #expect(name.wholeMatch(of: token) != nil, "\(name) is not a key scenario files can write")
+            for kind in kindNames { #expect(kind.wholeMatch(of: token) != nil, "kind \(kind)") }
+            #expect(Set(keys.map(\.name)).count == keys.count && Set(systemKeys.map(\.name)).count == systemKeys.count, "\(name) declares a key twice")
+            #expect(Set(streams).count == streams.count && !streams.isEmpty)
+            #expect(!summary.isEmpty && keys.allSatisfy { !$0.help.isEmpty })
+        }
+        let names = MechanismRegistry.builtIn.map { $0.name }
+        #expect(Set(names).count == names.count)
+    }
+
+    /// No two random sources share a stream, whatever mechanisms the apps use: the default
+    /// scenario's apps with a continued-processing section each.
+    @Test func everyStreamNameIsUnique() throws {
+        var scenario = try Scenario.load(file: defaultScenario)
+        for a in scenario.setup.apps.indices { scenario.setup.apps[a].mechanisms[ContinuedProcessing.name] = [:] }
+        let streams = try WorldStreams(setup: scenario.setup, masterSeed: 1, replication: 0)
+        let names = streams.names
+        #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
+        #expect(names.contains("app.photos.continued") && names.contains("app.music.mode") && names.count > 40, "\(names)")
+    }
+
+    /// A section in an app profile and in `system`, read as declared: given keys, defaults for
+    /// the rest; `--set` reaches them; unknown keys and bad values say what is expected.
+    @Test func scenarioFilesAndSetReadTheDeclaredKeys() throws {
+        let yaml =
+            minimalWith("  - news", "  - {profile: news, continued_processing: {per_open_pct: 20, identifier: com.news.export}}")
+            + "\nsystem: {continued_processing: {max_running: 2}}\n"
+        let s = try Scenario.parse(yaml: yaml, file: "s.yaml", overrides: [Override(parsing: "apps[0].continued_processing.cpu=10m")!])
+        let section = try #require(s.setup.apps[0].mechanisms[ContinuedProcessing.name])
+        #expect(section["per_open_pct"] == .number(20) && section["identifier"] == .text("com.news.export"))
+        #expect(section["cpu"] == .duration(.minutes(10)), "--set reached the section")
+        #expect(section["queue"] == .flag(true), "an absent key takes its declared default")
+        #expect(s.setup.system.mechanisms[ContinuedProcessing.name]?["max_running"] == .integer(2))
+        #expect(try Scenario.parse(yaml: minimal, file: "s.yaml").setup.apps[0].mechanisms.isEmpty, "no section, no mechanism")
+        func message(_ text: String) -> String {
+            do {
+                _ = try Scenario.parse(yaml: text, file: "s.yaml")
+                return ""
+            } catch { return "\(error)" }
+        }
+        let unknown = message(minimalWith("  - news", "  - {profile: news, continued_processing: {per_opn_pct: 20}}"))
+        #expect(
+            unknown.contains("apps[0].continued_processing.per_opn_pct: unknown key 'per_opn_pct'; did you mean 'per_open_pct'?")
+                && unknown.contains("per_open_pct"), "\(unknown)")
+        let bad = message(minimalWith("  - news", "  - {profile: news, continued_processing: {per_open_pct: 120}}"))
+        #expect(bad.contains("apps[0].continued_processing.per_open_pct") && bad.contains("from 0 to 100"), "\(bad)")
+        let badSystem = message(minimal + "\nsystem: {continued_processing: {max_running: 0}}\n")
+        #expect(badSystem.contains("system.continued_processing.max_running"), "\(badSystem)")
+        let wildcard = try Scenario.parse(
+            yaml: minimalWith("  - news", "  - {profile: news, permitted_identifiers: [com.example.news.refresh, com.news.export.*]}"), file: "s.yaml")
+        #expect(wildcard.setup.apps[0].permittedIdentifiers == ["com.example.news.refresh", "com.news.export.*"])
+    }
+
+    /// `validate --print` lists every declared key of a section with its default.
+    @Test func theKeyListingShowsEveryDeclaredKey() throws {
+        let yaml = minimalWith("  - news", "  - {profile: news, continued_processing: {per_open_pct: 20}}")
+        let (_, keys) = try KeyListing.listing { () throws(ScenarioError) in try Scenario.parse(yaml: yaml, file: "s.yaml") }
+        let listed = Dictionary(keys.map { ($0.path, $0) }) { a, _ in a }
+        for p in ContinuedProcessing.parameters {
+            #expect(listed["apps[0].continued_processing.\(p.name)"] != nil, "\(p.name) is not listed")
+        }
+        #expect(listed["apps[0].continued_processing.per_open_pct"]?.given == true)
+        #expect(listed["apps[0].continued_processing.tap_after"]?.value == "20s")
+        #expect(listed["apps[0].continued_processing.queue"]?.value == "true")
+    }
+
+    /// A sweep's axis may be a mechanism's key, and the study runs its tasks into every output.
+    @Test func aSweepVariesAKeyAndItsTasksReachTheOutputs() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-mechanism-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let scenario = minimalWith("  - news", "  - {profile: news, continued_processing: {per_open_pct: 50}}")
+        try scenario.write(to: dir.appendingPathComponent("s.yaml"), atomically: true, encoding: .utf8)
+        let sweep = "scenario: s.yaml\nreplications: 2\ndesign: grid\naxes:\n  - {path: 'apps[0].continued_processing.per_open_pct', values: [0, 100]}\n"
+        try sweep.write(to: dir.appendingPathComponent("w.yaml"), atomically: true, encoding: .utf8)
+        let plan = try StudyPlan(sweep: Experiments.Sweep.load(file: dir.appendingPathComponent("w.yaml").path))
+        _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(tasks: true)), to: dir.appendingPathComponent("out"))
+        let runs = try String(contentsOf: dir.appendingPathComponent("out/runs.csv"), encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false)
+        }
+        let column = try #require(runs[0].firstIndex(of: "runs_continued_processing"))
+        let started = runs.dropFirst().map { (point: $0[1], runs: Int($0[column])!) }
+        #expect(started.filter { $0.point == "0" }.allSatisfy { $0.runs == 0 }, "none at 0%")
+        #expect(started.filter { $0.point == "1" }.allSatisfy { $0.runs > 0 }, "some at 100%: \(started)")
+        let tasks = try String(contentsOf: dir.appendingPathComponent("out/tasks.csv"), encoding: .utf8)
+        #expect(tasks.contains(",continued_processing,"))
+    }
+}

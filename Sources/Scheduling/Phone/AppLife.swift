@@ -4,7 +4,9 @@ import SimEngine
 /// One app as the system sees it: its place in the life cycle, its BGTaskScheduler, and the
 /// work it has running.
 struct AppRuntime {
-    var life = AppLifecycle()
+    /// Written only by `AppRuntimes.move` and `markSwipedAway`, which count the changes the
+    /// gates read.
+    fileprivate(set) var life = AppLifecycle()
     var scheduler: BGTaskScheduler
     /// Tasks of this app running now that keep it running.
     var running = 0
@@ -14,13 +16,43 @@ struct AppRuntime {
     var modeSession: Int?
 }
 
+/// Every app's runtime state. It owns the count of changes the gates read (an app entering or
+/// leaving the foreground or the swiped-away state), so the gates' cache (`Decisions.gateKey`)
+/// is invalidated by the only two writes of an app's life cycle, not by hand at each caller.
+struct AppRuntimes: ~Copyable {
+    private var storage: OwnedArray<AppRuntime>
+    /// Changes of an app's foreground or swiped-away state so far.
+    private(set) var gateChanges = 0
+
+    init(_ apps: [AppRuntime]) { storage = OwnedArray(apps) }
+
+    var indices: Range<Int> { storage.indices }
+
+    subscript(i: Int) -> AppRuntime {
+        @inline(__always) _read { yield storage[i] }
+        @inline(__always) _modify { yield &storage[i] }
+    }
+
+    /// App `app` moves to `state`.
+    mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause) {
+        let before = storage[app].life
+        storage[app].life.move(to: state, cause: cause)
+        if before.state.isForeground != state.isForeground || before.swipedAway != storage[app].life.swipedAway { gateChanges &+= 1 }
+    }
+
+    /// The person swiped away app `app`, which was not running.
+    mutating func markSwipedAway(_ app: Int) {
+        if !storage[app].life.swipedAway { gateChanges &+= 1 }
+        storage[app].life.markSwipedAway()
+    }
+}
+
 /// The app life cycle (docs/sources.md §1): launching, the foreground and the background,
 /// suspension, and termination, with what the app does on each move.
 extension PhoneSimulation {
     mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause) {
-        let from = apps[app].life.state, wasSwipedAway = apps[app].life.swipedAway
-        apps[app].life.move(to: state, cause: cause)
-        if from.isForeground != state.isForeground || wasSwipedAway != apps[app].life.swipedAway { decisions.appGateChanges &+= 1 }
+        let from = apps[app].life.state
+        apps.move(app, to: state, cause: cause)
         sink.lifecycle(LifecycleTransition(app: app, from: from, to: state, cause: cause), at: sim.now)
     }
 

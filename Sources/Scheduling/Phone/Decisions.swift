@@ -19,9 +19,6 @@ struct Decisions {
     /// and whether it may differ from the open requests in `eligible`.
     var shown: [EligibleTask] = []
     var shownIsStale = true
-    /// Times an app entered or left the foreground or the swiped-away state, which the gates
-    /// read (`gateKey`).
-    var appGateChanges = 0
     /// Advanced whenever anything the gates read changes (`gateKey`, as of `epochKey`): a
     /// request checked in the current epoch has the same answer now.
     var epoch: UInt32 = 1
@@ -92,7 +89,7 @@ extension PhoneSimulation {
         if books.lowPower { bits |= 1 << 3 }
         if inUse { bits |= 1 << 4 }
         if books.isCharging { bits |= 1 << 5 }
-        return GateKey(phone: bits, appChanges: decisions.appGateChanges)
+        return GateKey(phone: bits, appChanges: apps.gateChanges)
     }
 
     /// Whether an eligible request is open to the policy: no gate holds it (after the gates

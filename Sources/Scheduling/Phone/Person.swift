@@ -89,8 +89,7 @@ extension PhoneSimulation {
             if apps[app].life.state.isRunning {
                 terminate(app, cause: .swipe)
             } else {
-                apps[app].life.markSwipedAway()
-                decisions.appGateChanges &+= 1
+                apps.markSwipedAway(app)
             }
         }
     }

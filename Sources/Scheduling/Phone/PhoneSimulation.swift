@@ -33,7 +33,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// Tasks running now, by id, in start order: loops over running work use this, not all
     /// tasks, so a long run does not slow down as tasks accumulate.
     var running: [Int] = []
-    var apps: OwnedArray<AppRuntime>
+    var apps: AppRuntimes
     var person: PersonState
     var decisions: Decisions
     var pushes: PushQueue
@@ -77,7 +77,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         self.sim = sim
         self.books = EnergyBooks(setup, chargeCurveObserved: sink.observesChargeCurve)
         self.radios = Radios(setup.network)
-        self.apps = OwnedArray(
+        self.apps = AppRuntimes(
             setup.apps.map {
                 AppRuntime(
                     scheduler: BGTaskScheduler(permitted: $0.permitted, refreshMode: $0.declares(.fetch), processingMode: $0.declares(.processing)))

@@ -40,14 +40,35 @@ struct MechanismTests {
     }
 
     /// No two random sources share a stream, whatever mechanisms the apps use: the default
-    /// scenario's apps with a continued-processing section each.
+    /// scenario's apps, and one app that uses every mechanism at once, each declared one
+    /// included. (`WorldStreams` also asserts it in every debug run.)
     @Test func everyStreamNameIsUnique() throws {
         var scenario = try Scenario.load(file: defaultScenario)
-        for a in scenario.setup.apps.indices { scenario.setup.apps[a].mechanisms[ContinuedProcessing.name] = [:] }
+        var all = AppParameters(name: "everything")
+        var extensionTask = AppTask(identifier: "everything.ext", kind: .refresh, submitOn: [.extension])
+        extensionTask.interval = .hours(1)
+        all.tasks = [extensionTask]
+        all.extensionRunsPerDay = 2
+        var inUse = BackgroundWork()
+        inUse.begin = .inUse
+        all.backgroundWork = [BackgroundWork(), inUse]
+        all.backgroundMode = ContinuousMode(kind: .audio)
+        all.silentPushes = SilentPushes()
+        all.backgroundTransfers = BackgroundTransfers()
+        var regions = RegionMonitoring()
+        regions.places = ["home"]
+        all.regions = regions
+        all.statePreservation.archiveProbability = 0.5
+        for type in MechanismRegistry.builtIn { all.mechanisms[type.name] = [:] }
+        scenario.setup.apps.append(all)
+        scenario.setup.people.history = .days(1)
         let streams = try WorldStreams(setup: scenario.setup, masterSeed: 1, replication: 0)
         let names = streams.names
         #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
-        #expect(names.contains("app.photos.continued") && names.contains("app.music.mode") && names.count > 40, "\(names)")
+        let own = names.filter { $0 == "app.everything" || $0.hasPrefix("app.everything.") }
+        let declared = MechanismRegistry.builtIn.reduce(0) { $0 + $1.streams.count }
+        #expect(own.count == 9 + declared, "one stream per source of the app: \(own)")
+        #expect(names.contains("grants") && names.contains("interruptions") && names.contains("history"))
     }
 
     /// A section in an app profile and in `system`, read as declared: given keys, defaults for

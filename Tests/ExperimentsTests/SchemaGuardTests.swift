@@ -1,12 +1,12 @@
 import Foundation
 import PhoneWorld
-import Scheduling
 import SimRandom
 import Testing
 
 @testable import Experiments
 @testable import Reports
 @testable import ScenarioFiles
+@testable import Scheduling
 
 /// What keeps the files users read from changing under them: the columns are versioned, the
 /// bundled datasets are what this code writes, and the numbers that index columns are the
@@ -43,6 +43,17 @@ struct SchemaGuardTests {
     /// index would add two kinds into one column.
     @Test func everyHandNumberedIndexIsItsPosition() {
         for (k, kind) in TaskKind.allCases.enumerated() { #expect(kind.index == k, "TaskKind.\(kind) has index \(kind.index), at position \(k)") }
+        // Each built-in kind's constant names its own row of the kinds' table, with its traits.
+        let builtIn: [(TaskKind, String)] = [
+            (.refresh, "refresh"), (.processing, "processing"), (.finiteLength, "finite_length"), (.fetch, "fetch"),
+            (.silentPush, "silent_push"), (.backgroundTransfer, "background_transfer"), (.region, "region"), (.audio, "audio"),
+            (.location, "location"), (.voip, "voip"), (.bluetooth, "bluetooth"), (.redo, "redo"),
+        ]
+        #expect(builtIn.count == TaskKind.builtIn.count, "every built-in kind is listed here")
+        for (kind, name) in builtIn {
+            #expect(kind.rawValue == name, "TaskKind's constant for \(name) has index \(kind.index), the row of \(kind.rawValue)")
+            #expect(kind.traits == TaskKind.table[kind.index].flags, "\(name)'s traits")
+        }
         for (k, o) in TaskOutcome.allCases.enumerated() { #expect(o.index == k, "TaskOutcome.\(o) has index \(o.index), at position \(k)") }
         for (k, n) in NetworkKind.allCases.enumerated() { #expect(n.index == k, "NetworkKind.\(n) has index \(n.index), at position \(k)") }
         for (k, r) in HoldReason.allCases.enumerated() { #expect(r.rawValue == k, "HoldReason.\(r) is \(r.rawValue), at position \(k)") }

@@ -112,6 +112,6 @@ public struct WorldStreams {
         self.interruptions = setup.people.interruptionsPerHour > 0 ? try stream("interruptions") : nil
         self.history = setup.people.history > .zero && setup.peopleTrace == nil ? try stream("history") : nil
         self.names = names
-        assert(Set(names).count == names.count, "two random sources share a stream: \(names)")
+        assert(Set(names).count == names.count, "two random sources share a stream: \(Set(names.filter { n in names.filter { $0 == n }.count > 1 }).sorted())")
     }
 }

@@ -4,7 +4,7 @@ import SimEngine
 /// The kind of background work: each door through which an app runs in the background
 /// (docs/sources.md §1-3) is its own kind in `tasks.csv` and the metrics.
 ///
-/// The built-in kinds are listed once, in ``builtIn``, with their traits; a mechanism
+/// The built-in kinds are listed once, in `builtIn`, with their traits; a mechanism
 /// (``Mechanism``) declares its own, which follow them in ``allCases``. A kind's value carries
 /// its index and the traits the run reads at every task, so reading them costs nothing.
 public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {

@@ -13,14 +13,11 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 swift=${SWIFT:-swift}
 work=$repo/.build-add-mechanism
-copy=$work/repo
 fail() { echo "add-mechanism test FAILED: $*" >&2; exit 1; }
 
-rm -rf "$copy" && mkdir -p "$copy"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
-    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh | xargs -0 cp -p --parents -t "$copy")
-cd "$copy"
-rm -rf .git && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+# shellcheck source=../Support/tree-copy.sh
+. "$repo/Tests/Support/tree-copy.sh"
+tree_copy "$work"
 build=(--scratch-path "$work/build")
 
 # Step 1: the mechanism's file. A calendar app syncs a while after each open, in the
@@ -82,7 +79,7 @@ bgsim=$work/build/debug/bgsim
 "$bgsim" mechanisms | grep -q '^calendar_sync: syncs a while after each open' || fail "bgsim mechanisms does not list calendar_sync"
 cat > "$work/calendar.yaml" <<YAML
 name: calendar
-models: $copy/models
+models: $work/repo/models
 duration: 2d
 replications: 2
 phone: iphone-15

@@ -12,16 +12,11 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 swift=${SWIFT:-swift}
 work=$repo/.build-add-policy
-copy=$work/repo
 fail() { echo "add-policy test FAILED: $*" >&2; exit 1; }
 
-# The working tree's files (tracked or not ignored), in a repository of their own so that git
-# counts what the addition touches; their times kept, so the kept build sees them unchanged.
-rm -rf "$copy" && mkdir -p "$copy"
-(cd "$repo" && git ls-files -z --cached --others --exclude-standard |
-    xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh | xargs -0 cp -p --parents -t "$copy")
-cd "$copy"
-rm -rf .git && git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm base
+# shellcheck source=../Support/tree-copy.sh
+. "$repo/Tests/Support/tree-copy.sh"
+tree_copy "$work"
 build=(--scratch-path "$work/build")
 
 # Step 1: the policy's file.

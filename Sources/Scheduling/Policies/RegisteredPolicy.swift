@@ -67,7 +67,7 @@ extension RegisteredPolicy {
     public static var parameterKinds: [(name: String, kind: PolicyParameterKind)] { parameters.map { ($0.name, $0.kind) } }
 }
 
-/// A value of a policy's parameter, as read from a scenario: a ``ParameterValue``, the type
+/// A value of a policy's parameter, as read from a scenario: a `ParameterValue` (PhoneWorld), the type
 /// mechanisms' keys share.
 public typealias PolicyParameterValue = ParameterValue
 

@@ -17,6 +17,10 @@ enum Timeline {
         .backgroundTransfer: "#E69F00", .region: "#F0E442", .audio: "#7B3294", .location: "#1B7837", .voip: "#C51B7D",
         .bluetooth: "#2166AC", .redo: "#B2182B",
     ]
+    /// A kind's fill: fixed for the built-in kinds, hashed from the name for a declared one.
+    static func fill(_ kind: TaskKind) -> String {
+        kindFill[kind] ?? Palette.free[Int(Palette.fnv1a(kind.rawValue) % UInt64(Palette.free.count))]
+    }
 
     /// Segments of a step function over [from, to): (start, end, value).
     static func segments<V>(_ changes: [(SimInstant, V)], from: SimInstant, to: SimInstant) -> [(SimInstant, SimInstant, V)] {
@@ -35,7 +39,7 @@ enum Timeline {
         func swatch(_ fill: String, _ label: String) -> String {
             "<tspan fill=\"\(fill)\" stroke=\"#999\" stroke-width=\"0.5\">■</tspan>\u{a0}\(Quoting.html(label))"
         }
-        let tasks = kinds.map { swatch(kindFill[$0] ?? "#000", $0.rawValue) }
+        let tasks = kinds.map { swatch(fill($0), $0.rawValue) }
         let states: [(AppState, String)] = [(.suspended, "suspended"), (.background, "background"), (.active, "foreground")]
         let app = "app: " + states.map { swatch(appStateFill[$0.0] ?? "#fff", $0.1) }.joined(separator: " ")
         return "<text x=\"\(SVG.c(x))\" y=\"\(SVG.c(y))\" text-anchor=\"end\" class=\"tick\">"
@@ -143,7 +147,7 @@ enum Timeline {
                 let a = max(run.start, from), b = min(run.end, to)
                 let failed = run.outcome == .expired || run.outcome == .killed
                 s += rect(
-                    a, b, ay + 4, 7, kindFill[run.kind] ?? "#000",
+                    a, b, ay + 4, 7, fill(run.kind),
                     "\(name) \(run.kind.rawValue) \(clock(run.start))–\(clock(run.end)) (\(SVG.duration((run.end - run.start).seconds))), \(run.outcome.rawValue)",
                     extra: failed ? " stroke=\"#d00\" stroke-width=\"1.5\"" : "")
             }

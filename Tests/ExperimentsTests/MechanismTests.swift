@@ -4,6 +4,7 @@ import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import Reports
 @testable import ScenarioFiles
 @testable import Scheduling
 
@@ -136,5 +137,6 @@ struct MechanismTests {
         #expect(started.filter { $0.point == "1" }.allSatisfy { $0.runs > 0 }, "some at 100%: \(started)")
         let tasks = try String(contentsOf: dir.appendingPathComponent("out/tasks.csv"), encoding: .utf8)
         #expect(tasks.contains(",continued_processing,"))
+        #expect(Palette.free.contains(Timeline.fill(MechanismRegistry.kind(ContinuedProcessing.self))), "the one-day view colours a declared kind")
     }
 }

@@ -210,7 +210,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("  - news", "  - newz"),
-        "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for ./apps/newz.yaml, \(repoRoot.path)/models/apps/newz.yaml); known: cloud-backup, feed, fitness, game, legacy-reader, mail, maps, messenger, music, news, photos, podcasts, reminders, weather; a scenario's 'models' key names the folder that holds apps/"
+        "s.yaml:7:5: apps[0]: no app model named 'newz' (looked for ./apps/newz.yaml, \(repoRoot.path)/models/apps/newz.yaml); known: cloud-backup, feed, fitness, game, legacy-reader, mail, maps, messenger, music, news, photos, podcasts, reminders, video-editor, weather; a scenario's 'models' key names the folder that holds apps/"
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),

@@ -73,6 +73,11 @@ public struct ForecastPage {
                 if !shares.isEmpty {
                     out += "    held by: " + shares.map { "\($0.cause) \(Self.n($0.pct))%" }.joined(separator: ", ") + " of its waiting time\n"
                 }
+                // Requests refused at submission never wait: say so, or a task that never runs
+                // has no answer to "why not" here (forecast.md's table names the error).
+                if let refused = row(policy, id, "rejected_per_day"), refused.mean > 0 {
+                    out += "    refused at submit: \(Self.n(refused.mean)) a day (the page's table says why)\n"
+                }
             }
         }
         return out

@@ -15,6 +15,21 @@ struct ForecastCLITests {
         return lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(lines[0], $0)) }
     }
 
+    /// A declared mechanism's requests are forecast like any task, under their wildcard; a
+    /// request the system refuses at submission (a GPU the phones lack) is said to be refused,
+    /// since it never waits.
+    @Test func aContinuedProcessingAppIsToldItsExportsAreRefused() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let app = repo.appendingPathComponent("models/apps/video-editor.yaml").path
+        let r = try bgsim(["forecast", app, "--people", "6", "--sweep-people", "2", "--set", "duration=2d", "--out", "f", "--jobs", "2"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("ios continued_processing com.example.video.export.*: runs 0 a day"), "\(r.stdout)")
+        #expect(r.stdout.contains("    refused at submit: "), "\(r.stdout)")
+        let page = try String(contentsOf: dir.appendingPathComponent("f/forecast.md"), encoding: .utf8)
+        #expect(page.contains("submit refused, notPermitted"), "the page names the error")
+    }
+
     @Test func theExampleAppGetsAnAnswerAndAPage() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -340,14 +340,23 @@ struct Policies: ParsableCommand {
         }
     }
 
-    static func describe(_ value: PolicyParameterValue) -> String {
-        switch value {
+    /// `value` as a scenario file writes it; a distribution in its key's unit.
+    static func describe(_ value: PolicyParameterValue, _ kind: PolicyParameterKind? = nil) -> String {
+        func quantity(_ x: Double) -> String {
+            kind == .distribution(.kilobytes) ? describe(.number(x / 1000)) : "\(SimDuration(seconds: x))"
+        }
+        return switch value {
         case .duration(let d): "\(d)"
         case .number(let x): x == x.rounded() && abs(x) < 1e15 ? "\(Int64(x))" : CSVWriter.number(x)
         case .integer(let n): "\(n)"
         case .flag(let b): "\(b)"
         case .off: "none"
         case .text(let t): t
+        case .distribution(.fixed(let v)): quantity(v)
+        case .distribution(.exponential(let m)): "{exponential: \(quantity(m))}"
+        case .distribution(.uniform(let a, let b)): "{uniform: [\(quantity(a)), \(quantity(b))]}"
+        case .distribution(.lognormal(let m, let sigma)): "{lognormal: {median: \(quantity(m)), sigma: \(describe(.number(sigma)))}}"
+        case .names(let n): "[\(n.joined(separator: ", "))]"
         }
     }
 }

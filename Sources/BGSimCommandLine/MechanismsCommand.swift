@@ -24,7 +24,9 @@ struct Mechanisms: ParsableCommand {
             print("\(i == 0 ? "" : "\n")\(type.name): \(type.summary)")
             for (title, keys) in [("app profile", type.parameters), ("system", type.systemParameters)] where !keys.isEmpty {
                 print("  \(title) keys (\(title == "system" ? "system.\(type.name)" : type.name)):")
-                for p in keys { print("    \(p.name): \(p.kind.expected), default \(Policies.describe(p.defaultValue)); \(p.help)") }
+                for p in keys {
+                    print("    \(p.name): \(p.kind.expected), \(p.isRequired ? "required" : "default \(Policies.describe(p.defaultValue, p.kind))"); \(p.help)")
+                }
             }
             print("  streams: \(type.streams.map { "app.<name>.\($0)" }.joined(separator: ", "))")
             print("  task kinds: \(type.kinds.map(\.name).joined(separator: ", "))")

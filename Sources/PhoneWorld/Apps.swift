@@ -61,8 +61,6 @@ public struct AppParameters: Equatable, Sendable {
     public var silentPushes: SilentPushes?
     /// Background URLSession transfers it hands to the system when the person leaves it.
     public var backgroundTransfers: BackgroundTransfers?
-    /// Places of the network model whose geofence it monitors (region monitoring).
-    public var regions: RegionMonitoring?
     /// Info.plist `UIBackgroundModes`, the Background Modes capability; `nil`: every mode the
     /// app's declared work needs. Without `fetch` its refresh requests fail `notPermitted` and
     /// legacy fetch never runs; without `processing`, its processing requests fail; without
@@ -321,21 +319,6 @@ public struct BackgroundTransfers: Equatable, Sendable {
     /// The app's completion handling after the transfer, in seconds of CPU.
     public var cpu: Distribution = .fixed(1)
     /// A non-discretionary 1 MB download on half the leaves.
-    public init() {}
-}
-
-/// Region monitoring: the system wakes the app in the background when the person enters or
-/// leaves one of `places` (places of the network model).
-public struct RegionMonitoring: Equatable, Sendable {
-    /// The network model's places watched (`home`, `work`).
-    public var places: [String] = []
-    /// CPU time of the handler of an entry or exit, in seconds.
-    public var cpu: Distribution = .fixed(2)
-    /// Bytes the handler sends.
-    public var upBytes: Distribution = .fixed(1_000)
-    /// Bytes the handler receives.
-    public var downBytes: Distribution = .fixed(5_000)
-    /// No places watched.
     public init() {}
 }
 

@@ -1,4 +1,5 @@
 import SimEngine
+import SimRandom
 
 /// A value a scenario sets for a declared parameter: a policy's, or a key of a mechanism's
 /// section in an app profile or in `system`.
@@ -15,4 +16,8 @@ public enum ParameterValue: Sendable, Equatable, Hashable {
     case off
     /// A name (`com.example.export`).
     case text(String)
+    /// A quantity drawn per use: seconds or bytes, as its key's kind says.
+    case distribution(Distribution)
+    /// A list of names (`[home, work]`).
+    case names([String])
 }

@@ -12,14 +12,15 @@ enum Timeline {
     static let appStateFill: [AppState: String] = [
         .notRunning: "none", .suspended: "#e4e4e8", .background: "#fbd9a8", .inactive: "#cfe3f5", .active: "#a9cdee",
     ]
-    static let kindFill: [TaskKind: String] = [
-        .refresh: "#0072B2", .processing: "#009E73", .finiteLength: "#CC79A7", .fetch: "#56B4E9", .silentPush: "#D55E00",
-        .backgroundTransfer: "#E69F00", .region: "#F0E442", .audio: "#7B3294", .location: "#1B7837", .voip: "#C51B7D",
-        .bluetooth: "#2166AC", .redo: "#B2182B",
+    /// By kind name, so that a kind keeps its colour whichever mechanism declares it.
+    static let kindFill: [String: String] = [
+        "refresh": "#0072B2", "processing": "#009E73", "finite_length": "#CC79A7", "fetch": "#56B4E9", "silent_push": "#D55E00",
+        "background_transfer": "#E69F00", "region": "#F0E442", "audio": "#7B3294", "location": "#1B7837", "voip": "#C51B7D",
+        "bluetooth": "#2166AC", "redo": "#B2182B",
     ]
-    /// A kind's fill: fixed for the built-in kinds, hashed from the name for a declared one.
+    /// A kind's fill: fixed for the long-standing kinds, hashed from the name for others.
     static func fill(_ kind: TaskKind) -> String {
-        kindFill[kind] ?? Palette.free[Int(Palette.fnv1a(kind.rawValue) % UInt64(Palette.free.count))]
+        kindFill[kind.rawValue] ?? Palette.free[Int(Palette.fnv1a(kind.rawValue) % UInt64(Palette.free.count))]
     }
 
     /// Segments of a step function over [from, to): (start, end, value).

@@ -120,28 +120,6 @@ extension Scenario {
                 try f.finish()
                 return t
             }
-            a.regions = try m.optional("regions", default: nil) { n, p throws(ScenarioError) in
-                var f = try r.mapping(n, at: p)
-                var g = RegionMonitoring()
-                g.places = try f.required("places", "a list of places of the network model, such as [home, work]") { n, p throws(ScenarioError) in
-                    var places: [String] = []
-                    for (j, item) in try r.list(n, at: p).enumerated() {
-                        let place = try r.name(item, p.appending(index: j))
-                        if let known, !known.contains(place) {
-                            throw r.error(
-                                item, p.appending(index: j),
-                                "expected a place of the network model (\(known.isEmpty ? "it names none" : known.joined(separator: ", "))), got '\(place)'")
-                        }
-                        places.append(place)
-                    }
-                    return places
-                }
-                g.cpu = try f.optional("cpu", default: g.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-                g.upBytes = try f.optional("up_kb", default: g.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                g.downBytes = try f.optional("down_kb", default: g.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                try f.finish()
-                return g
-            }
             a.backgroundModes = try m.optional("background_modes", default: nil) { n, p throws(ScenarioError) in
                 var modes = Set<UIBackgroundMode>()
                 for (j, item) in try r.list(n, at: p).enumerated() {
@@ -157,7 +135,7 @@ extension Scenario {
                 if let values = try m.optional(
                     type.name, default: [String: ParameterValue]?.none,
                     { n, p throws(ScenarioError) in
-                        try readMechanism(type.parameters, n, p, r)
+                        try readMechanism(type.parameters, n, p, r, places: known)
                     })
                 {
                     a.mechanisms[type.name] = values
@@ -358,14 +336,13 @@ extension Scenario {
     /// as the mechanism declares it, absent ones at their defaults; unknown keys are errors
     /// that name the known ones.
     static func readMechanism(
-        _ declared: [PolicyParameterInfo], _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader
+        _ declared: [PolicyParameterInfo], _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, places: [String]? = nil
     ) throws(ScenarioError) -> [String: ParameterValue] {
         var m = try r.mapping(node, at: path)
         var values: [String: ParameterValue] = [:]
         for info in declared {
-            values[info.name] = try m.optional(info.name, default: info.defaultValue) { n, p throws(ScenarioError) in
-                try readParameter(info.kind, n, p, r)
-            }
+            let read = { (n: ConfigNode, p: ConfigKeyPath) throws(ScenarioError) in try readParameter(info.kind, n, p, r, places: places) }
+            values[info.name] = try info.isRequired ? m.required(info.name, info.kind.expected, read) : m.optional(info.name, default: info.defaultValue, read)
         }
         try m.finish()
         return values

@@ -94,6 +94,9 @@ package final class KeyListing: Sendable {
             case .flag(let b): return spellings(of: b)
             case .text(let t): return spellings(of: t)
             case .off: return ["none"]
+            // Seconds or bytes: the read-back keeps the one its key reads.
+            case .distribution(.fixed(let v)): return spellings(of: SimDuration(seconds: v)) + [number(v / 1000)]
+            case .distribution, .names: return []
             }
         case let d as SimDuration:
             let s = d.microseconds / 1_000_000

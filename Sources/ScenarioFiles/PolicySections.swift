@@ -50,8 +50,9 @@ extension Scenario {
     }
 
     /// One parameter's value, read and checked as its declaration says.
+    /// `places`: the network model's places a `places` key may name (`nil`: any).
     static func readParameter(
-        _ kind: PolicyParameterKind, _ n: ConfigNode, _ p: ConfigKeyPath, _ r: ConfigReader
+        _ kind: PolicyParameterKind, _ n: ConfigNode, _ p: ConfigKeyPath, _ r: ConfigReader, places known: [String]? = nil
     ) throws(ScenarioError) -> PolicyParameterValue {
         switch kind {
         case .duration(let range, let noneAllowed):
@@ -69,6 +70,22 @@ extension Scenario {
             return .flag(try r.bool(n, p))
         case .text:
             return .text(try r.name(n, p))
+        case .distribution(.seconds):
+            return .distribution(try seconds(n, p, r))
+        case .distribution(.kilobytes):
+            return .distribution(try bytes(n, p, r))
+        case .places:
+            var places: [String] = []
+            for (j, item) in try r.list(n, at: p).enumerated() {
+                let place = try r.name(item, p.appending(index: j))
+                if let known, !known.contains(place) {
+                    throw r.error(
+                        item, p.appending(index: j),
+                        "expected a place of the network model (\(known.isEmpty ? "it names none" : known.joined(separator: ", "))), got '\(place)'")
+                }
+                places.append(place)
+            }
+            return .names(places)
         }
     }
 }

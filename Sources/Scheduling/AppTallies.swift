@@ -140,11 +140,11 @@ public struct AppTallies: Sendable {
         rows[k].add(r)
     }
 
-    /// The identifier a request is tallied under: its own, or for a declared mechanism's
-    /// numbered requests (`com.example.export.7`) their wildcard (`com.example.export.*`), so
-    /// that they make one row, not one each.
+    /// The identifier a request is tallied under: its own, or for a kind's numbered requests
+    /// (`com.example.export.7`) their wildcard (`com.example.export.*`), so that they make one
+    /// row, not one each.
     static func tallied(_ identifier: String, _ kind: TaskKind) -> String {
-        guard kind.isDeclared, let dot = identifier.lastIndex(of: ".") else { return identifier }
+        guard kind.isNumbered, let dot = identifier.lastIndex(of: ".") else { return identifier }
         return identifier[...dot] + "*"
     }
 

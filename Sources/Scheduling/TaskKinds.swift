@@ -31,18 +31,16 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     public static let silentPush = TaskKind(index: 4, [.producesResult])
     /// A background URLSession transfer, carried out by the system, then handed to the app.
     public static let backgroundTransfer = TaskKind(index: 5, [.producesResult])
-    /// A geofence crossing the system woke the app for.
-    public static let region = TaskKind(index: 6, [.producesResult])
     /// Sessions of the continuous background modes (`UIBackgroundModes`).
-    public static let audio = TaskKind(index: 7, [.mode])
+    public static let audio = TaskKind(index: 6, [.mode])
     /// A navigation session (`location`).
-    public static let location = TaskKind(index: 8, [.mode])
+    public static let location = TaskKind(index: 7, [.mode])
     /// A VoIP call (`voip`).
-    public static let voip = TaskKind(index: 9, [.mode])
+    public static let voip = TaskKind(index: 8, [.mode])
     /// A Bluetooth accessory's session (`bluetooth-central`).
-    public static let bluetooth = TaskKind(index: 10, [.mode])
+    public static let bluetooth = TaskKind(index: 9, [.mode])
     /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 11, [.usesGrant, .producesResult])
+    public static let redo = TaskKind(index: 10, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
@@ -52,7 +50,6 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
         Traits("fetch", fetch.traits, budget: { $0.fetchBudget }),
         Traits("silent_push", silentPush.traits, budget: { $0.wakeBudget }),
         Traits("background_transfer", backgroundTransfer.traits, budget: { $0.wakeBudget }),
-        Traits("region", region.traits, budget: { $0.regionBudget }),
         Traits("audio", audio.traits, budget: nil),
         Traits("location", location.traits, budget: nil),
         Traits("voip", voip.traits, budget: nil),
@@ -92,6 +89,8 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     @inlinable public var producesResult: Bool { traits.contains(.producesResult) }
     /// A kind a mechanism declared (``Mechanism``), not built in.
     @inlinable public var isDeclared: Bool { traits.contains(.declared) }
+    /// Whether its identifiers end in a request's number.
+    @inlinable public var isNumbered: Bool { traits.contains(.numbered) }
 
     /// Same kind: same index.
     public static func == (a: TaskKind, b: TaskKind) -> Bool { a.index == b.index }
@@ -129,6 +128,9 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
             public static let producesResult = Flags(rawValue: 1 << 4)
             /// Declared by a mechanism; set by the registry.
             public static let declared = Flags(rawValue: 1 << 5)
+            /// Its identifiers end in a request's number (`com.example.export.7`): apps.csv
+            /// tallies them under their wildcard (`com.example.export.*`), one row, not one each.
+            public static let numbered = Flags(rawValue: 1 << 6)
         }
 
         /// Its name in `tasks.csv` and in column names: lower case, digits and `_`.

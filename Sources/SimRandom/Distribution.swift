@@ -2,7 +2,7 @@ import Foundation
 
 /// A distribution of non-negative quantities (durations in seconds, sizes in bytes) that a
 /// model file can name: a fixed value, or one of a few shapes drawn from a random stream.
-public enum Distribution: Equatable, Sendable, CustomStringConvertible {
+public enum Distribution: Hashable, Sendable, CustomStringConvertible {
     /// Always `value`.
     case fixed(Double)
     case exponential(mean: Double)

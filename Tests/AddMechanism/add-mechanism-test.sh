@@ -70,7 +70,7 @@ set -e
 grep -q "CalendarSync" "$work/forgotten.log" || fail "MechanismTests failed without naming the mechanism: $(tail -5 "$work/forgotten.log")"
 
 # Step 2: its line in the registry.
-sed -i 's/\[ContinuedProcessing.self\]/[ContinuedProcessing.self, CalendarSync.self]/' Sources/Scheduling/Mechanisms/Mechanism.swift
+sed -i 's/^\( *\)ContinuedProcessing.self,$/&\n\1CalendarSync.self,/' Sources/Scheduling/Mechanisms/Mechanism.swift
 grep -q 'CalendarSync.self' Sources/Scheduling/Mechanisms/Mechanism.swift || fail "no registry line to add the mechanism to"
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered mechanism did not build"; }
 "$swift" test "${build[@]}" --skip-build --filter 'MechanismTests|ContinuedProcessingTests|OutputInvariantTests|aColumnChangeNeedsANewSchemaVersion' \

@@ -56,11 +56,9 @@ struct MechanismTests {
         all.backgroundMode = ContinuousMode(kind: .audio)
         all.silentPushes = SilentPushes()
         all.backgroundTransfers = BackgroundTransfers()
-        var regions = RegionMonitoring()
-        regions.places = ["home"]
-        all.regions = regions
         all.statePreservation.archiveProbability = 0.5
         for type in MechanismRegistry.builtIn { all.mechanisms[type.name] = [:] }
+        all.mechanisms[Regions.name] = ["places": .names(["home"])]
         scenario.setup.apps.append(all)
         scenario.setup.people.history = .days(1)
         let streams = try WorldStreams(setup: scenario.setup, masterSeed: 1, replication: 0)
@@ -68,7 +66,7 @@ struct MechanismTests {
         #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
         let own = names.filter { $0 == "app.everything" || $0.hasPrefix("app.everything.") }
         let declared = MechanismRegistry.builtIn.reduce(0) { $0 + $1.streams.count }
-        #expect(own.count == 9 + declared, "one stream per source of the app: \(own)")
+        #expect(own.count == 8 + declared, "one stream per source of the app: \(own)")
         #expect(names.contains("grants") && names.contains("interruptions") && names.contains("history"))
     }
 

@@ -315,7 +315,7 @@ struct ScenarioTests {
         let a = s.setup.apps
         #expect(Set(a.compactMap(\.backgroundMode?.kind)) == Set(BackgroundModeKind.allCases))
         #expect(a.contains(where: \.usesBackgroundFetch) && a.contains { $0.silentPushes != nil })
-        #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.regions != nil })
+        #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
         #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })
         #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])
         #expect(s.setup.battery.capacityWh == 12.98)

@@ -242,12 +242,9 @@ struct BackgroundMechanismTests {
 
     @Test func crossingAMonitoredPlaceWakesTheAppOnEntryAndExit() throws {
         var a = appWith("reminders", [])
-        var g = RegionMonitoring()
-        g.places = ["work"]
-        g.cpu = .fixed(1)
-        g.upBytes = .fixed(0)
-        g.downBytes = .fixed(0)
-        a.regions = g
+        a.mechanisms[Regions.name] = [
+            "places": .names(["work"]), "cpu": .distribution(.fixed(1)), "up_kb": .distribution(.fixed(0)), "down_kb": .distribution(.fixed(0)),
+        ]
         var s = quiet(hours: 24, apps: [a])
         var e = network([(.zero, wifiState)])
         e.weekday = [
@@ -258,9 +255,32 @@ struct BackgroundMechanismTests {
         e.weekend = e.weekday
         s.network = e
         let run = try simulate(s, EagerPolicy())
-        let regions = run.records.filter { $0.request.kind == .region }.sorted { $0.request.id < $1.request.id }
+        let regions = run.records.filter { $0.request.kind == MechanismRegistry.kind(Regions.self) }.sorted { $0.request.id < $1.request.id }
         #expect(regions.map(\.request.identifier) == ["region.enter.work", "region.exit.work"])
         #expect(regions.map(\.started) == [at(9), at(17)])
         #expect(regions.allSatisfy { $0.outcome == .completed && $0.ended == $0.started! + .seconds(1) })
+    }
+
+    /// `system.regions.after_swipe`: by default a crossing relaunches an app the person swiped
+    /// away; set false (the iOS 26 reports, docs/sources.md §2) it is dropped until they open it.
+    @Test(arguments: [true, false])
+    func aSwipedAwayAppIsRelaunchedForACrossingOnlyIfTheRuleSaysSo(afterSwipe: Bool) throws {
+        var a = appWith("reminders", [])
+        a.mechanisms[Regions.name] = ["places": .names(["work"]), "cpu": .distribution(.fixed(1))]
+        // Swiped away at 8:01; the crossings at 9:00 and 17:00 come before any open.
+        var s = quiet(hours: 24, apps: [a], launches: [use(0, at(8), at(8, 1), swiped: true)])
+        s.system.mechanisms[Regions.name] = ["after_swipe": .flag(afterSwipe)]
+        var e = network([(.zero, wifiState)])
+        e.weekday = [
+            .init(start: .zero, state: wifiState, place: "home"), .init(start: .hours(9), state: wifiState, place: "work"),
+            .init(start: .hours(17), state: wifiState, place: "home"),
+        ]
+        e.weekend = e.weekday
+        s.network = e
+        let run = try simulate(s, EagerPolicy())
+        let regions = run.records.filter { $0.request.kind == MechanismRegistry.kind(Regions.self) }
+        #expect(regions.count == 2)
+        #expect(regions.allSatisfy { $0.outcome == (afterSwipe ? .completed : .dropped) }, "\(regions.map(\.outcome))")
+        #expect(run.transitions(of: 0).contains { $0.0 == at(9) && $0.2 == .background } == afterSwipe)
     }
 }

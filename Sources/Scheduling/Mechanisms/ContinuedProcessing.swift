@@ -46,8 +46,8 @@ public final class ContinuedProcessing: Mechanism {
     ]
     /// `app.<name>.continued`: per open, the tap, the work, whether it stalls and is cancelled.
     public static let streams = ["continued"]
-    /// `continued_processing`: no time limit of its own.
-    public static let kinds = [TaskKind.Traits("continued_processing", budget: nil)]
+    /// `continued_processing`: no time limit of its own; numbered requests.
+    public static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
 
     struct Section {
         var perOpen: Double, tapAfter: SimDuration, identifier: String, queues: Bool

@@ -35,6 +35,8 @@ public protocol Mechanism: AnyObject {
     func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
     /// The person swiped app `app` away (its process has ended).
     func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// The person left place `left` and/or arrived at `entered` (places of the network model).
+    func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H)
     /// The system is short of memory: it is about to end a suspended app.
     func pressure<H: MechanismHost & ~Copyable>(_ host: inout H)
     /// An event it scheduled (``MechanismHost/schedule(_:at:)``) came, with its payload.
@@ -52,8 +54,12 @@ extension Mechanism {
     public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing on a swipe.
     public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing when the person moves.
+    public func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {}
     /// Nothing under pressure.
     public func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    /// Nothing: it schedules no events.
+    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {}
     /// Nothing at a task's end.
     public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
 }
@@ -69,6 +75,11 @@ public protocol MechanismHost: ~Copyable {
     var phoneIsOn: Bool { get }
     /// App `app`'s place in the life cycle.
     func appState(_ app: Int) -> AppState
+    /// Whether the person swiped app `app` away and has not opened it since.
+    func isSwipedAway(_ app: Int) -> Bool
+    /// Whether app `app` exits instead of suspending (`UIApplicationExitsOnSuspend`): the
+    /// system does not launch it in the background.
+    func exitsOnSuspend(_ app: Int) -> Bool
     /// App `app`'s stream `name` (one the mechanism declared), if the app declares its section.
     func stream(_ app: Int, _ name: String) -> RandomStream?
     /// Whether app `app`'s `BGTaskSchedulerPermittedIdentifiers` allow `identifier` (an
@@ -85,8 +96,8 @@ public protocol MechanismHost: ~Copyable {
     mutating func submit(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, extraPowerW: Double
     ) -> Int
-    /// Starts task `task` now, with no time limit; the system launches or resumes its app in
-    /// the background if it is not running.
+    /// Starts task `task` now, for its kind's budget (none: no time limit); the system
+    /// launches or resumes its app in the background if it is not running.
     mutating func run(_ task: Int)
     /// The system calls running task `task`'s expiration handler for `reason`: the app ends
     /// it (`expired`) within its response time, or is terminated after the grace.
@@ -134,6 +145,14 @@ public struct MechanismValues: Sendable, Equatable {
     public func text(_ name: String) -> String {
         if case .text(let t) = value(name) { t } else { preconditionFailure("'\(name)' is not a name") }
     }
+    /// Distribution key `name`, in seconds or bytes.
+    public func distribution(_ name: String) -> Distribution {
+        if case .distribution(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a distribution") }
+    }
+    /// Names key `name`.
+    public func names(_ name: String) -> [String] {
+        if case .names(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a list of names") }
+    }
 }
 
 /// The mechanisms scenario files may give sections, in the order their kinds follow the
@@ -141,7 +160,10 @@ public struct MechanismValues: Sendable, Equatable {
 public enum MechanismRegistry {
     /// Every mechanism, one line each.
     public static var builtIn: [any Mechanism.Type] {
-        [ContinuedProcessing.self]
+        [
+            Regions.self,
+            ContinuedProcessing.self,
+        ]
     }
 
     /// The mechanism named `name`, if there is one.
@@ -174,6 +196,18 @@ extension PolicyParameterInfo {
     /// A true-or-false key with its default.
     public static func flag(_ name: String, _ value: Bool, help: String) -> Self {
         Self(name: name, kind: .flag, defaultValue: .flag(value), help: help)
+    }
+    /// A key of seconds drawn per use, with its default (in seconds).
+    public static func seconds(_ name: String, _ value: Distribution, help: String) -> Self {
+        Self(name: name, kind: .distribution(.seconds), defaultValue: .distribution(value), help: help)
+    }
+    /// A key of sizes drawn per use, written in kilobytes, with its default (in bytes).
+    public static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
+        Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
+    }
+    /// A key listing places of the network model, which a section must give.
+    public static func places(_ name: String, help: String) -> Self {
+        Self(name: name, kind: .places, defaultValue: .names([]), help: help, isRequired: true)
     }
     /// A name key with its default.
     public static func text(_ name: String, _ value: String, help: String) -> Self {

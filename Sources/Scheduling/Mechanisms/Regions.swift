@@ -1,27 +1,72 @@
 import PhoneWorld
 import SimEngine
+import SimRandom
 
-/// Region monitoring (`regions: {places}`): crossing a geofence wakes each app that monitors
-/// the place, exits before entries. The system relaunches even an app the person swiped away
-/// for a region event (Apple, Location and Maps Programming Guide, [secondary]), unlike for
-/// pushes and refreshes.
-extension PhoneSimulation {
-    /// The person left one place of the network model and/or arrived at another.
-    mutating func crossRegions(left: String?, entered: String?) {
-        for app in setup.apps.indices {
-            guard let regions = setup.apps[app].regions, let stream = streams.appRegion[app] else { continue }
+/// Region monitoring (docs/sources.md §2): crossing a geofence of one of the app's places
+/// wakes it in the background for the kind's budget (`system.region_budget`), exits before
+/// entries. Whether the system relaunches an app the person swiped away is a phone-wide key
+/// (`system.regions.after_swipe`), as the sources disagree; an app that exits on suspend is
+/// not relaunched.
+public final class Regions: Mechanism {
+    /// `regions`.
+    public static let name = "regions"
+    /// For `bgsim mechanisms`.
+    public static let summary = "Region monitoring: entering or leaving a monitored place wakes the app in the background"
+    /// The app profile's keys.
+    public static let parameters: [PolicyParameterInfo] = [
+        .places("places", help: "places of the network model whose geofences the app monitors"),
+        .seconds("cpu", .fixed(2), help: "CPU time of the handler of an entry or exit"),
+        .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
+        .kilobytes("down_kb", .fixed(5_000), help: "bytes the handler receives"),
+    ]
+    /// The keys of `system.regions`.
+    public static let systemParameters: [PolicyParameterInfo] = [
+        .flag(
+            "after_swipe", true,
+            help: "a crossing relaunches an app the person swiped away (false: dropped until they open it, as reported on iOS 26)")
+    ]
+    /// `app.<name>.region`: each crossing's work.
+    public static let streams = ["region"]
+    /// `region`: `system.region_budget` once woken.
+    public static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
+
+    struct Section {
+        var places: [String], cpu: Distribution, upBytes: Distribution, downBytes: Distribution
+    }
+
+    let sections: [Section?]
+    let afterSwipe: Bool
+    let kind = MechanismRegistry.kind(Regions.self)
+
+    /// The run's mechanism, from each app's section and `system.regions`.
+    public init(apps: [MechanismValues?], system: MechanismValues) {
+        afterSwipe = system.flag("after_swipe")
+        sections = apps.map { v in
+            v.map { Section(places: $0.names("places"), cpu: $0.distribution("cpu"), upBytes: $0.distribution("up_kb"), downBytes: $0.distribution("down_kb")) }
+        }
+    }
+
+    /// Each app that monitors `left` or `entered` is woken, in app order, exit first.
+    public func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {
+        for (app, section) in sections.enumerated() {
+            guard let section, let stream = host.stream(app, "region") else { continue }
             for (crossing, place) in [(0, left), (1, entered)] {
-                guard let place, let p = regions.places.firstIndex(of: place) else { continue }
+                guard let place, let p = section.places.firstIndex(of: place) else { continue }
                 // Drawn for every crossing, delivered or not, so later draws stay aligned.
-                let work = SimDuration(seconds: regions.cpu.draw(stream))
-                let up = regions.upBytes.draw(stream).rounded(), down = regions.downBytes.draw(stream).rounded()
-                let id = newTask(app: app, kind: .region, source: 2 * p + crossing, work: work, upBytes: up, downBytes: down)
-                if !books.isOn || draining || model.apps[app].exitsOnSuspend {
-                    finish(id, .dropped, at: sim.now)
+                let work = SimDuration(seconds: section.cpu.draw(stream))
+                let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
+                let task = host.submit(app: app, kind: kind, source: 2 * p + crossing, work: work, upBytes: up, downBytes: down, extraPowerW: 0)
+                if !host.phoneIsOn || host.isDraining || host.exitsOnSuspend(app) || (!afterSwipe && host.isSwipedAway(app)) {
+                    host.end(task, .dropped, rejection: nil)
                 } else {
-                    wake(id)
+                    host.run(task)
                 }
             }
         }
+    }
+
+    /// `region.exit.home`, `region.enter.work`.
+    public func identifier(app: Int, source: Int) -> String {
+        "region.\(source & 1 == 0 ? "exit" : "enter").\(sections[app]?.places[source >> 1] ?? "")"
     }
 }

@@ -54,7 +54,8 @@ extension PhoneSimulation {
         case .suspended: move(app, to: .background, cause: .backgroundWork)
         case .background, .active, .inactive: break
         }
-        tasks[id.rawValue].deadline = sim.now + budget(tasks[id.rawValue].kind)
+        let kind = tasks[id.rawValue].kind
+        tasks[id.rawValue].deadline = TaskKind.table[kind.index].budget == nil ? .distantFuture : sim.now + budget(kind)
         begin(id)
     }
 

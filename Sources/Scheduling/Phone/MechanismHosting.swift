@@ -30,6 +30,14 @@ extension PhoneSimulation: MechanismHost {
         }
     }
 
+    mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.placeChanged(left: left, entered: entered, &self)
+        }
+    }
+
     mutating func mechanismsUnderPressure() {
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
@@ -58,6 +66,10 @@ extension PhoneSimulation: MechanismHost {
     public var phoneIsOn: Bool { books.isOn }
     /// App `app`'s state.
     public func appState(_ app: Int) -> AppState { apps[app].life.state }
+    /// Whether the app was swiped away and not opened since.
+    public func isSwipedAway(_ app: Int) -> Bool { apps[app].life.swipedAway }
+    /// Whether the app exits on suspend.
+    public func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
     /// App `app`'s stream `name` of the active mechanism.
     public func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
 
@@ -96,17 +108,8 @@ extension PhoneSimulation: MechanismHost {
         return id.rawValue
     }
 
-    /// Starts the task with no deadline, launching or resuming its app in the background.
-    public mutating func run(_ task: Int) {
-        let app = tasks[task].appIndex
-        switch apps[app].life.state {
-        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
-        case .suspended: move(app, to: .background, cause: .backgroundWork)
-        case .background, .active, .inactive: break
-        }
-        tasks[task].deadline = .distantFuture
-        begin(TaskID(task))
-    }
+    /// Starts the task for its kind's budget, launching or resuming its app in the background.
+    public mutating func run(_ task: Int) { wake(TaskID(task)) }
 
     /// Calls the task's expiration handler, as for a budget run out.
     public mutating func expireTask(_ task: Int, _ reason: ExpirationReason) {

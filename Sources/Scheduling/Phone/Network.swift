@@ -17,7 +17,7 @@ extension PhoneSimulation {
         // After the radios have the new connection, so the woken apps can use it. Where the
         // phone is at the start of the run is where it was, not a crossing.
         let crosses = left != change.place && !(index == 0 && change.time == .start)
-        defer { if crosses { crossRegions(left: left, entered: change.place) } }
+        defer { if crosses { mechanismsPlaceChanged(left: left, entered: change.place) } }
         guard books.isOn else { return }
         let new = radios.current
         var moved = false

@@ -76,9 +76,6 @@ extension PhoneSimulation {
         case .silentPush: return "silent-push"
         case .backgroundTransfer:
             return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
-        case .region:
-            let place = setup.apps[tasks[i].appIndex].regions?.places[source >> 1] ?? ""
-            return "region.\(source & 1 == 0 ? "exit" : "enter").\(place)"
         case .audio, .location, .voip, .bluetooth: return "mode.\(modeName(tasks[i].kind))"
         case .redo: return "redo.\(source)"
         default:

@@ -146,6 +146,10 @@ public enum PolicyParameterKind: Sendable, Equatable {
     case flag
     /// A name: letters, digits, `.`, `_` or `-` (an identifier such as `com.example.export`).
     case text
+    /// A quantity drawn per use, fixed (`3s`) or of a shape (`{exponential: 3s}`), in `unit`.
+    case distribution(DistributionUnit)
+    /// A list of places of the network model (`[home, work]`).
+    case places
 
     /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
     public var expected: String {
@@ -156,6 +160,25 @@ public enum PolicyParameterKind: Sendable, Equatable {
         case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
         case .flag: "true or false"
         case .text: "a name of letters, digits, '.', '_' or '-'"
+        case .distribution(let unit): "\(unit.expected), or {exponential|uniform|lognormal: ...} of it"
+        case .places: "a list of places of the network model, such as [home, work]"
+        }
+    }
+}
+
+/// What a distribution key's values are: seconds (written as durations) or bytes (written in
+/// kilobytes of 1000 bytes).
+public enum DistributionUnit: Sendable, Equatable {
+    /// Written `3s`, drawn in seconds.
+    case seconds
+    /// Written in kilobytes, drawn in bytes.
+    case kilobytes
+
+    /// A value's spelling, for messages.
+    public var expected: String {
+        switch self {
+        case .seconds: "a duration such as 3s"
+        case .kilobytes: "a size in kilobytes from 0 to 1e9"
         }
     }
 }
@@ -172,6 +195,8 @@ public struct PolicyParameterInfo: Sendable, Equatable {
     public let defaultValue: PolicyParameterValue
     /// What it means, with its unit.
     public let help: String
+    /// Whether a section that has the key must give it: it has no default.
+    public var isRequired = false
 }
 
 /// One parameter of a ``RegisteredPolicy``: its scenario key, what it accepts, and the

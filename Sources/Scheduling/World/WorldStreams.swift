@@ -37,8 +37,6 @@ public struct WorldStreams {
     public var appPush: [RandomStream?]
     /// Per app, `app.<name>.transfer`.
     public var appTransfer: [RandomStream?]
-    /// Per app, `app.<name>.region`.
-    public var appRegion: [RandomStream?]
     /// Per app, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
@@ -73,7 +71,7 @@ public struct WorldStreams {
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
         var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
-        var region: [RandomStream?] = [], archive: [RandomStream?] = [], use: [RandomStream?] = []
+        var archive: [RandomStream?] = [], use: [RandomStream?] = []
         var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
             declared ? try stream(name) : nil
@@ -86,7 +84,6 @@ public struct WorldStreams {
             mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
             push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
             transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
-            region.append(try optional(app.regions != nil, "app.\(app.name).region"))
             let p = app.statePreservation.archiveProbability
             archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
         }
@@ -97,7 +94,6 @@ public struct WorldStreams {
         self.appMode = mode
         self.appPush = push
         self.appTransfer = transfer
-        self.appRegion = region
         self.appArchive = archive
         var declared: [[String: RandomStream]] = []
         for app in setup.apps {

@@ -50,10 +50,6 @@ public struct AppParameters: Equatable, Sendable {
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true
-    /// A continuous background mode (Info.plist `UIBackgroundModes`) the person uses in
-    /// sessions that go on after they leave the app: music, navigation, a VoIP call, a
-    /// Bluetooth accessory.
-    public var backgroundMode: ContinuousMode?
     /// Legacy background fetch (before iOS 13): ignored when the app declares BGTaskScheduler
     /// identifiers (docs/sources.md §2).
     public var backgroundFetch: BackgroundFetch?
@@ -241,33 +237,6 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
         case .location: 0.07623 * 4.0
         case .bluetooth: 0.05155 * 4.0
         }
-    }
-}
-
-/// Sessions of a continuous background mode: the person starts one in the app, and it goes
-/// on after they leave it, keeping the app running in the background (never suspended) and
-/// drawing the mode's power, and, with `traffic`, keeping a radio busy.
-public struct ContinuousMode: Equatable, Sendable {
-    /// Which mode.
-    public var kind: BackgroundModeKind
-    /// Chance that the person leaves the app with a session going.
-    public var probability = 0.5
-    /// How long the session goes on after they leave, in seconds.
-    public var duration: Distribution = .exponential(mean: 1800)
-    /// Power of the mode's hardware while a session goes on, in watts (default `kind.defaultPowerW`).
-    public var powerW: Double
-    /// Network use while it goes on: `chunkDownBytes` fetched every `chunkInterval` (a
-    /// streamed track, map tiles and traffic, voice packets), the first at once; `nil`: none.
-    public var chunkInterval: SimDuration?
-    /// Bytes sent with each chunk.
-    public var chunkUpBytes: Double = 0
-    /// Bytes received with each chunk.
-    public var chunkDownBytes: Double = 0
-
-    /// A mode of `kind` at its default power, without network use.
-    public init(kind: BackgroundModeKind) {
-        self.kind = kind
-        self.powerW = kind.defaultPowerW
     }
 }
 

@@ -83,7 +83,6 @@ extension Scenario {
                 }
                 return out
             }
-            a.backgroundMode = try m.optional("background_mode", default: nil) { n, p throws(ScenarioError) in try readMode(n, p, r) }
             a.backgroundFetch = try m.optional("background_fetch", default: nil) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)
                 var fetch = BackgroundFetch()
@@ -155,31 +154,6 @@ extension Scenario {
             apps.append(a)
         }
         return apps
-    }
-
-    /// `background_mode:` one continuous mode and its sessions.
-    static func readMode(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> ContinuousMode {
-        var f = try r.mapping(node, at: path)
-        let kind = try f.required("kind", "audio, location, voip or bluetooth") { n, p throws(ScenarioError) in
-            try r.choice(n, p, BackgroundModeKind.self, what: "background mode")
-        }
-        var mode = ContinuousMode(kind: kind)
-        mode.probability = try f.optional("probability_pct", default: mode.probability, percent(r, "a chance"))
-        mode.duration = try f.optional("duration", default: mode.duration) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-        mode.powerW = try f.optional("power_w", default: mode.powerW) { n, p throws(ScenarioError) in
-            try r.number(n, p, "a power in watts >= 0") { $0 >= 0 }
-        }
-        mode.chunkInterval = try f.optional("chunk_every", default: mode.chunkInterval) { n, p throws(ScenarioError) in try r.duration(n, p) }
-        mode.chunkUpBytes =
-            try f.optional("chunk_up_kb", default: 0) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }
-            } * 1000
-        mode.chunkDownBytes =
-            try f.optional("chunk_down_kb", default: 0) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a size in kilobytes (1000 bytes) from 0 to 1e9 (a terabyte)") { (0...1e9).contains($0) }
-            } * 1000
-        try f.finish()
-        return mode
     }
 
     static func readTasks(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {

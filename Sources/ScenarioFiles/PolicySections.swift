@@ -64,6 +64,13 @@ extension Scenario {
             return .duration(d)
         case .number(let range, _):
             return .number(try r.number(n, p, kind.expected) { range.contains($0) })
+        case .optionalNumber(let range, _):
+            if case .scalar("none", _) = n.value { return .off }
+            return .number(try r.number(n, p, kind.expected) { range.contains($0) })
+        case .choice(let names):
+            let name = try r.string(n, p)
+            guard names.contains(name) else { throw r.error(n, p, "expected \(kind.expected), got '\(name)'") }
+            return .text(name)
         case .integer(let range, _):
             return .integer(try r.integer(n, p, kind.expected, in: range))
         case .flag:

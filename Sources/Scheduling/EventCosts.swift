@@ -17,7 +17,7 @@ public enum EventCosts {
     static let kinds = [
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
         "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
-        "network", "eligible", "phase_end", "cpu_monitor", "mode_chunk",
+        "network", "eligible", "phase_end", "cpu_monitor",
         "suspend", "server_push", "push_release", "extension_run", "trace_push", "policy_wake", "mechanism",
     ]
 
@@ -84,14 +84,13 @@ extension PhoneEvent {
         case .eligible: 16
         case .phaseEnd: 17
         case .cpuMonitor: 18
-        case .modeChunk: 19
-        case .suspend: 20
-        case .serverPush: 21
-        case .pushRelease: 22
-        case .extensionRun: 23
-        case .tracePush: 24
-        case .policyWake: 25
-        case .mechanism: 26
+        case .suspend: 19
+        case .serverPush: 20
+        case .pushRelease: 21
+        case .extensionRun: 22
+        case .tracePush: 23
+        case .policyWake: 24
+        case .mechanism: 25
         }
     }
 }

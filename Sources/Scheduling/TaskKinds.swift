@@ -31,16 +31,8 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     public static let silentPush = TaskKind(index: 4, [.producesResult])
     /// A background URLSession transfer, carried out by the system, then handed to the app.
     public static let backgroundTransfer = TaskKind(index: 5, [.producesResult])
-    /// Sessions of the continuous background modes (`UIBackgroundModes`).
-    public static let audio = TaskKind(index: 6, [.mode])
-    /// A navigation session (`location`).
-    public static let location = TaskKind(index: 7, [.mode])
-    /// A VoIP call (`voip`).
-    public static let voip = TaskKind(index: 8, [.mode])
-    /// A Bluetooth accessory's session (`bluetooth-central`).
-    public static let bluetooth = TaskKind(index: 9, [.mode])
     /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 10, [.usesGrant, .producesResult])
+    public static let redo = TaskKind(index: 6, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
@@ -50,10 +42,6 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
         Traits("fetch", fetch.traits, budget: { $0.fetchBudget }),
         Traits("silent_push", silentPush.traits, budget: { $0.wakeBudget }),
         Traits("background_transfer", backgroundTransfer.traits, budget: { $0.wakeBudget }),
-        Traits("audio", audio.traits, budget: nil),
-        Traits("location", location.traits, budget: nil),
-        Traits("voip", voip.traits, budget: nil),
-        Traits("bluetooth", bluetooth.traits, budget: nil),
         Traits("redo", redo.traits, budget: { $0.backgroundTime }),
     ]
 
@@ -96,16 +84,6 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     public static func == (a: TaskKind, b: TaskKind) -> Bool { a.index == b.index }
     /// Hashes the index.
     public func hash(into hasher: inout Hasher) { hasher.combine(index) }
-
-    /// The kind of a session of the continuous background `mode`.
-    public init(_ mode: BackgroundModeKind) {
-        switch mode {
-        case .audio: self = .audio
-        case .location: self = .location
-        case .voip: self = .voip
-        case .bluetooth: self = .bluetooth
-        }
-    }
 
     /// What a kind is: its name, what the system does with its tasks, and the time a task of
     /// it has once it starts. A mechanism declares one for each kind of task it runs.

@@ -313,7 +313,9 @@ struct ScenarioTests {
             ])
         // One app for each way into the background (issue 9).
         let a = s.setup.apps
-        #expect(Set(a.compactMap(\.backgroundMode?.kind)) == Set(BackgroundModeKind.allCases))
+        #expect(
+            Set(a.compactMap { if case .text(let k) = $0.mechanisms[BackgroundModes.name]?["kind"] { k } else { nil } })
+                == Set(BackgroundModeKind.allCases.map(\.rawValue)))
         #expect(a.contains(where: \.usesBackgroundFetch) && a.contains { $0.silentPushes != nil })
         #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
         #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })

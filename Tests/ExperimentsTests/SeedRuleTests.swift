@@ -52,9 +52,9 @@ struct SeedRuleTests {
         #expect(try Self.run(app: fetch).0.startedByKind[TaskKind.fetch.index] > 0)
         #expect(try Self.run(app: fetch + ", background_modes: [remote-notification]").0.startedByKind[TaskKind.fetch.index] == 0)
         let audio = ", tasks: [], background_mode: {kind: audio, probability_pct: 100, duration: 10m}"
-        #expect(try Self.run(app: audio).0.startedByKind[TaskKind.audio.index] > 0)
-        #expect(try Self.run(app: audio + ", background_modes: [fetch]").0.startedByKind[TaskKind.audio.index] == 0)
-        #expect(try Self.run(app: audio + ", background_modes: [audio]").0.startedByKind[TaskKind.audio.index] > 0)
+        #expect(try Self.run(app: audio).0.startedByKind[BackgroundModes.kind(.audio).index] > 0)
+        #expect(try Self.run(app: audio + ", background_modes: [fetch]").0.startedByKind[BackgroundModes.kind(.audio).index] == 0)
+        #expect(try Self.run(app: audio + ", background_modes: [audio]").0.startedByKind[BackgroundModes.kind(.audio).index] > 0)
     }
 
     /// Without an expiration handler the system marks the task completed and unsuccessful

@@ -12,12 +12,10 @@ struct BackgroundMechanismTests {
     /// fetching 20 KB every 5 s.
     func navigation(probability: Double, length: SimDuration = .hours(1)) -> AppParameters {
         var a = appWith("maps", [])
-        var mode = ContinuousMode(kind: .location)
-        mode.probability = probability
-        mode.duration = .fixed(length.seconds)
-        mode.chunkInterval = .seconds(5)
-        mode.chunkDownBytes = 20_000
-        a.backgroundMode = mode
+        a.mechanisms[BackgroundModes.name] = [
+            "kind": .text("location"), "probability_pct": .number(100 * probability), "duration": .distribution(.fixed(length.seconds)),
+            "chunk_every": .duration(.seconds(5)), "chunk_down_kb": .number(20),
+        ]
         return a
     }
 
@@ -46,7 +44,7 @@ struct BackgroundMechanismTests {
         let riding = try run(navigating: true), alone = try run(navigating: false)
 
         // The session: from the leave at 0:01 for an hour, the app in the background all along.
-        let session = try #require(riding.records.first { $0.request.kind == .location })
+        let session = try #require(riding.records.first { $0.request.kind == BackgroundModes.kind(.location) })
         #expect(session.started == at(0, 1) && session.ended == at(1, 1) && session.outcome == .completed)
         #expect(abs(session.cpuEnergyJ - BackgroundModeKind.location.defaultPowerW * 3600) < 1e-6)
         let maps = riding.transitions(of: 0).filter { $0.0 > at(0, 0, 30) }
@@ -85,7 +83,7 @@ struct BackgroundMechanismTests {
             return try simulate(s, EagerPolicy())
         }
         let back = try run(reconnecting: true), never = try run(reconnecting: false)
-        let session = try #require(back.records.first { $0.request.kind == .location })
+        let session = try #require(back.records.first { $0.request.kind == BackgroundModes.kind(.location) })
         #expect(session.started == at(0, 1) && session.ended == at(0, 11) && session.outcome == .completed)
         // Nothing goes on the air when the connection comes back at 0:30.
         #expect(back.totals!.components.radioActiveJ == never.totals!.components.radioActiveJ)
@@ -128,8 +126,8 @@ struct BackgroundMechanismTests {
             return try simulate(s, EagerPolicy())
         }
         let kept = try run(swiped: false), swiped = try run(swiped: true)
-        #expect(kept.records.filter { $0.request.kind == .location }.count == 1)
-        #expect(swiped.records.filter { $0.request.kind == .location }.isEmpty)
+        #expect(kept.records.filter { $0.request.kind == BackgroundModes.kind(.location) }.count == 1)
+        #expect(swiped.records.filter { $0.request.kind == BackgroundModes.kind(.location) }.isEmpty)
         #expect(swiped.totals!.components.modeJ == 0 && swiped.totals!.components.radioActiveJ == 0)
         #expect(swiped.transitions(of: 0).last.map { ($0.0, $0.2) }! == (at(0, 1), .notRunning))
     }

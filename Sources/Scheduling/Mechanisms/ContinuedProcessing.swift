@@ -113,7 +113,7 @@ public final class ContinuedProcessing: Mechanism {
         let granted = s.gpu && gpuSupported
         let task = host.submit(
             app: plan.app, kind: kind, source: n, work: plan.work, upBytes: s.upBytes, downBytes: s.downBytes,
-            extraPowerW: granted ? gpuW : 0)
+            powerW: host.cpuPowerW(plan.app) + (granted ? gpuW : 0))
         if !host.permits(plan.app, identifier(app: plan.app, source: n)) || (s.gpu && !gpuSupported) {
             host.end(task, .rejected, rejection: .notPermitted)
             return

@@ -33,6 +33,9 @@ public protocol Mechanism: AnyObject {
 
     /// The person opened app `app` (it is now in the foreground).
     func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// The person left app `app`, for the background, or `swiped` away in the app switcher
+    /// (it is about to end; nothing it starts would go on).
+    func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H)
     /// The person swiped app `app` away (its process has ended).
     func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
     /// The person left place `left` and/or arrived at `entered` (places of the network model).
@@ -52,6 +55,8 @@ extension Mechanism {
     public static var systemParameters: [PolicyParameterInfo] { [] }
     /// Nothing on an open.
     public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing on a leave.
+    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {}
     /// Nothing on a swipe.
     public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing when the person moves.
@@ -77,6 +82,10 @@ public protocol MechanismHost: ~Copyable {
     func appState(_ app: Int) -> AppState
     /// Whether the person swiped app `app` away and has not opened it since.
     func isSwipedAway(_ app: Int) -> Bool
+    /// Whether app `app`'s `UIBackgroundModes` has `mode` (no list: every mode its work needs).
+    func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool
+    /// App `app`'s CPU power in the background, in watts: a task's power unless it says otherwise.
+    func cpuPowerW(_ app: Int) -> Double
     /// Whether app `app` exits instead of suspending (`UIApplicationExitsOnSuspend`): the
     /// system does not launch it in the background.
     func exitsOnSuspend(_ app: Int) -> Bool
@@ -89,13 +98,18 @@ public protocol MechanismHost: ~Copyable {
     func progress(of task: Int) -> Double
     /// Whether task `task` is running.
     func isRunning(_ task: Int) -> Bool
-    /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` (at least 0) at `time`.
-    mutating func schedule(_ payload: Int, at time: SimInstant)
+    /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` (at least 0) at `time`,
+    /// in the place `kind` gives it among what happens at that instant.
+    @discardableResult mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent
+    /// The event will not come.
+    mutating func cancel(_ event: MechanismEvent)
     /// A new task of app `app`, submitted now, not started: the work its CPU does, the bytes
-    /// it moves first, and power beyond the app's CPU power while it runs.
+    /// it moves first, and its power while it runs (``cpuPowerW(_:)``, plus a GPU's).
     mutating func submit(
-        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, extraPowerW: Double
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
     ) -> Int
+    /// Running task `task` moves more data, charged to it, as its radio serves it.
+    mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
     /// Starts task `task` now, for its kind's budget (none: no time limit); the system
     /// launches or resumes its app in the background if it is not running.
     mutating func run(_ task: Int)
@@ -104,6 +118,29 @@ public protocol MechanismHost: ~Copyable {
     mutating func expireTask(_ task: Int, _ reason: ExpirationReason)
     /// Ends task `task` with `outcome` (`rejected` with `rejection`).
     mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?)
+}
+
+extension MechanismHost where Self: ~Copyable {
+    /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` at `time`, as new work
+    /// arriving.
+    @discardableResult public mutating func schedule(_ payload: Int, at time: SimInstant) -> MechanismEvent {
+        schedule(payload, at: time, as: .arrival)
+    }
+}
+
+/// An event a mechanism scheduled, which it may cancel.
+public struct MechanismEvent: Sendable {
+    let handle: EventHandle
+
+    /// What an event is, which places it among what happens at the same instant.
+    public enum Kind: Sendable {
+        /// New work arrives: after the world's changes and the tasks' own timers, and the
+        /// policy decides after it.
+        case arrival
+        /// A step of one of its running tasks (a session's next chunk): with the tasks' own
+        /// timers, and it changes nothing a policy sees, so no decision follows it.
+        case taskStep
+    }
 }
 
 /// The values a scenario gave a mechanism's section, over its declared defaults.
@@ -132,6 +169,22 @@ public struct MechanismValues: Sendable, Equatable {
     /// Number key `name`.
     public func number(_ name: String) -> Double {
         if case .number(let x) = value(name) { x } else { preconditionFailure("'\(name)' is not a number") }
+    }
+    /// Number-or-none key `name`: `nil` for none.
+    public func optionalNumber(_ name: String) -> Double? {
+        switch value(name) {
+        case .number(let x): x
+        case .off: nil
+        default: preconditionFailure("'\(name)' is not a number")
+        }
+    }
+    /// Duration-or-none key `name`: `nil` for none.
+    public func optionalDuration(_ name: String) -> SimDuration? {
+        switch value(name) {
+        case .duration(let d): d
+        case .off: nil
+        default: preconditionFailure("'\(name)' is not a duration")
+        }
     }
     /// Whole-number key `name`.
     public func integer(_ name: String) -> Int {
@@ -162,6 +215,7 @@ public enum MechanismRegistry {
     public static var builtIn: [any Mechanism.Type] {
         [
             Regions.self,
+            BackgroundModes.self,
             ContinuedProcessing.self,
         ]
     }
@@ -204,6 +258,18 @@ extension PolicyParameterInfo {
     /// A key of sizes drawn per use, written in kilobytes, with its default (in bytes).
     public static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
         Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
+    }
+    /// A number key in `unit`, within `range`, that may be `none` (its default).
+    public static func optionalNumber(_ name: String, in range: NumberRange, unit: String, help: String) -> Self {
+        Self(name: name, kind: .optionalNumber(range, unit: unit), defaultValue: .off, help: help)
+    }
+    /// A duration key within `range` that may be `none` (its default).
+    public static func optionalDuration(_ name: String, in range: ClosedRange<SimDuration> = .positive, help: String) -> Self {
+        Self(name: name, kind: .duration(range, noneAllowed: true), defaultValue: .off, help: help)
+    }
+    /// A key naming one of `names`, which a section must give.
+    public static func choice(_ name: String, _ names: [String], help: String) -> Self {
+        Self(name: name, kind: .choice(names), defaultValue: .text(names[0]), help: help, isRequired: true)
     }
     /// A key listing places of the network model, which a section must give.
     public static func places(_ name: String, help: String) -> Self {

@@ -55,7 +55,7 @@ public final class Regions: Mechanism {
                 // Drawn for every crossing, delivered or not, so later draws stay aligned.
                 let work = SimDuration(seconds: section.cpu.draw(stream))
                 let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
-                let task = host.submit(app: app, kind: kind, source: 2 * p + crossing, work: work, upBytes: up, downBytes: down, extraPowerW: 0)
+                let task = host.submit(app: app, kind: kind, source: 2 * p + crossing, work: work, upBytes: up, downBytes: down, powerW: host.cpuPowerW(app))
                 if !host.phoneIsOn || host.isDraining || host.exitsOnSuspend(app) || (!afterSwipe && host.isSwipedAway(app)) {
                     host.end(task, .dropped, rejection: nil)
                 } else {

@@ -12,8 +12,6 @@ struct AppRuntime {
     var running = 0
     /// When it last entered the background, for the finite-length grant.
     var enteredBackground: SimInstant?
-    /// The running continuous-mode session, by task index.
-    var modeSession: Int?
 }
 
 /// Every app's runtime state. It owns the count of changes the gates read (an app entering or
@@ -145,7 +143,7 @@ extension PhoneSimulation {
         if person.swipingAway == app && !draining {
             if !model.apps[app].exitsOnSuspend {
                 discardLeaveDraws(app)
-                startModeSession(app: app)
+                mechanismsAppLeft(app, swiped: true)
             }
             terminate(app, cause: .swipe)
             return
@@ -172,7 +170,7 @@ extension PhoneSimulation {
         for m in model.apps[app].tasks where model.tasks[m].submitsOnLeave {
             submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
         }
-        startModeSession(app: app)
+        mechanismsAppLeft(app, swiped: false)
         handOverTransfers(app)
         // The system lets the app finish what it was doing for a moment before suspending it.
         if apps[app].running == 0 && apps[app].life.state == .background {

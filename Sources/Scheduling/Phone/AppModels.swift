@@ -25,7 +25,6 @@ struct AppModel {
     var hasLeaveWork: Bool
     var hasInUseWork: Bool
     var fetch: FetchModel?
-    var mode: ModeModel?
     var push: PushModel?
     var transfers: TransferModel?
     var archiveProbability: Double
@@ -64,18 +63,6 @@ struct FetchModel {
     var minimumInterval: SimDuration
     var cpu, upBytes, downBytes: PreparedDistribution
     var successProbability: Double
-}
-
-/// A continuous background mode's sessions.
-struct ModeModel {
-    var kind: BackgroundModeKind
-    /// Whether `UIBackgroundModes` has one of the mode's keys.
-    var declared: Bool
-    var probability: Double
-    var duration: PreparedDistribution
-    var powerW: Double
-    var chunkInterval: SimDuration?
-    var chunkUpBytes, chunkDownBytes: Double
 }
 
 /// Silent pushes from the app's server.
@@ -141,12 +128,6 @@ struct PhoneModel {
                                 upBytes: PreparedDistribution($0.upBytes), downBytes: PreparedDistribution($0.downBytes),
                                 successProbability: $0.successProbability)
                         } : nil,
-                    mode: app.backgroundMode.map {
-                        ModeModel(
-                            kind: $0.kind, declared: $0.kind.keys.contains(where: app.declares), probability: $0.probability,
-                            duration: PreparedDistribution($0.duration), powerW: $0.powerW, chunkInterval: $0.chunkInterval,
-                            chunkUpBytes: $0.chunkUpBytes, chunkDownBytes: $0.chunkDownBytes)
-                    },
                     push: app.silentPushes.map { PushModel(parameters: $0) },
                     transfers: app.backgroundTransfers.map {
                         TransferModel(

@@ -88,12 +88,11 @@ extension PhoneSimulation {
             apps[app].running += 1
             setCPU(i, on: true)
         }
+        // A session's data moves in chunks its mechanism sends while it runs.
         if kind.isMode {
-            apps[app].modeSession = i
             tasks[i].transferEnd = sim.now
             tasks[i].workEnd = sim.now + tasks[i].work
             rescheduleEnd(i)
-            modeChunk(id)
             return
         }
         let transfer = Transfer(owner: .task(i), upBytes: tasks[i].upBytes, downBytes: tasks[i].downBytes)

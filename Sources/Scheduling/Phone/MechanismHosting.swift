@@ -7,7 +7,8 @@ import SimRandom
 /// ends, and given the narrow view of the run that `MechanismHost` is.
 extension PhoneSimulation: MechanismHost {
     static func makeMechanisms(_ setup: PhoneSetup) -> [(any Mechanism)?] {
-        MechanismRegistry.builtIn.map { type in
+        precondition(MechanismRegistry.builtIn.count < 128, "a mechanism's index fits in the 7 bits its events keep for it")
+        return MechanismRegistry.builtIn.map { type -> (any Mechanism)? in
             let sections = setup.apps.map { app in app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) } }
             guard sections.contains(where: { $0 != nil }) else { return nil }
             return type.init(apps: sections, system: MechanismValues(declared: type.systemParameters, given: setup.system.mechanisms[type.name] ?? [:]))
@@ -19,6 +20,14 @@ extension PhoneSimulation: MechanismHost {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
             m.appOpened(app, &self)
+        }
+    }
+
+    mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.appLeft(app, swiped: swiped, &self)
         }
     }
 
@@ -46,9 +55,11 @@ extension PhoneSimulation: MechanismHost {
         }
     }
 
-    mutating func mechanismEvent(_ packed: Int) {
-        activeMechanism = packed & 0xFF
+    /// Whether the policy decides after it: not after a task's step.
+    mutating func mechanismEvent(_ packed: Int) -> Bool {
+        activeMechanism = packed & 0x7F
         mechanisms[activeMechanism]!.event(packed >> 8, &self)
+        return packed & 0x80 == 0
     }
 
     mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) {
@@ -68,6 +79,10 @@ extension PhoneSimulation: MechanismHost {
     public func appState(_ app: Int) -> AppState { apps[app].life.state }
     /// Whether the app was swiped away and not opened since.
     public func isSwipedAway(_ app: Int) -> Bool { apps[app].life.swipedAway }
+    /// Whether its `UIBackgroundModes` has `mode`.
+    public func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool { setup.apps[app].declares(mode) }
+    /// The app's CPU power in the background.
+    public func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
     /// Whether the app exits on suspend.
     public func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
     /// App `app`'s stream `name` of the active mechanism.
@@ -93,19 +108,30 @@ extension PhoneSimulation: MechanismHost {
     // MARK: - What a mechanism does
 
     /// An event of the active mechanism, with the new work's priority.
-    public mutating func schedule(_ payload: Int, at time: SimInstant) {
+    @discardableResult public mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent {
         precondition(payload >= 0 && payload < 1 << 55, "a mechanism's payload fits in 55 bits")
-        sim.schedule(.mechanism(payload << 8 | activeMechanism), at: max(time, sim.now), priority: PhoneEvent.arrivalPriority)
+        let step = kind == .taskStep
+        let packed = payload << 8 | (step ? 0x80 : 0) | activeMechanism
+        let priority = step ? PhoneEvent.taskEndPriority : PhoneEvent.arrivalPriority
+        return MechanismEvent(handle: sim.schedule(.mechanism(packed), at: max(time, sim.now), priority: priority))
     }
+
+    /// Cancels the event.
+    public mutating func cancel(_ event: MechanismEvent) { sim.cancel(event.handle) }
 
     /// A new task, told to the sink as submitted.
     public mutating func submit(
-        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, extraPowerW: Double
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
     ) -> Int {
         let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
-        tasks[id.rawValue].powerW += extraPowerW
+        tasks[id.rawValue].powerW = powerW
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: nil), at: sim.now) }
         return id.rawValue
+    }
+
+    /// Sends the data on the task's behalf.
+    public mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {
+        send(Transfer(owner: .task(task), upBytes: upBytes, downBytes: downBytes))
     }
 
     /// Starts the task for its kind's budget, launching or resuming its app in the background.

@@ -11,11 +11,10 @@ enum PhoneEvent {
     case person(PersonEvent)
     /// Network change `Int` of the timeline (`Network.swift`).
     case network(Int)
-    /// A task's own timers (`Submission.swift`, `Execution.swift`, `Modes.swift`): its
-    /// `earliestBeginDate` came (it is open to the gates and the policy); the end of its
-    /// current phase (its work, its time, or its expiration handler); the CPU monitor's window
-    /// passed on battery; a continuous-mode session fetches its next chunk.
-    case eligible(TaskID), phaseEnd(TaskID), cpuMonitor(TaskID), modeChunk(TaskID)
+    /// A task's own timers (`Submission.swift`, `Execution.swift`): its `earliestBeginDate`
+    /// came (it is open to the gates and the policy); the end of its current phase (its work,
+    /// its time, or its expiration handler); the CPU monitor's window passed on battery.
+    case eligible(TaskID), phaseEnd(TaskID), cpuMonitor(TaskID)
     /// The system's doings for app `Int`: its moments in the background after it left the
     /// foreground are over (`AppLife.swift`); its server's next push, drawn as the run goes,
     /// and its push budget having room again (`Pushes.swift`); one of its extensions runs and
@@ -25,8 +24,9 @@ enum PhoneEvent {
     case tracePush(Int)
     /// The time the policy asked to be consulted again (`Decisions.swift`).
     case policyWake
-    /// A declared mechanism's own event: its payload shifted left by 8 bits above its index in
-    /// the registry, so that the event stays one word (`MechanismHosting.swift`).
+    /// A declared mechanism's own event: its payload shifted left by 8 bits above whether it
+    /// is a task's step (bit 7) and its index in the registry, so that the event stays one word
+    /// (`MechanismHosting.swift`).
     case mechanism(Int)
 
     /// Same-instant order: the world changes first, then work ends, then new work arrives,

@@ -190,7 +190,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     mutating func stopStorm(_ event: PhoneEvent) -> Sink {
         var what: String
         switch event {
-        case .eligible(let id), .phaseEnd(let id), .cpuMonitor(let id), .modeChunk(let id):
+        case .eligible(let id), .phaseEnd(let id), .cpuMonitor(let id):
             what = "task '\(identifier(of: id.rawValue))' of app \(setup.apps[tasks[id.rawValue].appIndex].name)"
         case .person: what = "the person's use of the phone"
         case .power(.load): what = "the bench load's steps"
@@ -236,9 +236,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .eligible(let id): if draining { return } else { makeEligible(id) }
         case .phaseEnd(let id): consult = phaseEnded(id)
         case .cpuMonitor(let id): cpuMonitorFired(id)
-        case .modeChunk(let id):
-            modeChunk(id)
-            consult = false
         case .suspend(let app):
             suspendAfterLeaving(app)
             consult = false
@@ -249,7 +246,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .extensionRun(let app): extensionRan(app)
         case .tracePush(let k): tracePushArrived(k)
         case .policyWake: if draining { return }
-        case .mechanism(let packed): mechanismEvent(packed)
+        case .mechanism(let packed): consult = mechanismEvent(packed)
         }
         switch event {
         case .power(.plugIn), .power(.unplug), .power(.level), .network, .person(.launch), .person(.leave):

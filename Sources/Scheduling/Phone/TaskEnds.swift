@@ -19,7 +19,6 @@ extension PhoneSimulation {
             setCPU(i, on: false)
             running.removeQuickly(at: running.firstIndex(of: i)!)
             if tasks[i].flags.contains(.holdsApp) { apps[app].running -= 1 }
-            if apps[app].modeSession == i { apps[app].modeSession = nil }
             let transferring = tasks[i].isTransferring(at: sim.now) || tasks[i].kind.isMode
             tasks[i].status = .ended
             tasks[i].outcome = outcome
@@ -27,10 +26,8 @@ extension PhoneSimulation {
             if transferring { cancelTransfer(of: id) }
             if let h = tasks[i].timer { sim.cancel(h) }
             if let h = tasks[i].monitorEvent { sim.cancel(h) }
-            if let h = tasks[i].chunkEvent { sim.cancel(h) }
             tasks[i].timer = nil
             tasks[i].monitorEvent = nil
-            tasks[i].chunkEvent = nil
             if outcome == .completed && tasks[i].phase == .working { keepResult(i) }
         case .eligible:
             decisions.remove(id)
@@ -76,21 +73,10 @@ extension PhoneSimulation {
         case .silentPush: return "silent-push"
         case .backgroundTransfer:
             return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
-        case .audio, .location, .voip, .bluetooth: return "mode.\(modeName(tasks[i].kind))"
         case .redo: return "redo.\(source)"
         default:
             let k = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
             return mechanisms[k]!.identifier(app: tasks[i].appIndex, source: source)
-        }
-    }
-
-    /// The mode's name in identifiers (`BackgroundModeKind.rawValue`).
-    func modeName(_ kind: TaskKind) -> String {
-        switch kind {
-        case .audio: BackgroundModeKind.audio.rawValue
-        case .location: BackgroundModeKind.location.rawValue
-        case .voip: BackgroundModeKind.voip.rawValue
-        default: BackgroundModeKind.bluetooth.rawValue
         }
     }
 

@@ -108,7 +108,6 @@ struct TaskState {
     var timer: EventHandle?
     var monitorEvent: EventHandle?
     /// A mode session's next chunk.
-    var chunkEvent: EventHandle?
 
     init(app: Int, source: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
         self.app = Int32(app)

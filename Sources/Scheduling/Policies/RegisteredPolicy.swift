@@ -140,6 +140,8 @@ public enum PolicyParameterKind: Sendable, Equatable {
     case duration(ClosedRange<SimDuration>, noneAllowed: Bool)
     /// A number within the range, in `unit` (for messages and docs: `a probability`).
     case number(NumberRange, unit: String)
+    /// A number within the range, in `unit`, or `none` (a default that depends on other keys).
+    case optionalNumber(NumberRange, unit: String)
     /// A whole number within the range, of `unit` (`a whole number of jobs`).
     case integer(ClosedRange<Int>, unit: String)
     /// `true` or `false`.
@@ -150,6 +152,8 @@ public enum PolicyParameterKind: Sendable, Equatable {
     case distribution(DistributionUnit)
     /// A list of places of the network model (`[home, work]`).
     case places
+    /// One of the listed names (`audio`).
+    case choice([String])
 
     /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
     public var expected: String {
@@ -157,11 +161,13 @@ public enum PolicyParameterKind: Sendable, Equatable {
         case .duration(let r, let none):
             "a duration from \(r.lowerBound) to \(r.upperBound)\(none ? ", or none" : "")"
         case .number(let r, let unit): "\(unit) \(r.description)"
+        case .optionalNumber(let r, let unit): "\(unit) \(r.description), or none"
         case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
         case .flag: "true or false"
         case .text: "a name of letters, digits, '.', '_' or '-'"
         case .distribution(let unit): "\(unit.expected), or {exponential|uniform|lognormal: ...} of it"
         case .places: "a list of places of the network model, such as [home, work]"
+        case .choice(let names): "one of \(names.joined(separator: ", "))"
         }
     }
 }

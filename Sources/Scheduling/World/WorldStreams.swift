@@ -30,14 +30,11 @@ public struct WorldStreams {
     public var appUse: [RandomStream?]
     /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
     public var appExtension: [RandomStream?]
-    /// Per app with a continuous mode, `app.<name>.mode`: its sessions. The streams below
-    /// are likewise made only for the apps that use their mechanism (else `nil`).
-    public var appMode: [RandomStream?]
-    /// Per app, `app.<name>.push`.
+    /// Per app with silent pushes, `app.<name>.push`.
     public var appPush: [RandomStream?]
-    /// Per app, `app.<name>.transfer`.
+    /// Per app with background transfers, `app.<name>.transfer`.
     public var appTransfer: [RandomStream?]
-    /// Per app, `app.<name>.archive`.
+    /// Per app that may not archive its results, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
     /// calls over the app in use.
@@ -70,7 +67,7 @@ public struct WorldStreams {
         purges = try stream("purges")
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var mode: [RandomStream?] = [], push: [RandomStream?] = [], transfer: [RandomStream?] = []
+        var push: [RandomStream?] = [], transfer: [RandomStream?] = []
         var archive: [RandomStream?] = [], use: [RandomStream?] = []
         var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
@@ -81,7 +78,6 @@ public struct WorldStreams {
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
             ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
-            mode.append(try optional(app.backgroundMode != nil, "app.\(app.name).mode"))
             push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
             transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
             let p = app.statePreservation.archiveProbability
@@ -91,7 +87,6 @@ public struct WorldStreams {
         self.appLeave = leave
         self.appUse = use
         self.appExtension = ext
-        self.appMode = mode
         self.appPush = push
         self.appTransfer = transfer
         self.appArchive = archive

@@ -32,6 +32,25 @@ struct NewcomerTests {
         #expect(block == r.stdout, "docs/policies.md's block under 'Every parameter' is not what `bgsim policies` prints: paste its output there")
     }
 
+    /// The README's main command prints the tables its block shows: the block is the binary's
+    /// output, not a copy that drifts when a column moves.
+    @Test func theReadmesRunBlockIsWhatTheMainCommandPrints() throws {
+        let out = try scratch()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try bgsim(["run", defaultScenario, "--out", out.appendingPathComponent("default").path])
+        #expect(r.status == 0, "\(r.stderr)")
+        func tables(_ text: String) -> [Substring] {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            guard let first = lines.firstIndex(where: { $0.hasPrefix("default: ") }) else { return [] }
+            return Array(lines[first...].prefix { !$0.hasPrefix("Wrote ") })
+        }
+        let readme = try String(contentsOf: repo.appendingPathComponent("README.md"), encoding: .utf8)
+        let printed = tables(r.stdout + r.stderr)
+        #expect(
+            !printed.isEmpty && tables(readme) == printed,
+            "README.md's block is not what `bgsim run models/scenarios/default.yaml` prints: paste its tables there")
+    }
+
     /// `bgsim mechanisms` lists every declared mechanism's keys from its declaration, exactly
     /// as docs/scenarios.md shows them.
     @Test func mechanismsListsEveryKeyAsTheDocsShow() throws {

@@ -54,7 +54,7 @@ public final class CalendarSync: Mechanism {
 
     public func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard host.phoneIsOn, !host.isDraining else { return }
-        let task = host.submit(app: app, kind: kind, source: 0, work: cpu[app], upBytes: 0, downBytes: 20_000, extraPowerW: 0)
+        let task = host.submit(app: app, kind: kind, source: 0, work: cpu[app], upBytes: 0, downBytes: 20_000, powerW: host.cpuPowerW(app))
         host.run(task)
     }
 

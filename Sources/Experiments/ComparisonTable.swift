@@ -88,10 +88,10 @@ public enum ComparisonTable {
 
     /// The short names of the kinds in the shares table.
     package static func shortName(_ kind: TaskKind) -> String {
-        switch kind {
-        case .finiteLength: "finite"
-        case .silentPush: "push"
-        case .backgroundTransfer: "transfer"
+        switch kind.rawValue {
+        case "finite_length": "finite"
+        case "silent_push": "push"
+        case "background_transfer": "transfer"
         default: kind.rawValue
         }
     }

@@ -53,8 +53,6 @@ public struct AppParameters: Equatable, Sendable {
     /// Legacy background fetch (before iOS 13): ignored when the app declares BGTaskScheduler
     /// identifiers (docs/sources.md §2).
     public var backgroundFetch: BackgroundFetch?
-    /// Silent (content-available) pushes its server sends.
-    public var silentPushes: SilentPushes?
     /// Background URLSession transfers it hands to the system when the person leaves it.
     public var backgroundTransfers: BackgroundTransfers?
     /// Info.plist `UIBackgroundModes`, the Background Modes capability; `nil`: every mode the
@@ -255,21 +253,6 @@ public struct BackgroundFetch: Equatable, Sendable {
     /// Chance the fetch reports new data.
     public var successProbability = 1.0
     /// Hourly fetches of a 10 KB response.
-    public init() {}
-}
-
-/// Silent pushes (`content-available`) from the app's server: a Poisson process; each one
-/// the system delivers wakes the app in the background for up to 30 s.
-public struct SilentPushes: Equatable, Sendable {
-    /// Mean pushes per hour.
-    public var perHour = 1.0
-    /// CPU time of a push's handler, in seconds.
-    public var cpu: Distribution = .exponential(mean: 2)
-    /// Bytes the handler sends.
-    public var upBytes: Distribution = .fixed(1_000)
-    /// Bytes the handler receives.
-    public var downBytes: Distribution = .fixed(20_000)
-    /// One push an hour, handled in 2 s on average with a 20 KB fetch.
     public init() {}
 }
 

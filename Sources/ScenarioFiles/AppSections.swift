@@ -96,18 +96,6 @@ extension Scenario {
                 try f.finish()
                 return fetch
             }
-            a.silentPushes = try m.optional("silent_push", default: nil) { n, p throws(ScenarioError) in
-                var f = try r.mapping(n, at: p)
-                var push = SilentPushes()
-                push.perHour = try f.required("per_hour", "the server's mean rate of pushes per hour, > 0") { n, p throws(ScenarioError) in
-                    try r.number(n, p, "a rate per hour from 0 to 3600") { $0 > 0 && $0 <= 3600 }
-                }
-                push.cpu = try f.optional("cpu", default: push.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-                push.upBytes = try f.optional("up_kb", default: push.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                push.downBytes = try f.optional("down_kb", default: push.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                try f.finish()
-                return push
-            }
             a.backgroundTransfers = try m.optional("background_transfer", default: nil) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)
                 var t = BackgroundTransfers()

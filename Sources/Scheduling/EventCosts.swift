@@ -18,7 +18,7 @@ public enum EventCosts {
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
         "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
         "network", "eligible", "phase_end", "cpu_monitor",
-        "suspend", "server_push", "push_release", "extension_run", "trace_push", "policy_wake", "mechanism",
+        "suspend", "extension_run", "policy_wake", "mechanism",
     ]
 
     @inline(__always)
@@ -85,12 +85,9 @@ extension PhoneEvent {
         case .phaseEnd: 17
         case .cpuMonitor: 18
         case .suspend: 19
-        case .serverPush: 20
-        case .pushRelease: 21
-        case .extensionRun: 22
-        case .tracePush: 23
-        case .policyWake: 24
-        case .mechanism: 25
+        case .extensionRun: 20
+        case .policyWake: 21
+        case .mechanism: 22
         }
     }
 }

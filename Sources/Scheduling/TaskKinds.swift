@@ -27,12 +27,10 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Legacy background fetch (`performFetchWithCompletionHandler`, 30 s), decided like a
     /// refresh (docs/sources.md §2).
     public static let fetch = TaskKind(index: 3, [.scheduled, .refreshLike, .producesResult])
-    /// A silent push (`content-available`) the system delivered: 30 s in the background.
-    public static let silentPush = TaskKind(index: 4, [.producesResult])
     /// A background URLSession transfer, carried out by the system, then handed to the app.
-    public static let backgroundTransfer = TaskKind(index: 5, [.producesResult])
+    public static let backgroundTransfer = TaskKind(index: 4, [.producesResult])
     /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 6, [.usesGrant, .producesResult])
+    public static let redo = TaskKind(index: 5, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
@@ -40,7 +38,6 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
         Traits("processing", processing.traits, budget: { $0.processingBudget }),
         Traits("finite_length", finiteLength.traits, budget: { $0.backgroundTime }),
         Traits("fetch", fetch.traits, budget: { $0.fetchBudget }),
-        Traits("silent_push", silentPush.traits, budget: { $0.wakeBudget }),
         Traits("background_transfer", backgroundTransfer.traits, budget: { $0.wakeBudget }),
         Traits("redo", redo.traits, budget: { $0.backgroundTime }),
     ]

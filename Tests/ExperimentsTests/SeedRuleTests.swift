@@ -45,9 +45,9 @@ struct SeedRuleTests {
     /// a continuous mode's sessions need the mode's key.
     @Test func otherMechanismsNeedTheirModes() throws {
         let pushes = ", tasks: [], silent_push: {per_hour: 1, cpu: 1s}"
-        #expect(try Self.run(app: pushes).0.startedByKind[TaskKind.silentPush.index] > 0)
+        #expect(try Self.run(app: pushes).0.startedByKind[MechanismRegistry.kind(SilentPushes.self).index] > 0)
         let (noPush, _) = try Self.run(app: pushes + ", background_modes: [fetch]")
-        #expect(noPush.startedByKind[TaskKind.silentPush.index] == 0 && noPush.count(.dropped) > 0)
+        #expect(noPush.startedByKind[MechanismRegistry.kind(SilentPushes.self).index] == 0 && noPush.count(.dropped) > 0)
         let fetch = ", tasks: [], background_fetch: {minimum_interval: 1h, cpu: 1s}"
         #expect(try Self.run(app: fetch).0.startedByKind[TaskKind.fetch.index] > 0)
         #expect(try Self.run(app: fetch + ", background_modes: [remote-notification]").0.startedByKind[TaskKind.fetch.index] == 0)

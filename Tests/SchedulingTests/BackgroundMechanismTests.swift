@@ -134,7 +134,7 @@ struct BackgroundMechanismTests {
 
     func pusher(_ pushes: [SimInstant], swiped: Bool = false, launches: [AppLaunch] = []) -> PhoneSetup {
         var a = appWith("chat", [])
-        a.silentPushes = SilentPushes()
+        a.mechanisms[SilentPushes.name] = ["per_hour": .number(1)]
         var s = quiet(hours: 3, apps: [a], launches: launches)
         s.pushTrace = pushes.map { PushArrival(time: $0, app: 0, work: .seconds(2)) }
         return s
@@ -142,7 +142,7 @@ struct BackgroundMechanismTests {
 
     @Test func theFourthPushInAnHourIsHeldAndOnlyTheNewestHeldOneIsDelivered() throws {
         let run = try simulate(pusher([at(0, 0), at(0, 10), at(0, 20), at(0, 30), at(0, 40)]), EagerPolicy())
-        let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
+        let pushes = run.records.filter { $0.request.kind == MechanismRegistry.kind(SilentPushes.self) }.sorted { $0.request.id < $1.request.id }
         #expect(pushes.map(\.outcome) == [.completed, .completed, .completed, .replaced, .completed])
         #expect(
             pushes.map(\.started) == [at(0, 0), at(0, 10), at(0, 20), nil, at(1, 0)],
@@ -159,7 +159,7 @@ struct BackgroundMechanismTests {
             [at(0, 10), at(0, 50), at(1, 30)],
             launches: [use(0, at(0), at(0, 1), swiped: true), use(0, at(1), at(1, 1))])
         let run = try simulate(s, EagerPolicy())
-        let pushes = run.records.filter { $0.request.kind == .silentPush }.sorted { $0.request.id < $1.request.id }
+        let pushes = run.records.filter { $0.request.kind == MechanismRegistry.kind(SilentPushes.self) }.sorted { $0.request.id < $1.request.id }
         #expect(pushes.map(\.outcome) == [.dropped, .dropped, .completed])
         #expect(pushes.map(\.started) == [nil, nil, at(1, 30)])
         #expect(run.summary.count(.dropped) == 2)

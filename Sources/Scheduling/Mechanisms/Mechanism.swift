@@ -27,10 +27,18 @@ public protocol Mechanism: AnyObject {
     /// The kinds of task it runs, after the built-in kinds in ``TaskKind/allCases``.
     static var kinds: [TaskKind.Traits] { get }
 
+    /// Whether a run of `setup` needs the mechanism: by default, when an app has its section.
+    static func isUsed(by setup: PhoneSetup) -> Bool
+
     /// The mechanism for one phone's run: `apps` holds each app's section (`nil` where the app
     /// has none), `system` the phone-wide one.
     init(apps: [MechanismValues?], system: MechanismValues)
 
+    /// The run begins: the world's first events are being scheduled.
+    func start<H: MechanismHost & ~Copyable>(_ host: inout H)
+    /// What the system's gates read may have changed: the charger, the battery level, the
+    /// network, the person opening or leaving an app.
+    func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H)
     /// The person opened app `app` (it is now in the foreground).
     func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
     /// The person left app `app`, for the background, or `swiped` away in the app switcher
@@ -53,6 +61,12 @@ public protocol Mechanism: AnyObject {
 extension Mechanism {
     /// No phone-wide keys unless it declares some.
     public static var systemParameters: [PolicyParameterInfo] { [] }
+    /// When an app has its section.
+    public static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.mechanisms[name] != nil } }
+    /// Nothing at the start.
+    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    /// Nothing when the gates' inputs change.
+    public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing on an open.
     public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing on a leave.
@@ -76,8 +90,17 @@ public protocol MechanismHost: ~Copyable {
     var now: SimInstant { get }
     /// After the horizon: no new work begins.
     var isDraining: Bool { get }
+    /// The end of the simulated time: no new work arrives from then on.
+    var horizon: SimInstant { get }
+    /// The scenario's phone, apps, settings and system rules, as given (read only).
+    var scenario: PhoneSetup { get }
     /// Whether the phone is on.
     var phoneIsOn: Bool { get }
+    /// Whether Low Power Mode is on.
+    var lowPowerMode: Bool { get }
+    /// Whether Background App Refresh lets app `app` run in the background (the phone's
+    /// setting and the app's own switch).
+    func backgroundAppRefresh(_ app: Int) -> Bool
     /// App `app`'s place in the life cycle.
     func appState(_ app: Int) -> AppState
     /// Whether the person swiped app `app` away and has not opened it since.
@@ -105,8 +128,10 @@ public protocol MechanismHost: ~Copyable {
     mutating func cancel(_ event: MechanismEvent)
     /// A new task of app `app`, submitted now, not started: the work its CPU does, the bytes
     /// it moves first, and its power while it runs (``cpuPowerW(_:)``, plus a GPU's).
+    ///
+    /// `replacing`: the task it replaces, for the event log (end that one as `replaced`).
     mutating func submit(
-        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double, replacing: Int?
     ) -> Int
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
@@ -121,6 +146,13 @@ public protocol MechanismHost: ~Copyable {
 }
 
 extension MechanismHost where Self: ~Copyable {
+    /// A new task that replaces none (see the requirement).
+    public mutating func submit(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
+    ) -> Int {
+        submit(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW, replacing: nil)
+    }
+
     /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` at `time`, as new work
     /// arriving.
     @discardableResult public mutating func schedule(_ payload: Int, at time: SimInstant) -> MechanismEvent {
@@ -140,6 +172,9 @@ public struct MechanismEvent: Sendable {
         /// A step of one of its running tasks (a session's next chunk): with the tasks' own
         /// timers, and it changes nothing a policy sees, so no decision follows it.
         case taskStep
+        /// A change in the world (a server's push reaching the phone): first at its instant,
+        /// with the charger, the network and the person; the policy decides after it.
+        case world
     }
 }
 
@@ -214,6 +249,7 @@ public enum MechanismRegistry {
     /// Every mechanism, one line each.
     public static var builtIn: [any Mechanism.Type] {
         [
+            SilentPushes.self,
             Regions.self,
             BackgroundModes.self,
             ContinuedProcessing.self,

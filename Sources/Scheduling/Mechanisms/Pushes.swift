@@ -24,117 +24,167 @@ public struct PushArrival: Equatable, Sendable {
         self.upBytes = upBytes
         self.downBytes = downBytes
     }
-
-    /// Each app's Poisson arrivals over `[0, horizon)`, from its own stream, merged in time
-    /// order (ties in app order). The simulation draws them one at a time as it goes
-    /// (`next`), the same numbers; this list is for tests and tools.
-    public static func draw(apps: [AppParameters], streams: [RandomStream?], until horizon: SimInstant) -> [PushArrival] {
-        var out: [PushArrival] = []
-        for (a, app) in apps.enumerated() {
-            guard let push = app.silentPushes, let stream = streams[a] else { continue }
-            var t = SimInstant.start
-            while let p = next(after: t, app: a, push: push, stream: stream, until: horizon) {
-                out.append(p)
-                t = p.time
-            }
-        }
-        return out.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-    }
-
-    /// App `app`'s next push after `time`, drawn from its stream (the gap, then the work), or
-    /// `nil` at or past the horizon.
-    public static func next(
-        after time: SimInstant, app: Int, push: SilentPushes, stream: RandomStream, until horizon: SimInstant
-    ) -> PushArrival? {
-        guard push.perHour > 0 else { return nil }
-        let t = time + SimDuration(seconds: stream.exponential(mean: 3600 / push.perHour))
-        guard t < horizon else { return nil }
-        return PushArrival(
-            time: t, app: app, work: SimDuration(seconds: push.cpu.draw(stream)),
-            upBytes: push.upBytes.draw(stream).rounded(), downBytes: push.downBytes.draw(stream).rounded())
-    }
 }
 
-/// Silent pushes held and delivered, per app.
-struct PushQueue {
-    /// Per app: deliveries within the last hour, oldest first; the newest push held (a task
-    /// index); the event that frees the budget; the next push drawn, not yet arrived.
+/// Silent pushes (`content-available`, docs/sources.md §1-2): each app's server sends them as
+/// a Poisson process (drawn as the run goes, so memory does not grow with the horizon), or a
+/// trace replays them. None reaches an app the person swiped away, that exits on suspend or
+/// that lacks `remote-notification`; the system holds the newest (an older held one is
+/// replaced) until the phone is on, Low Power Mode off, Background App Refresh on and fewer
+/// than `system.pushes_per_hour` were delivered to the app in the last hour, then wakes the
+/// app for `system.wake_budget`.
+public final class SilentPushes: Mechanism {
+    /// `silent_push`.
+    public static let name = "silent_push"
+    /// For `bgsim mechanisms`.
+    public static let summary = "Silent pushes: the app's server wakes it, within the system's hourly budget"
+    /// The app profile's keys.
+    public static let parameters: [PolicyParameterInfo] = [
+        PolicyParameterInfo(
+            name: "per_hour", kind: .number(NumberRange(lower: 0, lowerIncluded: false, upper: 3600), unit: "a rate per hour"),
+            defaultValue: .number(1), help: "the server's mean rate of pushes", isRequired: true),
+        .seconds("cpu", .exponential(mean: 2), help: "CPU time of a push's handler"),
+        .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
+        .kilobytes("down_kb", .fixed(20_000), help: "bytes the handler receives"),
+    ]
+    /// `app.<name>.push`: each push's arrival and work.
+    public static let streams = ["push"]
+    /// `silent_push`: `system.wake_budget` once delivered.
+    public static let kinds = [TaskKind.Traits("silent_push", [.producesResult], budget: { $0.wakeBudget })]
+
+    /// A trace's pushes reach apps whether or not they have the section.
+    public static func isUsed(by setup: PhoneSetup) -> Bool {
+        setup.pushTrace != nil || setup.apps.contains { $0.mechanisms[name] != nil }
+    }
+
+    struct Section {
+        var perHour: Double, cpu: PreparedDistribution, upBytes: PreparedDistribution, downBytes: PreparedDistribution
+    }
+
+    let sections: [Section?]
+    let kind = MechanismRegistry.kind(SilentPushes.self)
+    /// Per app: deliveries within the last hour, oldest first; the newest push held (a task);
+    /// whether a timer waits for the hour to roll on; the next push drawn, not yet arrived.
     var deliveries: [[SimInstant]]
     var held: [Int?]
-    var release: [EventHandle?]
+    var releasing: [Bool]
     var next: [PushArrival?]
     /// Apps with a push held.
     var heldCount = 0
+    var trace: [PushArrival] = []
 
-    init(apps: Int) {
-        deliveries = Array(repeating: [], count: apps)
-        held = Array(repeating: nil, count: apps)
-        release = Array(repeating: nil, count: apps)
-        next = Array(repeating: nil, count: apps)
-    }
-}
-
-/// Silent pushes (`content-available`, docs/sources.md §1-2): none reaches an app the person
-/// swiped away or that opted out; the system holds the newest until the gates and the app's
-/// hourly budget let it through, then wakes the app for `wakeBudget`.
-extension PhoneSimulation {
-    /// Push `k` of a trace reaches the phone.
-    mutating func tracePushArrived(_ k: Int) {
-        if k + 1 < world.pushes.count { scheduleWorld(.tracePush(k + 1), at: world.pushes[k + 1].time) }
-        pushArrived(world.pushes[k])
+    /// The run's mechanism, from each app's section.
+    public init(apps: [MechanismValues?], system: MechanismValues) {
+        sections = apps.map { v in
+            v.map {
+                Section(
+                    perHour: $0.number("per_hour"), cpu: PreparedDistribution($0.distribution("cpu")),
+                    upBytes: PreparedDistribution($0.distribution("up_kb")), downBytes: PreparedDistribution($0.distribution("down_kb")))
+            }
+        }
+        deliveries = Array(repeating: [], count: apps.count)
+        held = Array(repeating: nil, count: apps.count)
+        releasing = Array(repeating: false, count: apps.count)
+        next = Array(repeating: nil, count: apps.count)
     }
 
-    /// App `app`'s server's push, drawn as the run goes: the next is drawn now, from the
-    /// app's stream, so that memory does not grow with the horizon.
-    mutating func serverPushArrived(_ app: Int) {
-        guard let p = pushes.next[app] else { return }
-        scheduleNextServerPush(app, after: p.time)
-        pushArrived(p)
+    // Events: a server's push (payload 4·app), the hour rolling on (4·app + 1), a trace's push (4·k + 2).
+
+    /// The trace's first push, or each server's.
+    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        if let pushes = host.scenario.pushTrace {
+            trace = pushes
+            if let first = trace.first { host.schedule(2, at: first.time, as: .world) }
+        } else {
+            for app in sections.indices { scheduleNextServerPush(app, after: .start, &host) }
+        }
     }
 
-    mutating func scheduleNextServerPush(_ app: Int, after time: SimInstant) {
-        guard let push = model.apps[app].push, let stream = streams.appPush[app] else { return }
-        pushes.next[app] = PushArrival.next(after: time, app: app, push: push.parameters, stream: stream, until: .after(setup.duration))
-        if let next = pushes.next[app] { scheduleWorld(.serverPush(app), at: next.time) }
+    /// App `app`'s next push after `time`, drawn from its stream (the gap, then the work),
+    /// or none at or past the horizon.
+    func scheduleNextServerPush<H: MechanismHost & ~Copyable>(_ app: Int, after time: SimInstant, _ host: inout H) {
+        guard let s = sections[app], let stream = host.stream(app, "push") else { return }
+        let t = time + SimDuration(seconds: stream.exponential(mean: 3600 / s.perHour))
+        guard t < host.horizon else {
+            next[app] = nil
+            return
+        }
+        next[app] = PushArrival(
+            time: t, app: app, work: SimDuration(seconds: s.cpu.draw(stream)), upBytes: s.upBytes.draw(stream).rounded(),
+            downBytes: s.downBytes.draw(stream).rounded())
+        host.schedule(4 * app, at: t, as: .world)
     }
 
-    mutating func pushArrived(_ p: PushArrival) {
+    /// A push arrives, or the hour rolls on for an app.
+    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
+        let k = payload >> 2
+        switch payload & 3 {
+        case 0:
+            guard let p = next[k] else { return }
+            scheduleNextServerPush(k, after: p.time, &host)
+            arrived(p, &host)
+        case 1:
+            releasing[k] = false
+            deliverHeld(k, &host)
+        default:
+            if k + 1 < trace.count { host.schedule(4 * (k + 1) + 2, at: trace[k + 1].time, as: .world) }
+            arrived(trace[k], &host)
+        }
+    }
+
+    func arrived<H: MechanismHost & ~Copyable>(_ p: PushArrival, _ host: inout H) {
         let app = p.app
-        let id = newTask(app: app, kind: .silentPush, work: p.work, upBytes: p.upBytes, downBytes: p.downBytes)
-        if sink.observesTaskSteps {
-            sink.taskEvent(.submitted(request(id.rawValue), replaced: pushes.held[app].map(TaskID.init)), at: sim.now)
-        }
-        if draining || model.apps[app].exitsOnSuspend || apps[app].life.swipedAway || !model.apps[app].receivesPushes {
-            finish(id, .dropped, at: sim.now)
+        let task = host.submit(
+            app: app, kind: kind, source: 0, work: p.work, upBytes: p.upBytes, downBytes: p.downBytes, powerW: host.cpuPowerW(app),
+            replacing: held[app])
+        if host.isDraining || host.exitsOnSuspend(app) || host.isSwipedAway(app) || !host.declares(app, .remoteNotification) {
+            host.end(task, .dropped, rejection: nil)
             return
         }
-        if let older = pushes.held[app] { finish(TaskID(older), .replaced, at: sim.now) }
-        pushes.held[app] = id.rawValue
-        pushes.heldCount += 1
-        deliverHeldPush(app)
+        if let older = held[app] { host.end(older, .replaced, rejection: nil) }
+        held[app] = task
+        heldCount += 1
+        deliverHeld(app, &host)
     }
 
-    /// Delivers the app's held push if the phone is on, Background App Refresh allows it, and
-    /// fewer than `pushesPerHour` were delivered in the last hour; otherwise it waits (for the
-    /// hour to roll on, with a timer).
-    mutating func deliverHeldPush(_ app: Int) {
-        guard let i = pushes.held[app], !draining else { return }
-        if apps[app].life.swipedAway {
-            finish(TaskID(i), .dropped, at: sim.now)
+    /// Delivers the app's held push if the gates and the hourly budget let it through;
+    /// otherwise it waits (for the hour to roll on, with a timer).
+    func deliverHeld<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        guard let task = held[app], !host.isDraining else { return }
+        if host.isSwipedAway(app) {
+            host.end(task, .dropped, rejection: nil)
             return
         }
-        guard books.isOn, !books.lowPower, setup.settings.backgroundAppRefresh != .off, model.apps[app].backgroundRefresh else { return }
-        let hour = SimDuration.hours(1)
-        pushes.deliveries[app].removeAll { $0 <= sim.now - hour }
-        if pushes.deliveries[app].count >= setup.system.pushesPerHour {
-            if pushes.release[app] == nil, let oldest = pushes.deliveries[app].first {
-                pushes.release[app] = sim.schedule(.pushRelease(app), at: oldest + hour, priority: PhoneEvent.worldPriority)
+        guard host.phoneIsOn, !host.lowPowerMode, host.backgroundAppRefresh(app) else { return }
+        let hour = SimDuration.hours(1), now = host.now
+        deliveries[app].removeAll { $0 <= now - hour }
+        if deliveries[app].count >= host.scenario.system.pushesPerHour {
+            if !releasing[app], let oldest = deliveries[app].first {
+                releasing[app] = true
+                host.schedule(4 * app + 1, at: oldest + hour, as: .world)
             }
             return
         }
-        pushes.held[app] = nil
-        pushes.heldCount -= 1
-        pushes.deliveries[app].append(sim.now)
-        wake(TaskID(i))
+        held[app] = nil
+        heldCount -= 1
+        deliveries[app].append(now)
+        host.run(task)
     }
+
+    /// What held pushes wait for may have changed.
+    public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        guard heldCount > 0 else { return }
+        for app in held.indices where held[app] != nil { deliverHeld(app, &host) }
+    }
+
+    /// A held push ended otherwise (the run's end): no longer held.
+    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
+        if let app = held.firstIndex(of: task) {
+            held[app] = nil
+            heldCount -= 1
+        }
+    }
+
+    /// `silent-push`.
+    public func identifier(app: Int, source: Int) -> String { "silent-push" }
 }

@@ -16,8 +16,6 @@ struct AppModel {
     var exitsOnSuspend: Bool
     /// Its own Background App Refresh switch.
     var backgroundRefresh: Bool
-    /// `UIBackgroundModes` has `remote-notification`.
-    var receivesPushes: Bool
     /// Its BGTaskScheduler tasks, as a range of `PhoneModel.tasks`.
     var tasks: Range<Int>
     /// Its finite-length work, as a range of `PhoneModel.work`.
@@ -25,7 +23,6 @@ struct AppModel {
     var hasLeaveWork: Bool
     var hasInUseWork: Bool
     var fetch: FetchModel?
-    var push: PushModel?
     var transfers: TransferModel?
     var archiveProbability: Double
     var archiveCPU: SimDuration
@@ -63,11 +60,6 @@ struct FetchModel {
     var minimumInterval: SimDuration
     var cpu, upBytes, downBytes: PreparedDistribution
     var successProbability: Double
-}
-
-/// Silent pushes from the app's server.
-struct PushModel {
-    var parameters: SilentPushes
 }
 
 /// Background URLSession transfers handed over on leaving.
@@ -118,7 +110,7 @@ struct PhoneModel {
                     forgetsCompletion: app.forgetsCompletion, forgetsEndBackground: app.forgetsEndBackground,
                     cancelOnOpen: app.cancelOnOpen, launchDownBytes: app.launchDownBytes,
                     exitsOnSuspend: app.exitsOnSuspend, backgroundRefresh: app.backgroundRefresh,
-                    receivesPushes: app.declares(.remoteNotification), tasks: taskBase..<tasks.count,
+                    tasks: taskBase..<tasks.count,
                     work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
                     hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
                     fetch: app.usesBackgroundFetch
@@ -128,7 +120,6 @@ struct PhoneModel {
                                 upBytes: PreparedDistribution($0.upBytes), downBytes: PreparedDistribution($0.downBytes),
                                 successProbability: $0.successProbability)
                         } : nil,
-                    push: app.silentPushes.map { PushModel(parameters: $0) },
                     transfers: app.backgroundTransfers.map {
                         TransferModel(
                             probability: $0.probability, upBytes: PreparedDistribution($0.upBytes),

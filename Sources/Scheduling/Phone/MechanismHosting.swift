@@ -10,8 +10,24 @@ extension PhoneSimulation: MechanismHost {
         precondition(MechanismRegistry.builtIn.count < 128, "a mechanism's index fits in the 7 bits its events keep for it")
         return MechanismRegistry.builtIn.map { type -> (any Mechanism)? in
             let sections = setup.apps.map { app in app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) } }
-            guard sections.contains(where: { $0 != nil }) else { return nil }
+            guard type.isUsed(by: setup) else { return nil }
             return type.init(apps: sections, system: MechanismValues(declared: type.systemParameters, given: setup.system.mechanisms[type.name] ?? [:]))
+        }
+    }
+
+    mutating func mechanismsStart() {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.start(&self)
+        }
+    }
+
+    mutating func mechanismsGatesChanged() {
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.gatesChanged(&self)
         }
     }
 
@@ -73,8 +89,16 @@ extension PhoneSimulation: MechanismHost {
     public var now: SimInstant { sim.now }
     /// After the horizon.
     public var isDraining: Bool { draining }
+    /// The horizon.
+    public var horizon: SimInstant { .after(setup.duration) }
+    /// The scenario.
+    public var scenario: PhoneSetup { setup }
     /// Whether the phone is on.
     public var phoneIsOn: Bool { books.isOn }
+    /// Whether Low Power Mode is on.
+    public var lowPowerMode: Bool { books.lowPower }
+    /// The setting is not off, and the app's switch is on.
+    public func backgroundAppRefresh(_ app: Int) -> Bool { setup.settings.backgroundAppRefresh != .off && model.apps[app].backgroundRefresh }
     /// App `app`'s state.
     public func appState(_ app: Int) -> AppState { apps[app].life.state }
     /// Whether the app was swiped away and not opened since.
@@ -112,7 +136,12 @@ extension PhoneSimulation: MechanismHost {
         precondition(payload >= 0 && payload < 1 << 55, "a mechanism's payload fits in 55 bits")
         let step = kind == .taskStep
         let packed = payload << 8 | (step ? 0x80 : 0) | activeMechanism
-        let priority = step ? PhoneEvent.taskEndPriority : PhoneEvent.arrivalPriority
+        let priority =
+            switch kind {
+            case .world: PhoneEvent.worldPriority
+            case .taskStep: PhoneEvent.taskEndPriority
+            case .arrival: PhoneEvent.arrivalPriority
+            }
         return MechanismEvent(handle: sim.schedule(.mechanism(packed), at: max(time, sim.now), priority: priority))
     }
 
@@ -121,11 +150,11 @@ extension PhoneSimulation: MechanismHost {
 
     /// A new task, told to the sink as submitted.
     public mutating func submit(
-        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double, replacing: Int?
     ) -> Int {
         let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
         tasks[id.rawValue].powerW = powerW
-        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: nil), at: sim.now) }
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replacing.map(TaskID.init)), at: sim.now) }
         return id.rawValue
     }
 

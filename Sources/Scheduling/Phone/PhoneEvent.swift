@@ -19,9 +19,7 @@ enum PhoneEvent {
     /// foreground are over (`AppLife.swift`); its server's next push, drawn as the run goes,
     /// and its push budget having room again (`Pushes.swift`); one of its extensions runs and
     /// submits its tasks (`Extensions.swift`).
-    case suspend(Int), serverPush(Int), pushRelease(Int), extensionRun(Int)
-    /// Silent push `Int` of a trace (`Pushes.swift`).
-    case tracePush(Int)
+    case suspend(Int), extensionRun(Int)
     /// The time the policy asked to be consulted again (`Decisions.swift`).
     case policyWake
     /// A declared mechanism's own event: its payload shifted left by 8 bits above whether it

@@ -36,7 +36,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var apps: AppRuntimes
     var person: PersonState
     var decisions: Decisions
-    var pushes: PushQueue
     /// Background transfers waiting for the system to start them, by task index.
     var pendingTransfers: [Int] = []
     var inUseWork = InUseWork()
@@ -83,7 +82,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                     scheduler: BGTaskScheduler(permitted: $0.permitted, refreshMode: $0.declares(.fetch), processingMode: $0.declares(.processing)))
             })
         self.person = PersonState(apps: setup.apps.count, since: world.historySince, history: world.history)
-        self.pushes = PushQueue(apps: setup.apps.count)
         self.unsaved = UnsavedWork(apps: setup.apps.count)
         self.mechanisms = Self.makeMechanisms(setup)
     }
@@ -167,8 +165,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.purge(0) { scheduleWorld(.person(.purge(0)), at: first.time) }
         if let first = world.interruption(0) { scheduleWorld(.person(.interrupt(0)), at: first.start) }
         for app in setup.apps.indices { scheduleExtensionRun(app) }
-        if let first = world.pushes.first { scheduleWorld(.tracePush(0), at: first.time) }
-        if setup.pushTrace == nil { for app in setup.apps.indices { scheduleNextServerPush(app, after: .start) } }
+        mechanismsStart()
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
         // Low Power Mode set on in the scenario is on from the start: said, so that the
@@ -239,12 +236,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .suspend(let app):
             suspendAfterLeaving(app)
             consult = false
-        case .serverPush(let app): serverPushArrived(app)
-        case .pushRelease(let app):
-            pushes.release[app] = nil
-            deliverHeldPush(app)
         case .extensionRun(let app): extensionRan(app)
-        case .tracePush(let k): tracePushArrived(k)
         case .policyWake: if draining { return }
         case .mechanism(let packed): consult = mechanismEvent(packed)
         }
@@ -252,7 +244,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .power(.plugIn), .power(.unplug), .power(.level), .network, .person(.launch), .person(.leave):
             // What discretionary transfers and held pushes wait for may have changed.
             if !pendingTransfers.isEmpty { startPendingTransfers() }
-            if pushes.heldCount > 0 { for app in apps.indices where pushes.held[app] != nil { deliverHeldPush(app) } }
+            mechanismsGatesChanged()
         default: break
         }
         if consult && !draining { consultPolicy() }

@@ -37,10 +37,6 @@ extension PhoneSimulation {
             if let h = tasks[i].timer { sim.cancel(h) }
             tasks[i].timer = nil
             apps[app].scheduler.remove(id)
-            if pushes.held[app] == i {
-                pushes.held[app] = nil
-                pushes.heldCount -= 1
-            }
             if tasks[i].kind == .backgroundTransfer { pendingTransfers.removeAll { $0 == i } }
         case .ended: preconditionFailure("unreachable")
         }
@@ -70,7 +66,6 @@ extension PhoneSimulation {
         case .refresh, .processing: return model.identifiers[source]
         case .finiteLength: return model.workIdentifiers[source]
         case .fetch: return "background-fetch"
-        case .silentPush: return "silent-push"
         case .backgroundTransfer:
             return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
         case .redo: return "redo.\(source)"

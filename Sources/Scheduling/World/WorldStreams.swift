@@ -30,8 +30,6 @@ public struct WorldStreams {
     public var appUse: [RandomStream?]
     /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
     public var appExtension: [RandomStream?]
-    /// Per app with silent pushes, `app.<name>.push`.
-    public var appPush: [RandomStream?]
     /// Per app with background transfers, `app.<name>.transfer`.
     public var appTransfer: [RandomStream?]
     /// Per app that may not archive its results, `app.<name>.archive`.
@@ -67,7 +65,7 @@ public struct WorldStreams {
         purges = try stream("purges")
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var push: [RandomStream?] = [], transfer: [RandomStream?] = []
+        var transfer: [RandomStream?] = []
         var archive: [RandomStream?] = [], use: [RandomStream?] = []
         var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
@@ -78,7 +76,6 @@ public struct WorldStreams {
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
             ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
-            push.append(try optional(app.silentPushes != nil, "app.\(app.name).push"))
             transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
             let p = app.statePreservation.archiveProbability
             archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
@@ -87,7 +84,6 @@ public struct WorldStreams {
         self.appLeave = leave
         self.appUse = use
         self.appExtension = ext
-        self.appPush = push
         self.appTransfer = transfer
         self.appArchive = archive
         var declared: [[String: RandomStream]] = []

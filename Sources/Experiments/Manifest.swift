@@ -11,16 +11,20 @@ public struct Manifest: Sendable {
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.
     /// A declared mechanism's kinds (`Mechanism.kinds`) add their `runs_<kind>` and
-    /// `background_energy_<kind>_j` to runs.csv as data, as a sweep adds its axes: the
+    /// `background_energy_<kind>_j` to runs.csv, and its errors and expiration reasons their
+    /// `rejected_<token>` and `expired_<reason>`, as data, as a sweep adds its axes: the
     /// version does not change with them.
     public static var schemaColumns: [(file: String, columns: [String])] {
-        let declared = Set(TaskKind.allCases.filter(\.isDeclared).flatMap { ["runs_\($0.rawValue)", "background_energy_\($0.rawValue)_j"] })
+        let kinds = TaskKind.allCases.filter(\.isDeclared).flatMap { ["runs_\($0.rawValue)", "background_energy_\($0.rawValue)_j"] }
+        let rejections = SubmitError.allCases.filter(\.isDeclared).map { "rejected_\($0.token)" }
+        let reasons = ExpirationReason.allCases.filter(\.isDeclared).map { "expired_\($0.rawValue)" }
+        let declared = Set(kinds + rejections + reasons)
         return [
             ("runs.csv", ["policy", "replication", "seed"] + RunMetrics.columns.map(\.name).filter { !declared.contains($0) }),
             ("summary.csv", Experiment.summaryHeader),
             ("comparisons.csv", Experiment.comparisonsHeader),
             ("tasks.csv", TaskRows.header),
-            ("apps.csv", AppRows.header),
+            ("apps.csv", AppRows.header.filter { !declared.contains($0) }),
             ("timeline.csv", TimelineRows.header),
             ("events.csv", EventRows.header),
             ("forecast.csv", Forecast.header),

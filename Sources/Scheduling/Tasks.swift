@@ -13,26 +13,59 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { "task \(rawValue)" }
 }
 
-/// Why `BGTaskScheduler.submit` refused a request (`BGTaskScheduler.Error.Code`, docs/sources.md §2).
-public enum SubmitError: String, Sendable, CaseIterable, Error {
-    /// Background App Refresh is off for the app or the phone.
-    case unavailable
-    /// The app already has its 1 refresh or 10 processing requests pending.
-    case tooManyPendingTaskRequests
-    /// The identifier is not in the app's permitted identifiers.
-    case notPermitted
-    /// A continued-processing request with strategy `fail` when the system cannot run it now.
-    case immediateRunIneligible
+/// Why `submit` refused a request: BGTaskScheduler's error codes. The built-in ones are listed
+/// once, in `builtIn`; a mechanism may declare its own (``Mechanism/rejections``), which
+/// follow them in ``allCases``, so that every per-error column takes them.
+public struct SubmitError: Hashable, Sendable, CaseIterable, Error, CustomStringConvertible {
+    /// Position in ``allCases``: the index of its column in per-error counts.
+    public let index: Int
 
-    /// Its name in column names (`rejected_<token>`).
-    public var token: String {
-        switch self {
-        case .unavailable: "unavailable"
-        case .tooManyPendingTaskRequests: "too_many_pending"
-        case .notPermitted: "not_permitted"
-        case .immediateRunIneligible: "immediate_run_ineligible"
+    /// Background App Refresh is off for the app or the phone.
+    public static let unavailable = SubmitError(index: 0)
+    /// The app already has its 1 refresh or 10 processing requests pending.
+    public static let tooManyPendingTaskRequests = SubmitError(index: 1)
+    /// The identifier is not in the app's permitted identifiers.
+    public static let notPermitted = SubmitError(index: 2)
+
+    /// An error's names: as iOS spells it (tasks.csv, events.csv) and in column names
+    /// (`rejected_<token>`).
+    public struct Name: Sendable {
+        /// iOS's spelling (`immediateRunIneligible`).
+        public let rawValue: String
+        /// Lower case, digits and `_` (`immediate_run_ineligible`).
+        public let token: String
+        /// An error spelled `rawValue`, `token` in column names.
+        public init(_ rawValue: String, token: String) {
+            self.rawValue = rawValue
+            self.token = token
         }
     }
+
+    /// The built-in errors, in index order.
+    static let builtIn = [
+        Name("unavailable", token: "unavailable"), Name("tooManyPendingTaskRequests", token: "too_many_pending"),
+        Name("notPermitted", token: "not_permitted"),
+    ]
+    /// Every error's names: the built-in ones, then each registered mechanism's.
+    static let table: [Name] = builtIn + MechanismRegistry.builtIn.flatMap { $0.rejections }
+    /// Every error, built-in and declared by a mechanism.
+    public static let allCases: [SubmitError] = table.indices.map { SubmitError(index: $0) }
+
+    init(index: Int) { self.index = index }
+    /// The error iOS spells `rawValue`, if there is one.
+    public init?(rawValue: String) {
+        guard let k = Self.table.firstIndex(where: { $0.rawValue == rawValue }) else { return nil }
+        self.index = k
+    }
+
+    /// iOS's spelling.
+    public var rawValue: String { Self.table[index].rawValue }
+    /// Its name in column names (`rejected_<token>`).
+    public var token: String { Self.table[index].token }
+    /// Declared by a mechanism, not built in.
+    public var isDeclared: Bool { index >= Self.builtIn.count }
+    /// iOS's spelling.
+    public var description: String { rawValue }
 }
 
 /// How a task ended. Every task ends in exactly one of these.

@@ -19,7 +19,7 @@ struct SchemaGuardTests {
     static let recorded: [Int: UInt64] = [
         12: 0xbc66_8911_43dd_d4ca,
         13: 0xf94a_2fc0_b29f_eb27,
-        14: 0x0875_997d_821d_119b,
+        14: 0x772f_a8f6_0e79_5b22,
     ]
 
     static var columnsDigest: UInt64 {
@@ -55,6 +55,16 @@ struct SchemaGuardTests {
             #expect(kind.rawValue == name, "TaskKind's constant for \(name) has index \(kind.index), the row of \(kind.rawValue)")
             #expect(kind.traits == TaskKind.table[kind.index].flags, "\(name)'s traits")
         }
+        let errors: [(SubmitError, String)] = [
+            (.unavailable, "unavailable"), (.tooManyPendingTaskRequests, "tooManyPendingTaskRequests"), (.notPermitted, "notPermitted"),
+        ]
+        for (e, name) in errors { #expect(e.rawValue == name, "SubmitError's constant for \(name) has index \(e.index), the row of \(e.rawValue)") }
+        for (k, e) in SubmitError.allCases.enumerated() { #expect(e.index == k && e.isDeclared == (k >= errors.count)) }
+        let reasons: [(ExpirationReason, String)] = [
+            (.timeUp, "time_up"), (.deviceInUse, "device_in_use"), (.powerLost, "power_lost"), (.timeLimit, "time_limit"),
+        ]
+        for (e, name) in reasons { #expect(e.rawValue == name, "ExpirationReason's constant for \(name) has index \(e.index), the row of \(e.rawValue)") }
+        for (k, e) in ExpirationReason.allCases.enumerated() { #expect(e.index == k && e.isDeclared == (k >= reasons.count)) }
         for (k, o) in TaskOutcome.allCases.enumerated() { #expect(o.index == k, "TaskOutcome.\(o) has index \(o.index), at position \(k)") }
         for (k, n) in NetworkKind.allCases.enumerated() { #expect(n.index == k, "NetworkKind.\(n) has index \(n.index), at position \(k)") }
         for (k, r) in HoldReason.allCases.enumerated() { #expect(r.rawValue == k, "HoldReason.\(r) is \(r.rawValue), at position \(k)") }

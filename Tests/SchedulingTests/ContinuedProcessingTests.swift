@@ -65,7 +65,7 @@ struct ContinuedProcessingTests {
         let launches = [use(0, at(1), at(1, 1)), use(0, at(1, 2), at(1, 3))]
         let (_, tasks) = try Self.run([Self.exporter("photos", ["queue": .flag(false)])], launches)
         try #require(tasks.count == 2)
-        #expect(tasks[1].outcome == .rejected && tasks[1].rejection == .immediateRunIneligible && tasks[1].started == nil)
+        #expect(tasks[1].outcome == .rejected && tasks[1].rejection == MechanismRegistry.rejection(ContinuedProcessing.self) && tasks[1].started == nil)
         #expect(tasks[0].outcome == .completed)
     }
 
@@ -99,7 +99,9 @@ struct ContinuedProcessingTests {
         let (_, tasks) = try Self.run([Self.exporter("photos", ["cancel_pct": .number(100)])], [use(0, at(1), at(1, 1))])
         try #require(tasks.count == 1)
         let ended = tasks[0].ended - (try #require(tasks[0].started))
-        #expect(tasks[0].outcome == .expired && tasks[0].expiration == .personCancelled, "its expiration handler ended it")
+        #expect(
+            tasks[0].outcome == .expired && tasks[0].expiration == MechanismRegistry.expirationReason(ContinuedProcessing.self),
+            "its expiration handler ended it")
         #expect(ended > .zero && ended < .minutes(5), "cancelled \(ended) into its 5 minutes")
     }
 

@@ -48,6 +48,10 @@ public final class ContinuedProcessing: Mechanism {
     public static let streams = ["continued"]
     /// `continued_processing`: no time limit of its own; numbered requests.
     public static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
+    /// iOS 26's `immediateRunIneligible`: strategy `fail` and no room now.
+    public static let rejections = [SubmitError.Name("immediateRunIneligible", token: "immediate_run_ineligible")]
+    /// `person_cancelled`: from the Live Activity.
+    public static let expirationReasons = ["person_cancelled"]
 
     struct Section {
         var perOpen: Double, tapAfter: SimDuration, identifier: String, queues: Bool
@@ -61,6 +65,8 @@ public final class ContinuedProcessing: Mechanism {
     let sections: [Section?]
     let maxRunning: Int, gpuSupported: Bool, gpuW: Double, pressureProgress: Double
     let kind = MechanismRegistry.kind(ContinuedProcessing.self)
+    let ineligible = MechanismRegistry.rejection(ContinuedProcessing.self)
+    let cancelled = MechanismRegistry.expirationReason(ContinuedProcessing.self)
     /// Taps to come (payload `2k`), and tasks by id while they wait or run.
     var taps: [Int: Plan] = [:], plans: [Int: Plan] = [:]
     var nextTap = 0
@@ -102,7 +108,7 @@ public final class ContinuedProcessing: Mechanism {
     public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
         if payload & 1 == 1 {
             let task = payload >> 1
-            if host.isRunning(task) { host.expireTask(task, .personCancelled) }
+            if host.isRunning(task) { host.expireTask(task, cancelled) }
             return
         }
         guard let plan = taps.removeValue(forKey: payload >> 1), let s = sections[plan.app] else { return }
@@ -125,7 +131,7 @@ public final class ContinuedProcessing: Mechanism {
             queue.append(task)
         } else {
             plans[task] = nil
-            host.end(task, .rejected, rejection: .immediateRunIneligible)
+            host.end(task, .rejected, rejection: ineligible)
         }
     }
 

@@ -26,6 +26,11 @@ public protocol Mechanism: AnyObject {
     static var streams: [String] { get }
     /// The kinds of task it runs, after the built-in kinds in ``TaskKind/allCases``.
     static var kinds: [TaskKind.Traits] { get }
+    /// Errors its submissions may fail with, after BGTaskScheduler's in ``SubmitError/allCases``.
+    static var rejections: [SubmitError.Name] { get }
+    /// Reasons it may call its tasks' expiration handlers for, after the built-in ones in
+    /// ``ExpirationReason/allCases``: lower case, digits and `_`.
+    static var expirationReasons: [String] { get }
 
     /// Whether a run of `setup` needs the mechanism: by default, when an app has its section.
     static func isUsed(by setup: PhoneSetup) -> Bool
@@ -61,6 +66,10 @@ public protocol Mechanism: AnyObject {
 extension Mechanism {
     /// No phone-wide keys unless it declares some.
     public static var systemParameters: [PolicyParameterInfo] { [] }
+    /// No errors of its own.
+    public static var rejections: [SubmitError.Name] { [] }
+    /// No expiration reasons of its own.
+    public static var expirationReasons: [String] { [] }
     /// When an app has its section.
     public static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.mechanisms[name] != nil } }
     /// Nothing at the start.
@@ -262,6 +271,18 @@ public enum MechanismRegistry {
     /// Per declared kind (its index less the built-in kinds'), the index of its mechanism in
     /// ``builtIn``.
     static let kindOwners: [Int] = builtIn.enumerated().flatMap { k, m in Array(repeating: k, count: m.kinds.count) }
+
+    /// The mechanism's `k`th declared error.
+    public static func rejection(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> SubmitError {
+        let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.rejections.count }
+        return SubmitError.allCases[SubmitError.builtIn.count + before + k]
+    }
+
+    /// The mechanism's `k`th declared expiration reason.
+    public static func expirationReason(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> ExpirationReason {
+        let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.expirationReasons.count }
+        return ExpirationReason.allCases[ExpirationReason.builtIn.count + before + k]
+    }
 
     /// The mechanism's `k`th declared kind.
     public static func kind(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> TaskKind {

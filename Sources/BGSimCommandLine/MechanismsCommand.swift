@@ -28,7 +28,7 @@ struct Mechanisms: ParsableCommand {
                     print("    \(p.name): \(p.kind.expected), \(p.isRequired ? "required" : "default \(Policies.describe(p.defaultValue, p.kind))"); \(p.help)")
                 }
             }
-            print("  streams: \(type.streams.map { "app.<name>.\($0)" }.joined(separator: ", "))")
+            print("  streams: \(type.streams.isEmpty ? "none of its own" : type.streams.map { "app.<name>.\($0)" }.joined(separator: ", "))")
             print("  task kinds: \(type.kinds.map(\.name).joined(separator: ", "))")
         }
     }

@@ -50,9 +50,6 @@ public struct AppParameters: Equatable, Sendable {
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true
-    /// Legacy background fetch (before iOS 13): ignored when the app declares BGTaskScheduler
-    /// identifiers (docs/sources.md §2).
-    public var backgroundFetch: BackgroundFetch?
     /// Background URLSession transfers it hands to the system when the person leaves it.
     public var backgroundTransfers: BackgroundTransfers?
     /// Info.plist `UIBackgroundModes`, the Background Modes capability; `nil`: every mode the
@@ -75,11 +72,6 @@ public struct AppParameters: Equatable, Sendable {
 
     /// An app named `name` with no background work and default habits.
     public init(name: String) { self.name = name }
-
-    /// Whether legacy background fetch is in use: declared, with the `fetch` mode, and no
-    /// BGTaskScheduler identifier declared (the `BGTaskSchedulerPermittedIdentifiers` key
-    /// disables it, docs/sources.md §2).
-    public var usesBackgroundFetch: Bool { backgroundFetch != nil && permitted.isEmpty && !exitsOnSuspend && declares(.fetch) }
 
     /// Whether `UIBackgroundModes` lists `mode` (or is left to what the app's work needs).
     public func declares(_ mode: UIBackgroundMode) -> Bool { backgroundModes?.contains(mode) ?? true }
@@ -236,24 +228,6 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
         case .bluetooth: 0.05155 * 4.0
         }
     }
-}
-
-/// `setMinimumBackgroundFetchInterval` and `performFetchWithCompletionHandler` (docs/sources.md
-/// §2): the system decides when to fetch, like a refresh, no sooner than `minimumInterval`
-/// after the last fetch; the handler has 30 s.
-public struct BackgroundFetch: Equatable, Sendable {
-    /// The app's `setMinimumBackgroundFetchInterval`.
-    public var minimumInterval: SimDuration = .hours(1)
-    /// CPU time of a fetch, in seconds.
-    public var cpu: Distribution = .exponential(mean: 3)
-    /// Bytes a fetch sends.
-    public var upBytes: Distribution = .fixed(1_000)
-    /// Bytes a fetch receives.
-    public var downBytes: Distribution = .fixed(10_000)
-    /// Chance the fetch reports new data.
-    public var successProbability = 1.0
-    /// Hourly fetches of a 10 KB response.
-    public init() {}
 }
 
 /// Background URLSession transfers: when the person leaves the app it hands the system a

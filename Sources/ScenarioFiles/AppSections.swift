@@ -83,19 +83,6 @@ extension Scenario {
                 }
                 return out
             }
-            a.backgroundFetch = try m.optional("background_fetch", default: nil) { n, p throws(ScenarioError) in
-                var f = try r.mapping(n, at: p)
-                var fetch = BackgroundFetch()
-                fetch.minimumInterval = try f.optional("minimum_interval", default: fetch.minimumInterval) { n, p throws(ScenarioError) in
-                    try r.duration(n, p, allowZero: true)
-                }
-                fetch.cpu = try f.optional("cpu", default: fetch.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-                fetch.upBytes = try f.optional("up_kb", default: fetch.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                fetch.downBytes = try f.optional("down_kb", default: fetch.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                fetch.successProbability = try f.optional("success_pct", default: fetch.successProbability, percent(r, "a chance"))
-                try f.finish()
-                return fetch
-            }
             a.backgroundTransfers = try m.optional("background_transfer", default: nil) { n, p throws(ScenarioError) in
                 var f = try r.mapping(n, at: p)
                 var t = BackgroundTransfers()

@@ -24,20 +24,16 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Finite-length background time (`beginBackgroundTask`) after the app left the
     /// foreground (docs/sources.md §3). Not scheduled: it starts when the app asks.
     public static let finiteLength = TaskKind(index: 2, [.usesGrant])
-    /// Legacy background fetch (`performFetchWithCompletionHandler`, 30 s), decided like a
-    /// refresh (docs/sources.md §2).
-    public static let fetch = TaskKind(index: 3, [.scheduled, .refreshLike, .producesResult])
     /// A background URLSession transfer, carried out by the system, then handed to the app.
-    public static let backgroundTransfer = TaskKind(index: 4, [.producesResult])
+    public static let backgroundTransfer = TaskKind(index: 3, [.producesResult])
     /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 5, [.usesGrant, .producesResult])
+    public static let redo = TaskKind(index: 4, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
         Traits("refresh", refresh.traits, budget: { $0.refreshBudget }),
         Traits("processing", processing.traits, budget: { $0.processingBudget }),
         Traits("finite_length", finiteLength.traits, budget: { $0.backgroundTime }),
-        Traits("fetch", fetch.traits, budget: { $0.fetchBudget }),
         Traits("background_transfer", backgroundTransfer.traits, budget: { $0.wakeBudget }),
         Traits("redo", redo.traits, budget: { $0.backgroundTime }),
     ]
@@ -61,7 +57,7 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Its name.
     public var description: String { rawValue }
 
-    /// Work a scheduling policy decides on: BGTaskScheduler's two kinds and legacy fetch.
+    /// Work a scheduling policy decides on: BGTaskScheduler's two kinds, and legacy fetch's.
     @inlinable public var isScheduled: Bool { traits.contains(.scheduled) }
     /// Work the system decides on like a refresh (docs/sources.md §2, §4).
     @inlinable public var isRefreshLike: Bool { traits.contains(.refreshLike) }

@@ -33,7 +33,7 @@ struct MechanismTests {
             #expect(name.wholeMatch(of: token) != nil, "\(name) is not a key scenario files can write")
             for kind in kindNames { #expect(kind.wholeMatch(of: token) != nil, "kind \(kind)") }
             #expect(Set(keys.map(\.name)).count == keys.count && Set(systemKeys.map(\.name)).count == systemKeys.count, "\(name) declares a key twice")
-            #expect(Set(streams).count == streams.count && !streams.isEmpty)
+            #expect(Set(streams).count == streams.count, "\(name) declares a stream twice")
             #expect(!summary.isEmpty && keys.allSatisfy { !$0.help.isEmpty })
         }
         let names = MechanismRegistry.builtIn.map { $0.name }

@@ -316,7 +316,7 @@ struct ScenarioTests {
         #expect(
             Set(a.compactMap { if case .text(let k) = $0.mechanisms[BackgroundModes.name]?["kind"] { k } else { nil } })
                 == Set(BackgroundModeKind.allCases.map(\.rawValue)))
-        #expect(a.contains(where: \.usesBackgroundFetch) && a.contains { $0.mechanisms[SilentPushes.name] != nil })
+        #expect(a.contains { $0.mechanisms[LegacyFetch.name] != nil } && a.contains { $0.mechanisms[SilentPushes.name] != nil })
         #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
         #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })
         #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])

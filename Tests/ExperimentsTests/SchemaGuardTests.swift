@@ -20,6 +20,7 @@ struct SchemaGuardTests {
         12: 0xbc66_8911_43dd_d4ca,
         13: 0xf94a_2fc0_b29f_eb27,
         14: 0x772f_a8f6_0e79_5b22,
+        15: 0xeb40_3b19_ea64_a2c8,
     ]
 
     static var columnsDigest: UInt64 {
@@ -46,7 +47,7 @@ struct SchemaGuardTests {
         for (k, kind) in TaskKind.allCases.enumerated() { #expect(kind.index == k, "TaskKind.\(kind) has index \(kind.index), at position \(k)") }
         // Each built-in kind's constant names its own row of the kinds' table, with its traits.
         let builtIn: [(TaskKind, String)] = [
-            (.refresh, "refresh"), (.processing, "processing"), (.finiteLength, "finite_length"), (.fetch, "fetch"),
+            (.refresh, "refresh"), (.processing, "processing"), (.finiteLength, "finite_length"),
             (.backgroundTransfer, "background_transfer"),
             (.redo, "redo"),
         ]

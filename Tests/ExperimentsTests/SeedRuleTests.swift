@@ -49,8 +49,8 @@ struct SeedRuleTests {
         let (noPush, _) = try Self.run(app: pushes + ", background_modes: [fetch]")
         #expect(noPush.startedByKind[MechanismRegistry.kind(SilentPushes.self).index] == 0 && noPush.count(.dropped) > 0)
         let fetch = ", tasks: [], background_fetch: {minimum_interval: 1h, cpu: 1s}"
-        #expect(try Self.run(app: fetch).0.startedByKind[TaskKind.fetch.index] > 0)
-        #expect(try Self.run(app: fetch + ", background_modes: [remote-notification]").0.startedByKind[TaskKind.fetch.index] == 0)
+        #expect(try Self.run(app: fetch).0.startedByKind[MechanismRegistry.kind(LegacyFetch.self).index] > 0)
+        #expect(try Self.run(app: fetch + ", background_modes: [remote-notification]").0.startedByKind[MechanismRegistry.kind(LegacyFetch.self).index] == 0)
         let audio = ", tasks: [], background_mode: {kind: audio, probability_pct: 100, duration: 10m}"
         #expect(try Self.run(app: audio).0.startedByKind[BackgroundModes.kind(.audio).index] > 0)
         #expect(try Self.run(app: audio + ", background_modes: [fetch]").0.startedByKind[BackgroundModes.kind(.audio).index] == 0)

@@ -93,22 +93,19 @@ struct BackgroundMechanismTests {
 
     func fetcher(_ name: String, alsoDeclares tasks: [AppTask] = []) -> AppParameters {
         var a = appWith(name, tasks)
-        var f = BackgroundFetch()
-        f.minimumInterval = .hours(1)
-        f.cpu = .fixed(2)
-        a.backgroundFetch = f
+        a.mechanisms[LegacyFetch.name] = ["minimum_interval": .duration(.hours(1)), "cpu": .distribution(.fixed(2))]
         return a
     }
 
     @Test func legacyFetchRunsLikeARefreshUnlessTheAppDeclaresBGTaskSchedulerIdentifiers() throws {
         let both = fetcher("both", alsoDeclares: [task("both.r", .refresh, submitOn: [.start, .handler])])
         let run = try simulate(quiet(hours: 5, apps: [fetcher("old"), both]), EagerPolicy())
-        let fetches = run.starts.filter { $0.1.kind == .fetch }
+        let fetches = run.starts.filter { $0.1.kind == MechanismRegistry.kind(LegacyFetch.self) }
         #expect(fetches.allSatisfy { $0.1.app == 0 }, "the app with identifiers never fetches")
         #expect(fetches.count == 5, "a random phase within the first hour, then every hour")
         #expect(zip(fetches.dropFirst(), fetches).allSatisfy { $0.0 - $1.0 == .hours(1) })
         #expect(run.records.contains { $0.request.app == 1 && $0.request.kind == .refresh && $0.outcome == .completed })
-        #expect(!run.records.contains { $0.request.app == 1 && $0.request.kind == .fetch })
+        #expect(!run.records.contains { $0.request.app == 1 && $0.request.kind == MechanismRegistry.kind(LegacyFetch.self) })
         // The system gates it like a refresh: with Background App Refresh off, nothing runs.
         var off = quiet(hours: 5, apps: [fetcher("old")])
         off.settings.backgroundAppRefresh = .off

@@ -46,7 +46,7 @@ struct DuetTests {
     /// app's allowance: a fetch nothing predicts waits, named by the rule that held it.
     @Test func legacyFetchIsDecidedAsARefreshIs() {
         let p = DuetPolicy()
-        let fetch = EligibleTask(id: TaskID(2), app: 0, kind: .fetch, submitted: .start, earliestBegin: .start)
+        let fetch = EligibleTask(id: TaskID(2), app: 0, kind: MechanismRegistry.kind(LegacyFetch.self), submitted: .start, earliestBegin: .start)
         let s = state(80)
         #expect(p.verdicts(fetch, s, level: 80) == p.verdicts(refresh(), s, level: 80))
         #expect(verdict(p, fetch, s, .predictedUse) == .score((1 - 0.9975 * 0.9975).squareRoot(), weight: 50))

@@ -57,6 +57,9 @@ public protocol Mechanism: AnyObject {
     func pressure<H: MechanismHost & ~Copyable>(_ host: inout H)
     /// An event it scheduled (``MechanismHost/schedule(_:at:)``) came, with its payload.
     func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H)
+    /// The policy started its request `task` (one of a `.scheduled` kind it made with
+    /// ``MechanismHost/request(app:kind:source:work:upBytes:downBytes:powerW:earliestBegin:success:forgetsCompletion:)``).
+    func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H)
     /// Its task `task` ended with `outcome`.
     func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H)
     /// The identifier of its task `task` of app `app`, submitted with `source`.
@@ -88,6 +91,8 @@ extension Mechanism {
     public func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing: it schedules no events.
     public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {}
+    /// Nothing when the policy starts one of its requests.
+    public func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
     /// Nothing at a task's end.
     public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
 }
@@ -123,6 +128,11 @@ public protocol MechanismHost: ~Copyable {
     func exitsOnSuspend(_ app: Int) -> Bool
     /// App `app`'s stream `name` (one the mechanism declared), if the app declares its section.
     func stream(_ app: Int, _ name: String) -> RandomStream?
+    /// App `app`'s own stream, `app.<name>`, which its BGTaskScheduler requests draw from: for
+    /// a mechanism an app uses instead of BGTaskScheduler, never with it (legacy fetch).
+    func appStream(_ app: Int) -> RandomStream
+    /// The app task `task` belongs to.
+    func app(of task: Int) -> Int
     /// Whether app `app`'s `BGTaskSchedulerPermittedIdentifiers` allow `identifier` (an
     /// entry ending in `.*` allows every identifier under it; no list: its work's own).
     func permits(_ app: Int, _ identifier: String) -> Bool
@@ -141,6 +151,14 @@ public protocol MechanismHost: ~Copyable {
     /// `replacing`: the task it replaces, for the event log (end that one as `replaced`).
     mutating func submit(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double, replacing: Int?
+    ) -> Int
+    /// A new request the policy decides on (`kind` is `.scheduled`), submitted now: it becomes
+    /// eligible at `earliestBegin` and waits behind the same gates as a refresh or processing
+    /// request; its handler reports `success`, or never calls its completion (`forgetsCompletion`).
+    /// The mechanism hears when the policy starts it (``Mechanism/taskStarted(_:_:)``).
+    mutating func request(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
+        earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
     ) -> Int
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
@@ -258,6 +276,7 @@ public enum MechanismRegistry {
     /// Every mechanism, one line each.
     public static var builtIn: [any Mechanism.Type] {
         [
+            LegacyFetch.self,
             SilentPushes.self,
             Regions.self,
             BackgroundModes.self,

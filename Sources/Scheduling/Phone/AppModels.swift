@@ -22,7 +22,6 @@ struct AppModel {
     var work: Range<Int>
     var hasLeaveWork: Bool
     var hasInUseWork: Bool
-    var fetch: FetchModel?
     var transfers: TransferModel?
     var archiveProbability: Double
     var archiveCPU: SimDuration
@@ -53,13 +52,6 @@ struct WorkModel {
     var inUse: Bool
     var probability: Double
     var cpu, upBytes, downBytes: PreparedDistribution
-}
-
-/// Legacy background fetch.
-struct FetchModel {
-    var minimumInterval: SimDuration
-    var cpu, upBytes, downBytes: PreparedDistribution
-    var successProbability: Double
 }
 
 /// Background URLSession transfers handed over on leaving.
@@ -113,13 +105,6 @@ struct PhoneModel {
                     tasks: taskBase..<tasks.count,
                     work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
                     hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
-                    fetch: app.usesBackgroundFetch
-                        ? app.backgroundFetch.map {
-                            FetchModel(
-                                minimumInterval: $0.minimumInterval, cpu: PreparedDistribution($0.cpu),
-                                upBytes: PreparedDistribution($0.upBytes), downBytes: PreparedDistribution($0.downBytes),
-                                successProbability: $0.successProbability)
-                        } : nil,
                     transfers: app.backgroundTransfers.map {
                         TransferModel(
                             probability: $0.probability, upBytes: PreparedDistribution($0.upBytes),

@@ -39,8 +39,8 @@ extension PhoneSimulation {
         if kind == .refresh || kind == .processing {
             let m = Int(tasks[i].source)
             if model.tasks[m].resubmitsInHandler { submit(task: m, earliestBegin: sim.now + model.tasks[m].interval) }
-        } else if kind == .fetch, let interval = model.apps[app].fetch?.minimumInterval {
-            submitFetch(app: app, earliestBegin: sim.now + interval)
+        } else if kind.isDeclared {
+            mechanismTaskStarted(i)
         }
         watchCPU(id)
     }

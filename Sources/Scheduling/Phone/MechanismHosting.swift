@@ -78,6 +78,11 @@ extension PhoneSimulation: MechanismHost {
         return packed & 0x80 == 0
     }
 
+    mutating func mechanismTaskStarted(_ i: Int) {
+        activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
+        mechanisms[activeMechanism]!.taskStarted(i, &self)
+    }
+
     mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) {
         activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
         mechanisms[activeMechanism]!.taskEnded(i, outcome, &self)
@@ -111,6 +116,10 @@ extension PhoneSimulation: MechanismHost {
     public func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
     /// App `app`'s stream `name` of the active mechanism.
     public func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
+    /// Stream `app.<name>`.
+    public func appStream(_ app: Int) -> RandomStream { streams.apps[app] }
+    /// The task's app.
+    public func app(of task: Int) -> Int { tasks[task].appIndex }
 
     /// Exactly listed, or under an entry ending in `.*`; an app without a list permits its
     /// declared work.
@@ -156,6 +165,23 @@ extension PhoneSimulation: MechanismHost {
         tasks[id.rawValue].powerW = powerW
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replacing.map(TaskID.init)), at: sim.now) }
         return id.rawValue
+    }
+
+    /// A new request, told to the sink as submitted, eligible at `earliestBegin`.
+    public mutating func request(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
+        earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
+    ) -> Int {
+        precondition(kind.isScheduled, "a request the policy decides on is of a scheduled kind, not \(kind)")
+        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
+        let i = id.rawValue
+        tasks[i].powerW = powerW
+        tasks[i].earliestBegin = max(earliestBegin, sim.now)
+        if !success { tasks[i].flags.remove(.success) }
+        if forgetsCompletion { tasks[i].flags.insert(.forgetsCompletion) }
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
+        tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
+        return i
     }
 
     /// Sends the data on the task's behalf.

@@ -165,9 +165,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.purge(0) { scheduleWorld(.person(.purge(0)), at: first.time) }
         if let first = world.interruption(0) { scheduleWorld(.person(.interrupt(0)), at: first.start) }
         for app in setup.apps.indices { scheduleExtensionRun(app) }
-        mechanismsStart()
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
+        mechanismsStart()
         // Low Power Mode set on in the scenario is on from the start: said, so that the
         // timeline and the event log show it.
         if books.lowPower { sink.worldEvent(.lowPowerMode(on: true), at: .start) }

@@ -1,19 +1,14 @@
 import PhoneWorld
 import SimEngine
 
-/// Requests reaching the system (docs/sources.md §2): an app's `BGTaskScheduler.submit`, and
-/// legacy background fetch, which the system asks for by itself; each becomes eligible at its
-/// `earliestBeginDate`.
+/// Requests reaching the system (docs/sources.md §2): an app's `BGTaskScheduler.submit`, which
+/// becomes eligible at its `earliestBeginDate`.
 extension PhoneSimulation {
     /// Requests pending when the simulation starts, as if submitted when the app was last
     /// used: `earliestBeginDate` at a random phase within the task's interval, so apps with
     /// equal intervals do not run in lockstep.
     mutating func submitInitialRequests() {
         for app in setup.apps.indices {
-            if let fetch = model.apps[app].fetch {
-                let phase = SimDuration(seconds: streams.apps[app].uniform() * fetch.minimumInterval.seconds)
-                submitFetch(app: app, earliestBegin: .after(phase))
-            }
             for m in model.apps[app].tasks where model.tasks[m].submitsOnStart {
                 let phase = SimDuration(seconds: streams.apps[app].uniform() * model.tasks[m].interval.seconds)
                 submit(task: m, earliestBegin: .after(phase))
@@ -59,27 +54,6 @@ extension PhoneSimulation {
             if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replaced), at: sim.now) }
             tasks[id.rawValue].timer = sim.schedule(.eligible(id), at: begin, priority: PhoneEvent.arrivalPriority)
         }
-    }
-
-    /// The system's next fetch for the app, no sooner than `earliestBegin`. Its work is drawn
-    /// from the app's stream, as a BGTaskScheduler request's is (the app declares none: the
-    /// two exclude each other).
-    mutating func submitFetch(app: Int, earliestBegin: SimInstant) {
-        guard let fetch = model.apps[app].fetch else { return }
-        let stream = streams.apps[app]
-        let id = TaskID(tasks.count)
-        var state = TaskState(
-            app: app, source: 0, kind: .fetch, submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
-            work: SimDuration(seconds: fetch.cpu.draw(stream)), powerW: model.apps[app].cpuPowerW)
-        state.upBytes = fetch.upBytes.draw(stream).rounded()
-        state.downBytes = fetch.downBytes.draw(stream).rounded()
-        if stream.bernoulli(fetch.successProbability) { state.flags.insert(.success) }
-        if stream.bernoulli(model.apps[app].forgetsCompletion) { state.flags.insert(.forgetsCompletion) }
-        state.expirationResponse = model.apps[app].expirationResponse
-        let begin = state.earliestBegin
-        tasks.append(state)
-        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: nil), at: sim.now) }
-        tasks[id.rawValue].timer = sim.schedule(.eligible(id), at: begin, priority: PhoneEvent.arrivalPriority)
     }
 
     /// A task the system starts by itself, not through the policy.

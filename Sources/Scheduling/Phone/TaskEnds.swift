@@ -65,7 +65,6 @@ extension PhoneSimulation {
         switch tasks[i].kind {
         case .refresh, .processing: return model.identifiers[source]
         case .finiteLength: return model.workIdentifiers[source]
-        case .fetch: return "background-fetch"
         case .backgroundTransfer:
             return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
         case .redo: return "redo.\(source)"

@@ -50,8 +50,6 @@ public struct AppParameters: Equatable, Sendable {
     /// The app's own Background App Refresh switch (Settings > General > Background App
     /// Refresh > app).
     public var backgroundRefresh = true
-    /// Background URLSession transfers it hands to the system when the person leaves it.
-    public var backgroundTransfers: BackgroundTransfers?
     /// Info.plist `UIBackgroundModes`, the Background Modes capability; `nil`: every mode the
     /// app's declared work needs. Without `fetch` its refresh requests fail `notPermitted` and
     /// legacy fetch never runs; without `processing`, its processing requests fail; without
@@ -228,24 +226,6 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
         case .bluetooth: 0.05155 * 4.0
         }
     }
-}
-
-/// Background URLSession transfers: when the person leaves the app it hands the system a
-/// transfer, which the system carries out on its own (discretionary ones only on Wi-Fi and
-/// external power) and then wakes the app in the background to handle the result.
-public struct BackgroundTransfers: Equatable, Sendable {
-    /// Chance that a given leave hands over a transfer.
-    public var probability = 0.5
-    /// Bytes to upload.
-    public var upBytes: Distribution = .fixed(0)
-    /// Bytes to download.
-    public var downBytes: Distribution = .fixed(1_000_000)
-    /// `isDiscretionary`: the system waits for Wi-Fi and power.
-    public var discretionary = false
-    /// The app's completion handling after the transfer, in seconds of CPU.
-    public var cpu: Distribution = .fixed(1)
-    /// A non-discretionary 1 MB download on half the leaves.
-    public init() {}
 }
 
 /// State preservation: after each piece of background work, the app archives what it

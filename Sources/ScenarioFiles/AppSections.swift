@@ -83,17 +83,6 @@ extension Scenario {
                 }
                 return out
             }
-            a.backgroundTransfers = try m.optional("background_transfer", default: nil) { n, p throws(ScenarioError) in
-                var f = try r.mapping(n, at: p)
-                var t = BackgroundTransfers()
-                t.probability = try f.optional("probability_pct", default: t.probability, percent(r, "a chance"))
-                t.upBytes = try f.optional("up_kb", default: t.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                t.downBytes = try f.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                t.discretionary = try f.optional("discretionary", default: t.discretionary, r.bool)
-                t.cpu = try f.optional("cpu", default: t.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-                try f.finish()
-                return t
-            }
             a.backgroundModes = try m.optional("background_modes", default: nil) { n, p throws(ScenarioError) in
                 var modes = Set<UIBackgroundMode>()
                 for (j, item) in try r.list(n, at: p).enumerated() {

@@ -24,17 +24,14 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Finite-length background time (`beginBackgroundTask`) after the app left the
     /// foreground (docs/sources.md §3). Not scheduled: it starts when the app asks.
     public static let finiteLength = TaskKind(index: 2, [.usesGrant])
-    /// A background URLSession transfer, carried out by the system, then handed to the app.
-    public static let backgroundTransfer = TaskKind(index: 3, [.producesResult])
     /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 4, [.usesGrant, .producesResult])
+    public static let redo = TaskKind(index: 3, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
         Traits("refresh", refresh.traits, budget: { $0.refreshBudget }),
         Traits("processing", processing.traits, budget: { $0.processingBudget }),
         Traits("finite_length", finiteLength.traits, budget: { $0.backgroundTime }),
-        Traits("background_transfer", backgroundTransfer.traits, budget: { $0.wakeBudget }),
         Traits("redo", redo.traits, budget: { $0.backgroundTime }),
     ]
 
@@ -70,6 +67,9 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     @inlinable public var producesResult: Bool { traits.contains(.producesResult) }
     /// A kind a mechanism declared (``Mechanism``), not built in.
     @inlinable public var isDeclared: Bool { traits.contains(.declared) }
+    /// Work the system carries out without its app (its transfer), then hands to the app,
+    /// woken for the kind's budget (a background URLSession transfer).
+    @inlinable public var isSystemCarried: Bool { traits.contains(.systemCarried) }
     /// Whether its identifiers end in a request's number.
     @inlinable public var isNumbered: Bool { traits.contains(.numbered) }
 
@@ -102,6 +102,10 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
             /// Its identifiers end in a request's number (`com.example.export.7`): apps.csv
             /// tallies them under their wildcard (`com.example.export.*`), one row, not one each.
             public static let numbered = Flags(rawValue: 1 << 6)
+            /// The system moves its data without the app, which it then wakes for the kind's
+            /// budget to handle the result; the app's process ending does not stop it, unless
+            /// the phone shuts down.
+            public static let systemCarried = Flags(rawValue: 1 << 7)
         }
 
         /// Its name in `tasks.csv` and in column names: lower case, digits and `_`.

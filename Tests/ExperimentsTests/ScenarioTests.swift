@@ -317,7 +317,7 @@ struct ScenarioTests {
             Set(a.compactMap { if case .text(let k) = $0.mechanisms[BackgroundModes.name]?["kind"] { k } else { nil } })
                 == Set(BackgroundModeKind.allCases.map(\.rawValue)))
         #expect(a.contains { $0.mechanisms[LegacyFetch.name] != nil } && a.contains { $0.mechanisms[SilentPushes.name] != nil })
-        #expect(a.contains { $0.backgroundTransfers != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
+        #expect(a.contains { $0.mechanisms[BackgroundTransfers.name] != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
         #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })
         #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])
         #expect(s.setup.battery.capacityWh == 12.98)

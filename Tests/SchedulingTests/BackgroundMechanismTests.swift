@@ -216,16 +216,13 @@ struct BackgroundMechanismTests {
 
     @Test func aDiscretionaryTransferWaitsForWiFiAndPowerThenWakesTheApp() throws {
         var a = appWith("photos", [])
-        var t = BackgroundTransfers()
-        t.probability = 1
-        t.upBytes = .fixed(2_000_000)
-        t.downBytes = .fixed(0)
-        t.discretionary = true
-        t.cpu = .fixed(1)
-        a.backgroundTransfers = t
+        a.mechanisms[BackgroundTransfers.name] = [
+            "probability_pct": .number(100), "up_kb": .distribution(.fixed(2_000_000)), "down_kb": .distribution(.fixed(0)),
+            "discretionary": .flag(true), "cpu": .distribution(.fixed(1)),
+        ]
         let s = quiet(hours: 6, apps: [a], launches: [use(0, at(0), at(0, 1))], charging: [ChargingSession(start: at(3), end: at(5))])
         let run = try simulate(s, EagerPolicy())
-        let r = try #require(run.records.first { $0.request.kind == .backgroundTransfer })
+        let r = try #require(run.records.first { $0.request.kind == MechanismRegistry.kind(BackgroundTransfers.self) })
         #expect(r.started == at(3), "on Wi-Fi, it waited for the charger")
         // 16 Mbit at 20 Mbit/s up: 0.8 s in the system, then the app's 1 s.
         #expect(r.outcome == .completed && r.ended == at(3) + .milliseconds(1800))
@@ -233,6 +230,25 @@ struct BackgroundMechanismTests {
         // Suspended after the moment the system gives every app that leaves (`suspensionDelay`).
         #expect(
             run.transitions(of: 0).filter { $0.0 == at(0, 1) + s.system.suspensionDelay }.last?.2 == .suspended, "the app did not wait for it")
+    }
+
+    /// A swipe cancels the app's transfers, the one the system carries and the one waiting
+    /// for Wi-Fi and power alike; the swiped leave hands nothing over.
+    @Test(arguments: [false, true])
+    func aSwipeCancelsTheAppsTransfersCarriedOrWaiting(discretionary: Bool) throws {
+        var a = appWith("photos", [])
+        // 50 GB: still moving at the swipe, two minutes on.
+        a.mechanisms[BackgroundTransfers.name] = [
+            "probability_pct": .number(100), "down_kb": .distribution(.fixed(5e10)), "discretionary": .flag(discretionary),
+        ]
+        let s = quiet(hours: 2, apps: [a], launches: [use(0, at(0), at(0, 1)), use(0, at(0, 2), at(0, 3), swiped: true)])
+        let run = try simulate(s, EagerPolicy())
+        let transfers = run.records.filter { $0.request.kind == MechanismRegistry.kind(BackgroundTransfers.self) }
+        #expect(transfers.count == 1, "the swiped leave hands nothing over")
+        let t = try #require(transfers.first)
+        #expect(t.outcome == .cancelled && t.ended == at(0, 3))
+        #expect((t.started == at(0, 1)) == !discretionary && (t.started == nil) == discretionary, "carried at once, or waiting for Wi-Fi and power")
+        #expect(t.request.identifier == (discretionary ? "background-transfer.discretionary" : "background-transfer"))
     }
 
     @Test func crossingAMonitoredPlaceWakesTheAppOnEntryAndExit() throws {

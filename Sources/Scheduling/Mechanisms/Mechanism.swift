@@ -112,6 +112,10 @@ public protocol MechanismHost: ~Copyable {
     var phoneIsOn: Bool { get }
     /// Whether Low Power Mode is on.
     var lowPowerMode: Bool { get }
+    /// Whether a charger is powering the phone.
+    var isCharging: Bool { get }
+    /// The connection the phone uses now: Wi-Fi, cellular or none.
+    var connection: NetworkKind { get }
     /// Whether Background App Refresh lets app `app` run in the background (the phone's
     /// setting and the app's own switch).
     func backgroundAppRefresh(_ app: Int) -> Bool
@@ -140,6 +144,9 @@ public protocol MechanismHost: ~Copyable {
     func progress(of task: Int) -> Double
     /// Whether task `task` is running.
     func isRunning(_ task: Int) -> Bool
+    /// Whether the system is carrying task `task` without its app (``carry(_:timeout:)``), not
+    /// yet handed back.
+    func isCarried(_ task: Int) -> Bool
     /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` (at least 0) at `time`,
     /// in the place `kind` gives it among what happens at that instant.
     @discardableResult mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent
@@ -160,6 +167,14 @@ public protocol MechanismHost: ~Copyable {
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
         earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
     ) -> Int
+    /// What task `task` needs, as policies and the outputs see it: external power, a network
+    /// connection (`BGProcessingTaskRequest`'s two flags; a discretionary transfer's).
+    mutating func setRequirements(_ task: Int, externalPower: Bool, network: Bool)
+    /// Starts task `task` (of a `.systemCarried` kind) in the system, without its app: its data
+    /// moves, within `timeout`; then the system launches or resumes the app in the background
+    /// to handle it, for the kind's budget. Its app's process ending does not stop it, unless
+    /// the phone shuts down.
+    mutating func carry(_ task: Int, timeout: SimDuration)
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
     /// Starts task `task` now, for its kind's budget (none: no time limit); the system
@@ -277,6 +292,7 @@ public enum MechanismRegistry {
     public static var builtIn: [any Mechanism.Type] {
         [
             LegacyFetch.self,
+            BackgroundTransfers.self,
             SilentPushes.self,
             Regions.self,
             BackgroundModes.self,

@@ -70,23 +70,18 @@ extension PhoneSimulation {
     /// Ends the app's process: its running work is killed; pending requests stay with the
     /// system.
     ///
-    /// The system carries an app's background transfers on without it, unless the person
-    /// swiped the app away (then they are cancelled) or the phone died. A mode session ends
+    /// The system carries work of a system-carried kind on without the app (its mechanism
+    /// decides what a swipe does), unless the phone died. A mode session ends
     /// with the app: it was used as it went, so it counts as completed, not wasted.
     mutating func terminate(_ app: Int, cause: LifecycleCause) {
         if cause == .swipe { mechanismsAppSwipedAway(app) }
         for i in running where tasks[i].status == .running && tasks[i].appIndex == app {
             let kind = tasks[i].kind
-            if kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) {
-                if cause == .swipe || cause == .shutdown {
-                    finish(TaskID(i), cause == .swipe ? .cancelled : .killed, at: sim.now, suspendIfIdle: false)
-                }
+            if kind.isSystemCarried && !tasks[i].flags.contains(.holdsApp) {
+                if cause == .shutdown { finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false) }
                 continue
             }
             finish(TaskID(i), kind.isMode ? .completed : .killed, at: sim.now, suspendIfIdle: false)
-        }
-        if cause == .swipe {
-            for i in pendingTransfers where tasks[i].appIndex == app { finish(TaskID(i), .cancelled, at: sim.now) }
         }
         loseUnsaved(app, cause: cause)
         apps[app].scheduler.processEnded()
@@ -171,7 +166,6 @@ extension PhoneSimulation {
             submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
         }
         mechanismsAppLeft(app, swiped: false)
-        handOverTransfers(app)
         // The system lets the app finish what it was doing for a moment before suspending it.
         if apps[app].running == 0 && apps[app].life.state == .background {
             if setup.system.suspensionDelay > .zero {
@@ -213,12 +207,6 @@ extension PhoneSimulation {
             _ = model.work[w].upBytes.draw(stream)
             _ = model.work[w].downBytes.draw(stream)
             _ = stream.bernoulli(model.apps[app].forgetsEndBackground)
-        }
-        if let transfers = model.apps[app].transfers, let stream = streams.appTransfer[app] {
-            _ = stream.bernoulli(transfers.probability)
-            _ = transfers.upBytes.draw(stream)
-            _ = transfers.downBytes.draw(stream)
-            _ = transfers.cpu.draw(stream)
         }
     }
 

@@ -22,7 +22,6 @@ struct AppModel {
     var work: Range<Int>
     var hasLeaveWork: Bool
     var hasInUseWork: Bool
-    var transfers: TransferModel?
     var archiveProbability: Double
     var archiveCPU: SimDuration
     var extensionRunsPerDay: Double
@@ -52,13 +51,6 @@ struct WorkModel {
     var inUse: Bool
     var probability: Double
     var cpu, upBytes, downBytes: PreparedDistribution
-}
-
-/// Background URLSession transfers handed over on leaving.
-struct TransferModel {
-    var probability: Double
-    var upBytes, downBytes, cpu: PreparedDistribution
-    var discretionary: Bool
 }
 
 /// Every app's and task's model, indexed like the scenario's apps.
@@ -105,12 +97,6 @@ struct PhoneModel {
                     tasks: taskBase..<tasks.count,
                     work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
                     hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
-                    transfers: app.backgroundTransfers.map {
-                        TransferModel(
-                            probability: $0.probability, upBytes: PreparedDistribution($0.upBytes),
-                            downBytes: PreparedDistribution($0.downBytes), cpu: PreparedDistribution($0.cpu),
-                            discretionary: $0.discretionary)
-                    },
                     archiveProbability: app.statePreservation.archiveProbability,
                     archiveCPU: app.statePreservation.archiveCPU, extensionRunsPerDay: app.extensionRunsPerDay))
         }

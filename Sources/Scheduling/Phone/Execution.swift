@@ -62,8 +62,8 @@ extension PhoneSimulation {
     /// A task begins running: its CPU draws power, its transfer goes to the radio, and its
     /// phase ends when the transfer and then the work are done, or its time is up.
     ///
-    /// A background transfer runs in the system, without its app, until its data has moved;
-    /// a mode session runs for its length, fetching its chunks.
+    /// A task of a system-carried kind (a background transfer) runs in the system, without its
+    /// app, until its data has moved; a mode session runs for its length, fetching its chunks.
     mutating func begin(_ id: TaskID) {
         drawArchive(id)
         let i = id.rawValue
@@ -83,7 +83,7 @@ extension PhoneSimulation {
                 .started(request(i), timeRemaining: kind.usesGrant ? backgroundTimeRemaining(app: app) : tasks[i].deadlineOrNil.map { $0 - sim.now }),
                 at: sim.now)
         }
-        if kind != .backgroundTransfer {
+        if !kind.isSystemCarried {
             tasks[i].flags.insert(.holdsApp)
             apps[app].running += 1
             setCPU(i, on: true)
@@ -99,20 +99,39 @@ extension PhoneSimulation {
         let end = transfer.isEmpty ? sim.now : send(transfer) ?? .distantFuture
         tasks[i].transferEnd = end
         tasks[i].workEnd = workEnd(i, transferEnd: end)
-        if tasks[i].workEnd == sim.now, kind == .backgroundTransfer, !tasks[i].flags.contains(.holdsApp) {
-            transferDelivered(id)
+        if tasks[i].workEnd == sim.now, kind.isSystemCarried, !tasks[i].flags.contains(.holdsApp) {
+            handBack(id)
             return
         }
         rescheduleEnd(i)
     }
 
     /// When task `i`'s work is done, with its transfer done at `transferEnd`: its CPU time
-    /// after that, or for a background transfer the system carries, the transfer's end.
+    /// after that, or for work the system carries, the transfer's end.
     @inline(__always)
     func workEnd(_ i: Int, transferEnd: SimInstant) -> SimInstant {
         if transferEnd == .distantFuture { return .distantFuture }
-        if tasks[i].kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) { return transferEnd }
+        if tasks[i].kind.isSystemCarried && !tasks[i].flags.contains(.holdsApp) { return transferEnd }
         return transferEnd + tasks[i].work
+    }
+
+    /// The system finished moving a carried task's data: it launches or resumes the app in the
+    /// background to handle it, for the kind's budget.
+    mutating func handBack(_ id: TaskID) {
+        let i = id.rawValue, app = tasks[i].appIndex
+        switch apps[app].life.state {
+        case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
+        case .suspended: move(app, to: .background, cause: .backgroundWork)
+        case .background, .active, .inactive: break
+        }
+        tasks[i].flags.insert(.holdsApp)
+        apps[app].running += 1
+        setCPU(i, on: true)
+        tasks[i].deadline = sim.now + budget(tasks[i].kind)
+        tasks[i].phase = .working
+        tasks[i].transferEnd = sim.now
+        tasks[i].workEnd = sim.now + tasks[i].work
+        rescheduleEnd(i)
     }
 
     /// Task `i`'s CPU starts or stops drawing its power.
@@ -151,8 +170,8 @@ extension PhoneSimulation {
         tasks[i].timer = nil
         switch tasks[i].phase {
         case .working where sim.now >= tasks[i].workEnd:
-            if tasks[i].kind == .backgroundTransfer && !tasks[i].flags.contains(.holdsApp) {
-                transferDelivered(id)
+            if tasks[i].kind.isSystemCarried && !tasks[i].flags.contains(.holdsApp) {
+                handBack(id)
                 return false
             } else if tasks[i].flags.contains(.forgetsCompletion) {
                 setCPU(i, on: false)

@@ -102,6 +102,10 @@ extension PhoneSimulation: MechanismHost {
     public var phoneIsOn: Bool { books.isOn }
     /// Whether Low Power Mode is on.
     public var lowPowerMode: Bool { books.lowPower }
+    /// Whether a charger powers the phone.
+    public var isCharging: Bool { books.isCharging }
+    /// The connection in use.
+    public var connection: NetworkKind { radios.connection.kind }
     /// The setting is not off, and the app's switch is on.
     public func backgroundAppRefresh(_ app: Int) -> Bool { setup.settings.backgroundAppRefresh != .off && model.apps[app].backgroundRefresh }
     /// App `app`'s state.
@@ -137,6 +141,10 @@ extension PhoneSimulation: MechanismHost {
 
     /// Whether task `task` is running.
     public func isRunning(_ task: Int) -> Bool { tasks[task].status == .running }
+    /// Running, of a carried kind, and not handed to its app.
+    public func isCarried(_ task: Int) -> Bool {
+        tasks[task].status == .running && tasks[task].kind.isSystemCarried && !tasks[task].flags.contains(.holdsApp)
+    }
 
     // MARK: - What a mechanism does
 
@@ -182,6 +190,19 @@ extension PhoneSimulation: MechanismHost {
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
         tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
         return i
+    }
+
+    /// Sets the task's two requirements.
+    public mutating func setRequirements(_ task: Int, externalPower: Bool, network: Bool) {
+        if externalPower { tasks[task].flags.insert(.requiresExternalPower) } else { tasks[task].flags.remove(.requiresExternalPower) }
+        if network { tasks[task].flags.insert(.requiresNetworkConnectivity) } else { tasks[task].flags.remove(.requiresNetworkConnectivity) }
+    }
+
+    /// Begins the carried task with its timeout as its deadline.
+    public mutating func carry(_ task: Int, timeout: SimDuration) {
+        precondition(tasks[task].kind.isSystemCarried, "the system carries only a task of a system-carried kind, not \(tasks[task].kind)")
+        tasks[task].deadline = sim.now + timeout
+        begin(TaskID(task))
     }
 
     /// Sends the data on the task's behalf.

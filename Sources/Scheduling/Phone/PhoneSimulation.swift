@@ -36,8 +36,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var apps: AppRuntimes
     var person: PersonState
     var decisions: Decisions
-    /// Background transfers waiting for the system to start them, by task index.
-    var pendingTransfers: [Int] = []
     var inUseWork = InUseWork()
     /// The declared mechanisms some app uses, by registry index (`MechanismHosting.swift`).
     var mechanisms: [(any Mechanism)?]
@@ -243,7 +241,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         switch event {
         case .power(.plugIn), .power(.unplug), .power(.level), .network, .person(.launch), .person(.leave):
             // What discretionary transfers and held pushes wait for may have changed.
-            if !pendingTransfers.isEmpty { startPendingTransfers() }
             mechanismsGatesChanged()
         default: break
         }

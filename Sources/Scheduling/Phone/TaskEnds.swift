@@ -37,7 +37,6 @@ extension PhoneSimulation {
             if let h = tasks[i].timer { sim.cancel(h) }
             tasks[i].timer = nil
             apps[app].scheduler.remove(id)
-            if tasks[i].kind == .backgroundTransfer { pendingTransfers.removeAll { $0 == i } }
         case .ended: preconditionFailure("unreachable")
         }
         tasks[i].status = .ended
@@ -65,8 +64,6 @@ extension PhoneSimulation {
         switch tasks[i].kind {
         case .refresh, .processing: return model.identifiers[source]
         case .finiteLength: return model.workIdentifiers[source]
-        case .backgroundTransfer:
-            return tasks[i].flags.contains(.requiresExternalPower) ? "background-transfer.discretionary" : "background-transfer"
         case .redo: return "redo.\(source)"
         default:
             let k = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]

@@ -30,8 +30,6 @@ public struct WorldStreams {
     public var appUse: [RandomStream?]
     /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
     public var appExtension: [RandomStream?]
-    /// Per app with background transfers, `app.<name>.transfer`.
-    public var appTransfer: [RandomStream?]
     /// Per app that may not archive its results, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
@@ -65,7 +63,6 @@ public struct WorldStreams {
         purges = try stream("purges")
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var transfer: [RandomStream?] = []
         var archive: [RandomStream?] = [], use: [RandomStream?] = []
         var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
@@ -76,7 +73,6 @@ public struct WorldStreams {
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
             ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
-            transfer.append(try optional(app.backgroundTransfers != nil, "app.\(app.name).transfer"))
             let p = app.statePreservation.archiveProbability
             archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
         }
@@ -84,7 +80,6 @@ public struct WorldStreams {
         self.appLeave = leave
         self.appUse = use
         self.appExtension = ext
-        self.appTransfer = transfer
         self.appArchive = archive
         var declared: [[String: RandomStream]] = []
         for app in setup.apps {

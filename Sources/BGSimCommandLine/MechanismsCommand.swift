@@ -29,7 +29,7 @@ struct Mechanisms: ParsableCommand {
                 }
             }
             print("  streams: \(type.streams.isEmpty ? "none of its own" : type.streams.map { "app.<name>.\($0)" }.joined(separator: ", "))")
-            print("  task kinds: \(type.kinds.map(\.name).joined(separator: ", "))")
+            print("  task kinds: \(type.kinds.isEmpty ? "none of its own" : type.kinds.map(\.name).joined(separator: ", "))")
         }
     }
 }

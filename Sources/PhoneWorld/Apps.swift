@@ -56,9 +56,6 @@ public struct AppParameters: Equatable, Sendable {
     /// `remote-notification` silent pushes do not wake it; without a continuous mode's key its
     /// sessions end as the person leaves (docs/sources.md §2).
     public var backgroundModes: Set<UIBackgroundMode>?
-    /// How often its extensions run, a Poisson process per day, for tasks submitted on
-    /// `extension`; none by default.
-    public var extensionRunsPerDay = 0.0
     /// Info.plist `UIApplicationExitsOnSuspend`: the app terminates instead of suspending and
     /// is never launched into the background.
     public var exitsOnSuspend = false
@@ -100,7 +97,7 @@ public struct AppTask: Equatable, Sendable {
         /// later: the usual way to keep a periodic task going, or a daily maintenance job.
         case handler
         /// From one of the app's extensions (a widget, a notification service) each time it
-        /// runs (`AppParameters.extensionRunsPerDay`), with `earliestBeginDate`
+        /// runs (the app's `extensions` section), with `earliestBeginDate`
         /// `earliestBegin` later; the task runs in the main app (docs/sources.md §2).
         case `extension`
     }

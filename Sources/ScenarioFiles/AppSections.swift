@@ -90,8 +90,9 @@ extension Scenario {
                 }
                 return modes
             }
-            a.extensionRunsPerDay = try m.optional("extension_runs_per_day", default: a.extensionRunsPerDay) { n, p throws(ScenarioError) in
-                try r.number(n, p, "a rate per day from 0 to 1440") { (0...1440).contains($0) }
+            // Before the extensions became a declared mechanism.
+            try m.optional("extension_runs_per_day", default: ()) { n, p throws(ScenarioError) in
+                throw r.error(n, p, "this key is now the extensions section: write extensions: {runs_per_day: ...}")
             }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
             for type in MechanismRegistry.builtIn {

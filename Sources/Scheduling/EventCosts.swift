@@ -18,7 +18,7 @@ public enum EventCosts {
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
         "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
         "network", "eligible", "phase_end", "cpu_monitor",
-        "suspend", "extension_run", "policy_wake", "mechanism",
+        "suspend", "policy_wake", "mechanism",
     ]
 
     @inline(__always)
@@ -85,9 +85,8 @@ extension PhoneEvent {
         case .phaseEnd: 17
         case .cpuMonitor: 18
         case .suspend: 19
-        case .extensionRun: 20
-        case .policyWake: 21
-        case .mechanism: 22
+        case .policyWake: 20
+        case .mechanism: 21
         }
     }
 }

@@ -49,7 +49,6 @@ struct MechanismTests {
         var extensionTask = AppTask(identifier: "everything.ext", kind: .refresh, submitOn: [.extension])
         extensionTask.interval = .hours(1)
         all.tasks = [extensionTask]
-        all.extensionRunsPerDay = 2
         var inUse = BackgroundWork()
         inUse.begin = .inUse
         all.backgroundWork = [BackgroundWork(), inUse]
@@ -63,7 +62,7 @@ struct MechanismTests {
         #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
         let own = names.filter { $0 == "app.everything" || $0.hasPrefix("app.everything.") }
         let declared = MechanismRegistry.builtIn.reduce(0) { $0 + $1.streams.count }
-        #expect(own.count == 5 + declared, "one stream per source of the app: \(own)")
+        #expect(own.count == 4 + declared, "one stream per source of the app: \(own)")
         #expect(names.contains("grants") && names.contains("interruptions") && names.contains("history"))
     }
 

@@ -209,7 +209,7 @@ extension SeedRuleTests {
     /// here an app nobody opens is launched into the background for it.
     @Test func aTaskAnExtensionSchedulesRunsInTheMainApp() throws {
         func run(_ perDay: Int) throws -> (RunMetrics, [LoggedEvent]) {
-            let app = "{profile: news, extension_runs_per_day: \(perDay), tasks: [{id: w, kind: refresh, submit_on: [extension], cpu: 1s}]}"
+            let app = "{profile: news, extensions: {runs_per_day: \(perDay)}, tasks: [{id: w, kind: refresh, submit_on: [extension], cpu: 1s}]}"
             let yaml = minimalWith("people: median", "people: {profile: median, sessions_per_day: 0, calls_per_day: 0}")
                 .replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - \(app)")
             return try AuditBugTests.run(yaml, in: FileManager.default.temporaryDirectory)

@@ -1,22 +1,54 @@
 import PhoneWorld
 import SimEngine
 
-/// Tasks an app's extensions submit (`submit_on: extension`): they run in the main app, which
-/// the system launches for them (docs/sources.md §2).
-extension PhoneSimulation {
-    /// The app's extensions' next run, drawn as the run goes (a Poisson process), before the horizon.
-    mutating func scheduleExtensionRun(_ app: Int) {
-        guard let stream = streams.appExtension[app] else { return }
-        let next = sim.now + SimDuration(seconds: stream.exponential(mean: 86_400 / model.apps[app].extensionRunsPerDay))
-        if next < .after(setup.duration) { sim.schedule(.extensionRun(app), at: next, priority: PhoneEvent.worldPriority) }
+/// App extensions (a widget, a notification service) that submit BGTaskScheduler requests
+/// (`submit_on: extension`; docs/sources.md §2): they run as a Poisson process, drawn as the
+/// run goes, and each run submits the app's tasks registered for it, which then run in the
+/// main app, launched for them like any other request's.
+public final class Extensions: Mechanism {
+    /// `extensions`.
+    public static let name = "extensions"
+    /// For `bgsim mechanisms`.
+    public static let summary = "App extensions: each run submits the app's tasks registered with submit_on: extension"
+    /// The app profile's keys.
+    public static let parameters: [PolicyParameterInfo] = [
+        .number(
+            "runs_per_day", 1, in: NumberRange(0...1440), unit: "a rate per day",
+            help: "how often the app's extensions run (a Poisson process), each submitting its tasks registered on extension")
+    ]
+    /// `app.<name>.extension`: when they run.
+    public static let streams = ["extension"]
+    /// None: its requests are the app's refresh and processing tasks.
+    public static let kinds: [TaskKind.Traits] = []
+
+    let perDay: [Double]
+
+    /// The run's mechanism, from each app's section.
+    public init(apps: [MechanismValues?], system: MechanismValues) {
+        perDay = apps.map { $0?.number("runs_per_day") ?? 0 }
+    }
+
+    /// Each app's first run, if it has tasks for its extensions to submit.
+    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        for app in perDay.indices where perDay[app] > 0 && host.scenario.apps[app].tasks.contains(where: { $0.submitOn.contains(.extension) }) {
+            scheduleRun(app, &host)
+        }
+    }
+
+    /// The app's extensions' next run, before the horizon; payload: the app.
+    func scheduleRun<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        guard let stream = host.stream(app, "extension") else { return }
+        let next = host.now + SimDuration(seconds: stream.exponential(mean: 86_400 / perDay[app]))
+        if next < host.horizon { host.schedule(app, at: next, as: .world) }
     }
 
     /// An extension of the app runs and submits the tasks it schedules.
-    mutating func extensionRan(_ app: Int) {
-        scheduleExtensionRun(app)
-        guard books.isOn, !draining else { return }
-        for m in model.apps[app].tasks where model.tasks[m].submitsFromExtension {
-            submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
-        }
+    public func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        scheduleRun(app, &host)
+        guard host.phoneIsOn, !host.isDraining else { return }
+        host.submitTasks(app, on: .extension)
     }
+
+    /// It has no tasks of its own.
+    public func identifier(app: Int, source: Int) -> String { "extension" }
 }

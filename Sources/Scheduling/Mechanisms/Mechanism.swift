@@ -175,6 +175,9 @@ public protocol MechanismHost: ~Copyable {
     /// to handle it, for the kind's budget. Its app's process ending does not stop it, unless
     /// the phone shuts down.
     mutating func carry(_ task: Int, timeout: SimDuration)
+    /// App `app` calls `BGTaskScheduler.submit` for each of its tasks registered to submit on
+    /// `trigger` (`extension`), with `earliestBeginDate` its `earliest_begin` from now.
+    mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger)
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
     /// Starts task `task` now, for its kind's budget (none: no time limit); the system
@@ -293,6 +296,7 @@ public enum MechanismRegistry {
         [
             LegacyFetch.self,
             BackgroundTransfers.self,
+            Extensions.self,
             SilentPushes.self,
             Regions.self,
             BackgroundModes.self,

@@ -24,7 +24,6 @@ struct AppModel {
     var hasInUseWork: Bool
     var archiveProbability: Double
     var archiveCPU: SimDuration
-    var extensionRunsPerDay: Double
 }
 
 /// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
@@ -43,7 +42,7 @@ struct TaskModel {
     var cpuShare: Double
     var successProbability: Double
     var expirationHandler: Bool
-    var submitsOnStart, submitsOnLeave, resubmitsInHandler, submitsFromExtension: Bool
+    var submitsOnStart, submitsOnLeave, resubmitsInHandler: Bool
 }
 
 /// Finite-length work an app begins when the person leaves it, or while in use.
@@ -78,7 +77,7 @@ struct PhoneModel {
                         downBytes: PreparedDistribution(t.downBytes), cpuShare: t.cpuShare,
                         successProbability: t.successProbability, expirationHandler: t.expirationHandler,
                         submitsOnStart: t.submitOn.contains(.start), submitsOnLeave: t.submitOn.contains(.background),
-                        resubmitsInHandler: t.submitOn.contains(.handler), submitsFromExtension: t.submitOn.contains(.extension)))
+                        resubmitsInHandler: t.submitOn.contains(.handler)))
                 identifiers.append(t.identifier)
             }
             for w in app.backgroundWork {
@@ -98,7 +97,7 @@ struct PhoneModel {
                     work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
                     hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
                     archiveProbability: app.statePreservation.archiveProbability,
-                    archiveCPU: app.statePreservation.archiveCPU, extensionRunsPerDay: app.extensionRunsPerDay))
+                    archiveCPU: app.statePreservation.archiveCPU))
         }
         workIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
         refreshGrant = setup.system.refreshGrant.map(PreparedDistribution.init)

@@ -205,6 +205,14 @@ extension PhoneSimulation: MechanismHost {
         begin(TaskID(task))
     }
 
+    /// Submits the app's tasks registered on `trigger`.
+    public mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger) {
+        let registered = setup.apps[app].tasks
+        for m in model.apps[app].tasks where registered[model.tasks[m].index].submitOn.contains(trigger) {
+            submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
+        }
+    }
+
     /// Sends the data on the task's behalf.
     public mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {
         send(Transfer(owner: .task(task), upBytes: upBytes, downBytes: downBytes))

@@ -17,9 +17,8 @@ enum PhoneEvent {
     case eligible(TaskID), phaseEnd(TaskID), cpuMonitor(TaskID)
     /// The system's doings for app `Int`: its moments in the background after it left the
     /// foreground are over (`AppLife.swift`); its server's next push, drawn as the run goes,
-    /// and its push budget having room again (`Pushes.swift`); one of its extensions runs and
-    /// submits its tasks (`Extensions.swift`).
-    case suspend(Int), extensionRun(Int)
+    /// and its push budget having room again (`Pushes.swift`).
+    case suspend(Int)
     /// The time the policy asked to be consulted again (`Decisions.swift`).
     case policyWake
     /// A declared mechanism's own event: its payload shifted left by 8 bits above whether it

@@ -162,7 +162,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if let first = world.call(0) { scheduleWorld(.person(.call(0)), at: first.start) }
         if let first = world.purge(0) { scheduleWorld(.person(.purge(0)), at: first.time) }
         if let first = world.interruption(0) { scheduleWorld(.person(.interrupt(0)), at: first.start) }
-        for app in setup.apps.indices { scheduleExtensionRun(app) }
         if !setup.load.isNone { changeLoad(0) }
         submitInitialRequests()
         mechanismsStart()
@@ -234,7 +233,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         case .suspend(let app):
             suspendAfterLeaving(app)
             consult = false
-        case .extensionRun(let app): extensionRan(app)
         case .policyWake: if draining { return }
         case .mechanism(let packed): consult = mechanismEvent(packed)
         }

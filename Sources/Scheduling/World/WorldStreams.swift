@@ -28,8 +28,6 @@ public struct WorldStreams {
     public var appLeave: [RandomStream]
     /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
     public var appUse: [RandomStream?]
-    /// Per app whose extensions submit tasks, `app.<name>.extension`: when they run.
-    public var appExtension: [RandomStream?]
     /// Per app that may not archive its results, `app.<name>.archive`.
     public var appArchive: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
@@ -64,7 +62,6 @@ public struct WorldStreams {
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
         var archive: [RandomStream?] = [], use: [RandomStream?] = []
-        var ext: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
             declared ? try stream(name) : nil
         }
@@ -72,14 +69,12 @@ public struct WorldStreams {
             apps.append(try stream("app.\(app.name)"))
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
-            ext.append(try optional(app.extensionRunsPerDay > 0 && app.tasks.contains { $0.submitOn.contains(.extension) }, "app.\(app.name).extension"))
             let p = app.statePreservation.archiveProbability
             archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
         }
         self.apps = apps
         self.appLeave = leave
         self.appUse = use
-        self.appExtension = ext
         self.appArchive = archive
         var declared: [[String: RandomStream]] = []
         for app in setup.apps {

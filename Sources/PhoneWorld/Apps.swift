@@ -59,8 +59,6 @@ public struct AppParameters: Equatable, Sendable {
     /// Info.plist `UIApplicationExitsOnSuspend`: the app terminates instead of suspending and
     /// is never launched into the background.
     public var exitsOnSuspend = false
-    /// Whether it archives what its background work produced (state preservation).
-    public var statePreservation = StatePreservation()
     /// The sections of declared mechanisms it has (`continued_processing`), by name: the
     /// values given, over the mechanism's defaults.
     public var mechanisms: [String: [String: ParameterValue]] = [:]
@@ -223,17 +221,4 @@ public enum BackgroundModeKind: String, Sendable, CaseIterable {
         case .bluetooth: 0.05155 * 4.0
         }
     }
-}
-
-/// State preservation: after each piece of background work, the app archives what it
-/// produced with `archiveProbability`, at `archiveCPU` more seconds of CPU. Work not yet
-/// archived (nor shown to the person in the foreground) is lost when the process ends, and
-/// the app redoes it at its next launch.
-public struct StatePreservation: Equatable, Sendable {
-    /// Defaults: every result archived at no cost, as if the app saved as it went.
-    public var archiveProbability = 1.0
-    /// CPU time of archiving a result.
-    public var archiveCPU: SimDuration = .zero
-    /// Every result archived, at no cost.
-    public init() {}
 }

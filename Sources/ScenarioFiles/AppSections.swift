@@ -105,16 +105,6 @@ extension Scenario {
                     a.mechanisms[type.name] = values
                 }
             }
-            a.statePreservation = try m.optional("state_preservation", default: a.statePreservation) { n, p throws(ScenarioError) in
-                var f = try r.mapping(n, at: p)
-                var sp = StatePreservation()
-                sp.archiveProbability = try f.optional("archive_pct", default: sp.archiveProbability, percent(r, "a chance"))
-                sp.archiveCPU = try f.optional("archive_cpu", default: sp.archiveCPU) { n, p throws(ScenarioError) in
-                    try r.duration(n, p, allowZero: true)
-                }
-                try f.finish()
-                return sp
-            }
             try m.finish()
             apps.append(a)
         }

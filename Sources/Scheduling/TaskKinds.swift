@@ -24,15 +24,12 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Finite-length background time (`beginBackgroundTask`) after the app left the
     /// foreground (docs/sources.md §3). Not scheduled: it starts when the app asks.
     public static let finiteLength = TaskKind(index: 2, [.usesGrant])
-    /// Work lost when the process ended before the app archived it, redone at its next launch.
-    public static let redo = TaskKind(index: 3, [.usesGrant, .producesResult])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
         Traits("refresh", refresh.traits, budget: { $0.refreshBudget }),
         Traits("processing", processing.traits, budget: { $0.processingBudget }),
         Traits("finite_length", finiteLength.traits, budget: { $0.backgroundTime }),
-        Traits("redo", redo.traits, budget: { $0.backgroundTime }),
     ]
 
     /// Every kind's traits: the built-in ones, then each registered mechanism's, in the

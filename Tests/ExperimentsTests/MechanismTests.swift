@@ -52,7 +52,6 @@ struct MechanismTests {
         var inUse = BackgroundWork()
         inUse.begin = .inUse
         all.backgroundWork = [BackgroundWork(), inUse]
-        all.statePreservation.archiveProbability = 0.5
         for type in MechanismRegistry.builtIn { all.mechanisms[type.name] = [:] }
         all.mechanisms[Regions.name] = ["places": .names(["home"])]
         scenario.setup.apps.append(all)
@@ -62,7 +61,7 @@ struct MechanismTests {
         #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
         let own = names.filter { $0 == "app.everything" || $0.hasPrefix("app.everything.") }
         let declared = MechanismRegistry.builtIn.reduce(0) { $0 + $1.streams.count }
-        #expect(own.count == 4 + declared, "one stream per source of the app: \(own)")
+        #expect(own.count == 3 + declared, "one stream per source of the app: \(own)")
         #expect(names.contains("grants") && names.contains("interruptions") && names.contains("history"))
     }
 

@@ -318,7 +318,7 @@ struct ScenarioTests {
                 == Set(BackgroundModeKind.allCases.map(\.rawValue)))
         #expect(a.contains { $0.mechanisms[LegacyFetch.name] != nil } && a.contains { $0.mechanisms[SilentPushes.name] != nil })
         #expect(a.contains { $0.mechanisms[BackgroundTransfers.name] != nil } && a.contains { $0.mechanisms[Regions.name] != nil })
-        #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.statePreservation.archiveProbability < 1 })
+        #expect(a.contains(where: \.exitsOnSuspend) && a.contains { $0.mechanisms[StatePreservation.name]?["archive_pct"].map { $0 != .number(100) } == true })
         #expect(s.policies.map(\.name) == ["eager", "charge-only", "coalesce", "ios", "android", "oracle"])
         #expect(s.setup.battery.capacityWh == 12.98)
         #expect(s.setup.battery.model == .linear)

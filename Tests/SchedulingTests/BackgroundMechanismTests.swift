@@ -33,6 +33,22 @@ struct BackgroundMechanismTests {
         return s
     }
 
+    /// A mechanism that sees every task (state preservation) is called while another runs one
+    /// (the modes starting a session): the session's chunks still come, every 5 s for its hour.
+    @Test func aSessionFetchesItsChunksInAnAppThatMayLoseItsResults() throws {
+        func run(preserving: Bool) throws -> RecordingSink {
+            var maps = navigation(probability: 1)
+            if preserving { maps.mechanisms[StatePreservation.name] = ["archive_pct": .number(50)] }
+            return try simulate(quiet(hours: 2, apps: [maps], launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
+        }
+        let plain = try run(preserving: false), preserving = try run(preserving: true)
+        let session = { (r: RecordingSink) in r.records.first { $0.request.kind == BackgroundModes.kind(.location) } }
+        let a = try #require(session(plain)), b = try #require(session(preserving))
+        #expect(a.radioEnergyJ > 0 && a.ended == at(1, 1), "its chunks keep the radio busy for the hour")
+        #expect(b.radioEnergyJ == a.radioEnergyJ && b.ended == a.ended)
+        #expect(preserving.totals!.components.radioActiveJ == plain.totals!.components.radioActiveJ)
+    }
+
     @Test func aNavigationSessionKeepsItsAppInTheBackgroundAndARefreshRidesItsRadio() throws {
         func run(navigating: Bool) throws -> RecordingSink {
             let s = onLTE(
@@ -185,7 +201,7 @@ struct BackgroundMechanismTests {
         var t = task("notes.r", .refresh, submitOn: [.background], earliest: .zero)
         t.downBytes = .fixed(50_000)
         var a = appWith("notes", [t])
-        a.statePreservation.archiveProbability = archive
+        a.mechanisms[StatePreservation.name] = ["archive_pct": .number(100 * archive)]
         return a
     }
 
@@ -201,7 +217,7 @@ struct BackgroundMechanismTests {
         #expect(refresh.outcome == .completed)
         let lostEvents = lost.taskEvents.filter { if case .lost = $0.1 { true } else { false } }
         #expect(lostEvents.map(\.0) == [at(0, 30)], "lost with the purge")
-        let redo = try #require(lost.records.first { $0.request.kind == .redo })
+        let redo = try #require(lost.records.first { $0.request.kind == MechanismRegistry.kind(StatePreservation.self) })
         #expect(redo.request.identifier == "redo.\(refresh.request.id.rawValue)")
         #expect(redo.started == at(1), "redone at the next launch")
         #expect(redo.request.downBytes == 50_000 && redo.request.work == refresh.request.work)
@@ -211,7 +227,7 @@ struct BackgroundMechanismTests {
         #expect(lost.summary.wastedEnergyJ == lost.summary.lostWorkEnergyJ && lost.summary.lostWorkEnergyJ > 0)
 
         let kept = try run(archive: 1)
-        #expect(!kept.records.contains { $0.request.kind == .redo } && kept.summary.lostWork == 0)
+        #expect(!kept.records.contains { $0.request.kind == MechanismRegistry.kind(StatePreservation.self) } && kept.summary.lostWork == 0)
     }
 
     @Test func aDiscretionaryTransferWaitsForWiFiAndPowerThenWakesTheApp() throws {

@@ -64,6 +64,23 @@ public protocol Mechanism: AnyObject {
     func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H)
     /// The identifier of its task `task` of app `app`, submitted with `source`.
     func identifier(app: Int, source: Int) -> String
+
+    /// Whether it is told of every task of app `app`, whatever its kind, as it begins and ends
+    /// (state preservation): asked once, as the run starts.
+    func observesTasks(of app: Int) -> Bool
+    /// A task of an app it observes begins running, before its end is planned: work added
+    /// now (``MechanismHost/addWork(_:_:)``) is part of it.
+    func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H)
+    /// A running task of an app it observes ended; `resultReady`: it completed its work (not
+    /// expired, killed, or done without calling its completion).
+    func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H)
+    /// App `app` came to the foreground, for the person or a call's end.
+    func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// App `app`'s process started (for the person or for background work), its identifiers
+    /// registered.
+    func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// App `app`'s process ended for `cause`; its running tasks have ended.
+    func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H)
 }
 
 extension Mechanism {
@@ -93,6 +110,18 @@ extension Mechanism {
     public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {}
     /// Nothing when the policy starts one of its requests.
     public func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
+    /// No app's tasks.
+    public func observesTasks(of app: Int) -> Bool { false }
+    /// Nothing as a task begins.
+    public func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
+    /// Nothing as a task ends.
+    public func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {}
+    /// Nothing in the foreground.
+    public func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing at a process's start.
+    public func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing at a process's end.
+    public func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {}
     /// Nothing at a task's end.
     public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
 }
@@ -144,6 +173,14 @@ public protocol MechanismHost: ~Copyable {
     func progress(of task: Int) -> Double
     /// Whether task `task` is running.
     func isRunning(_ task: Int) -> Bool
+    /// Task `task`'s kind.
+    func kind(of task: Int) -> TaskKind
+    /// Task `task`'s CPU work.
+    func work(of task: Int) -> SimDuration
+    /// The bytes task `task` sends and receives.
+    func bytes(of task: Int) -> (up: Double, down: Double)
+    /// The energy charged to task `task` so far, its CPU's and its radio's, in joules.
+    func energyJ(of task: Int) -> Double
     /// Whether the system is carrying task `task` without its app (``carry(_:timeout:)``), not
     /// yet handed back.
     func isCarried(_ task: Int) -> Bool
@@ -175,13 +212,19 @@ public protocol MechanismHost: ~Copyable {
     /// to handle it, for the kind's budget. Its app's process ending does not stop it, unless
     /// the phone shuts down.
     mutating func carry(_ task: Int, timeout: SimDuration)
+    /// Task `task`, beginning (``Mechanism/anyTaskBegins(_:_:)``), has `work` more CPU time.
+    mutating func addWork(_ task: Int, _ work: SimDuration)
+    /// The completed result of task `task` of app `app`, which cost `energyJ`, is lost with
+    /// the app's process (`lost_work` in the outputs).
+    mutating func reportLost(_ task: Int, app: Int, energyJ: Double)
     /// App `app` calls `BGTaskScheduler.submit` for each of its tasks registered to submit on
     /// `trigger` (`extension`), with `earliestBeginDate` its `earliest_begin` from now.
     mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger)
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
-    /// Starts task `task` now, for its kind's budget (none: no time limit); the system
-    /// launches or resumes its app in the background if it is not running.
+    /// Starts task `task` now, for its kind's budget (none: no time limit; a kind on the
+    /// finite-length grant has none while its app is in the foreground); the system launches
+    /// or resumes its app in the background if it is not running.
     mutating func run(_ task: Int)
     /// The system calls running task `task`'s expiration handler for `reason`: the app ends
     /// it (`expired`) within its response time, or is terminated after the grace.
@@ -297,6 +340,7 @@ public enum MechanismRegistry {
             LegacyFetch.self,
             BackgroundTransfers.self,
             Extensions.self,
+            StatePreservation.self,
             SilentPushes.self,
             Regions.self,
             BackgroundModes.self,

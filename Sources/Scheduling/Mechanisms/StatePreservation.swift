@@ -1,87 +1,110 @@
 import PhoneWorld
 import SimEngine
+import SimRandom
 
-/// A result of background work the app holds in memory only.
-struct LostWork {
-    var task: Int
-    var work: SimDuration
-    var upBytes, downBytes: Double
-    var energyJ: Double
-}
+/// State preservation (docs/sources.md §1): an app that does not archive what its background
+/// work produced keeps it in memory only, loses it when its process ends (a purge, a kill, a
+/// swipe, a shutdown; not `applicationWillTerminate` of an app that exits on suspend, which
+/// saves), and redoes the work when it is next launched, as finite-length work. The person
+/// opening the app sees what it holds, and the app saves it on the way out (assumption).
+/// An app without the section archives every result at no cost.
+public final class StatePreservation: Mechanism {
+    /// `state_preservation`.
+    public static let name = "state_preservation"
+    /// For `bgsim mechanisms`.
+    public static let summary = "State preservation: results an app does not archive are lost with its process and redone at its next launch"
+    /// The app profile's keys.
+    public static let parameters: [PolicyParameterInfo] = [
+        .number(
+            "archive_pct", 100, in: NumberRange(0...100), unit: "a chance in percent",
+            help: "chance that the app archives a result of its background work as the work ends"),
+        .duration("archive_cpu", .zero, help: "CPU time of archiving a result, added to the work that produces it"),
+    ]
+    /// `app.<name>.archive`: per result, whether it is archived (drawn only for a chance
+    /// strictly between 0 and 100%).
+    public static let streams = ["archive"]
+    /// `redo`: lost work redone at a launch, with the finite-length grant in the background.
+    public static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult], budget: { $0.backgroundTime })]
 
-/// Per app, results of completed background work not yet archived, and those lost with the
-/// process, to redo at the next launch.
-struct UnsavedWork {
-    var unsaved: [[LostWork]]
-    var lost: [[LostWork]]
-
-    init(apps: Int) {
-        unsaved = Array(repeating: [], count: apps)
-        lost = Array(repeating: [], count: apps)
+    /// A completed result the app holds in memory only: its task, and what redoing it costs.
+    struct Result {
+        var task: Int, work: SimDuration, upBytes: Double, downBytes: Double, energyJ: Double
     }
 
-    /// The app archived everything it held.
-    mutating func clear(_ app: Int) { if !unsaved[app].isEmpty { unsaved[app].removeAll() } }
-}
+    let archive: [Double?], archiveCPU: [SimDuration]
+    let kind = MechanismRegistry.kind(StatePreservation.self)
+    /// Per app: results not archived yet; results lost with the process, to redo.
+    var unsaved: [[Result]], lost: [[Result]]
+    /// Tasks under way whose result the app will not archive.
+    var unarchived: Set<Int> = []
 
-/// State preservation (`state_preservation`): an app that does not archive what its background
-/// work produced loses it with its process, and redoes the work at its next launch.
-extension PhoneSimulation {
-    /// Whether a completed task of this kind leaves a result the app must archive.
-    @inline(__always)
-    static func producesResult(_ kind: TaskKind) -> Bool { kind.producesResult }
+    /// The run's mechanism, from each app's section.
+    public init(apps: [MechanismValues?], system: MechanismValues) {
+        archive = apps.map { $0.map { $0.number("archive_pct") / 100 } }
+        archiveCPU = apps.map { $0?.duration("archive_cpu") ?? .zero }
+        unsaved = Array(repeating: [], count: apps.count)
+        lost = Array(repeating: [], count: apps.count)
+    }
 
-    /// Draws whether the app archives this task's result, and adds the archiving's CPU time
-    /// to its work.
-    mutating func drawArchive(_ id: TaskID) {
-        let i = id.rawValue, app = tasks[i].appIndex
-        guard Self.producesResult(tasks[i].kind) else { return }
-        let p = model.apps[app].archiveProbability
-        let archives = streams.appArchive[app]?.bernoulli(p) ?? (p > 0)
+    /// The apps with the section: their tasks are observed.
+    public func observesTasks(of app: Int) -> Bool { archive[app] != nil }
+
+    /// A task that produces a result begins: whether the app archives it, at what cost.
+    public func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
+        let app = host.app(of: task)
+        guard let p = archive[app], host.kind(of: task).producesResult else { return }
+        let archives = p > 0 && p < 1 ? host.stream(app, "archive")!.bernoulli(p) : p > 0
         if archives {
-            tasks[i].flags.insert(.archives)
-            tasks[i].work += model.apps[app].archiveCPU
+            unarchived.remove(task)
+            host.addWork(task, archiveCPU[app])
         } else {
-            tasks[i].flags.remove(.archives)
+            unarchived.insert(task)
         }
     }
 
-    /// A task completed: its result is archived (and with it everything the app held), or
-    /// held in memory only.
-    mutating func keepResult(_ i: Int) {
-        let app = tasks[i].appIndex
-        guard Self.producesResult(tasks[i].kind) else { return }
-        if tasks[i].flags.contains(.archives) {
-            unsaved.clear(app)
+    /// A task ended; one that completed its work leaves its result archived (and with it
+    /// everything the app held) or in memory only.
+    public func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {
+        let app = host.app(of: task)
+        guard resultReady, host.kind(of: task).producesResult else {
+            unarchived.remove(task)
+            return
+        }
+        if unarchived.remove(task) == nil {
+            if !unsaved[app].isEmpty { unsaved[app].removeAll() }
         } else {
-            unsaved.unsaved[app].append(
-                LostWork(
-                    task: i, work: tasks[i].work, upBytes: tasks[i].upBytes, downBytes: tasks[i].downBytes,
-                    energyJ: tasks[i].cpuJ + tasks[i].radioJ))
+            let (up, down) = host.bytes(of: task)
+            unsaved[app].append(Result(task: task, work: host.work(of: task), upBytes: up, downBytes: down, energyJ: host.energyJ(of: task)))
         }
     }
 
-    /// The process ends: what it held unarchived is lost, to be redone at the next launch.
-    /// An app that opted out saves in `applicationWillTerminate`, which it always gets.
-    mutating func loseUnsaved(_ app: Int, cause: LifecycleCause) {
-        guard !unsaved.unsaved[app].isEmpty, cause != .exitsOnSuspend else { return }
-        for w in unsaved.unsaved[app] {
-            sink.taskEvent(.lost(TaskID(w.task), app: app, energyJ: w.energyJ), at: sim.now)
-        }
-        unsaved.lost[app] += unsaved.unsaved[app]
-        unsaved.unsaved[app].removeAll()
+    /// The person sees what the app holds; it saves its state on the way out.
+    public func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        if !unsaved[app].isEmpty { unsaved[app].removeAll() }
+    }
+
+    /// The process ended: what it held unarchived is lost, unless it saved in
+    /// `applicationWillTerminate` (an app that exits on suspend always gets it).
+    public func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {
+        guard !unsaved[app].isEmpty, cause != .exitsOnSuspend else { return }
+        for r in unsaved[app] { host.reportLost(r.task, app: app, energyJ: r.energyJ) }
+        lost[app] += unsaved[app]
+        unsaved[app].removeAll()
     }
 
     /// At a launch, the app redoes the work it lost, as finite-length work: unlimited in the
     /// foreground, the background grant otherwise.
-    mutating func redoLost(_ app: Int) {
-        guard !unsaved.lost[app].isEmpty, !draining else { return }
-        let lost = unsaved.lost[app]
-        unsaved.lost[app].removeAll()
-        for w in lost {
-            let id = newTask(app: app, kind: .redo, source: w.task, work: w.work, upBytes: w.upBytes, downBytes: w.downBytes)
-            tasks[id.rawValue].deadline = apps[app].life.state.isForeground ? .distantFuture : sim.now + setup.system.backgroundTime
-            begin(id)
+    public func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        guard !lost[app].isEmpty, !host.isDraining else { return }
+        let redo = lost[app]
+        lost[app].removeAll()
+        for r in redo {
+            let task = host.submit(
+                app: app, kind: kind, source: r.task, work: r.work, upBytes: r.upBytes, downBytes: r.downBytes, powerW: host.cpuPowerW(app))
+            host.run(task)
         }
     }
+
+    /// `redo.<task>`, the lost task's id.
+    public func identifier(app: Int, source: Int) -> String { "redo.\(source)" }
 }

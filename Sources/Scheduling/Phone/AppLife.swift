@@ -64,7 +64,7 @@ extension PhoneSimulation {
             case .duplicate: preconditionFailure("identifiers are unique per app")
             }
         }
-        redoLost(app)
+        mechanismsProcessStarted(app)
     }
 
     /// Ends the app's process: its running work is killed; pending requests stay with the
@@ -83,7 +83,7 @@ extension PhoneSimulation {
             }
             finish(TaskID(i), kind.isMode ? .completed : .killed, at: sim.now, suspendIfIdle: false)
         }
-        loseUnsaved(app, cause: cause)
+        mechanismsProcessEnded(app, cause: cause)
         apps[app].scheduler.processEnded()
         apps[app].enteredBackground = nil
         if person.frontApp == app { person.frontApp = nil }
@@ -113,9 +113,7 @@ extension PhoneSimulation {
         }
         move(app, to: .active, cause: cause)
         apps[app].enteredBackground = nil
-        // The person sees what the app fetched; it saves its state on the way out
-        // (assumption: apps archive in `applicationDidEnterBackground`).
-        unsaved.clear(app)
+        mechanismsAppEnteredForeground(app)
         // Finite-length work keeps running in the foreground, without a deadline.
         for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
             tasks[i].deadline = .distantFuture

@@ -22,8 +22,6 @@ struct AppModel {
     var work: Range<Int>
     var hasLeaveWork: Bool
     var hasInUseWork: Bool
-    var archiveProbability: Double
-    var archiveCPU: SimDuration
 }
 
 /// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
@@ -95,9 +93,7 @@ struct PhoneModel {
                     exitsOnSuspend: app.exitsOnSuspend, backgroundRefresh: app.backgroundRefresh,
                     tasks: taskBase..<tasks.count,
                     work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
-                    hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse },
-                    archiveProbability: app.statePreservation.archiveProbability,
-                    archiveCPU: app.statePreservation.archiveCPU))
+                    hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse }))
         }
         workIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
         refreshGrant = setup.system.refreshGrant.map(PreparedDistribution.init)

@@ -55,7 +55,8 @@ extension PhoneSimulation {
         case .background, .active, .inactive: break
         }
         let kind = tasks[id.rawValue].kind
-        tasks[id.rawValue].deadline = TaskKind.table[kind.index].budget == nil ? .distantFuture : sim.now + budget(kind)
+        let unlimited = TaskKind.table[kind.index].budget == nil || (kind.usesGrant && apps[app].life.state.isForeground)
+        tasks[id.rawValue].deadline = unlimited ? .distantFuture : sim.now + budget(kind)
         begin(id)
     }
 
@@ -65,9 +66,10 @@ extension PhoneSimulation {
     /// A task of a system-carried kind (a background transfer) runs in the system, without its
     /// app, until its data has moved; a mode session runs for its length, fetching its chunks.
     mutating func begin(_ id: TaskID) {
-        drawArchive(id)
         let i = id.rawValue
-        let app = tasks[i].appIndex, kind = tasks[i].kind
+        let app = tasks[i].appIndex
+        if !taskObservers[app].isEmpty { mechanismsTaskBegins(i, app: app) }
+        let kind = tasks[i].kind
         tasks[i].status = .running
         tasks[i].started = sim.now
         tasks[i].flags.insert(.started)

@@ -5,6 +5,10 @@ import SimRandom
 /// The declared mechanisms (`Mechanisms/Mechanism.swift`) in a phone's run: made when an app
 /// declares their section, told of opens, swipes, pressure, their events and their tasks'
 /// ends, and given the narrow view of the run that `MechanismHost` is.
+///
+/// Each call into a mechanism sets `activeMechanism`, whose events `schedule` makes, and puts
+/// back the caller's as it returns: a mechanism's action (running a task, which may launch its
+/// app) can call others (state preservation sees every task begin and every process start).
 extension PhoneSimulation: MechanismHost {
     static func makeMechanisms(_ setup: PhoneSetup) -> [(any Mechanism)?] {
         precondition(MechanismRegistry.builtIn.count < 128, "a mechanism's index fits in the 7 bits its events keep for it")
@@ -16,6 +20,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsStart() {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -24,6 +30,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsGatesChanged() {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -32,6 +40,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsAppOpened(_ app: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -40,6 +50,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -48,6 +60,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsAppSwipedAway(_ app: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -56,6 +70,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -64,6 +80,8 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsUnderPressure() {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         for k in mechanisms.indices {
             guard let m = mechanisms[k] else { continue }
             activeMechanism = k
@@ -73,17 +91,76 @@ extension PhoneSimulation: MechanismHost {
 
     /// Whether the policy decides after it: not after a task's step.
     mutating func mechanismEvent(_ packed: Int) -> Bool {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         activeMechanism = packed & 0x7F
         mechanisms[activeMechanism]!.event(packed >> 8, &self)
         return packed & 0x80 == 0
     }
 
+    /// Per app, the mechanisms that observe its tasks.
+    static func taskObservers(_ mechanisms: [(any Mechanism)?], apps: Int) -> [[Int]] {
+        (0..<apps).map { app in mechanisms.indices.filter { mechanisms[$0]?.observesTasks(of: app) == true } }
+    }
+
+    mutating func mechanismsTaskBegins(_ i: Int, app: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
+        for k in taskObservers[app] {
+            activeMechanism = k
+            mechanisms[k]!.anyTaskBegins(i, &self)
+        }
+    }
+
+    mutating func mechanismsTaskEnded(_ i: Int, app: Int, resultReady: Bool) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
+        for k in taskObservers[app] {
+            activeMechanism = k
+            mechanisms[k]!.anyTaskEnded(i, resultReady: resultReady, &self)
+        }
+    }
+
+    mutating func mechanismsAppEnteredForeground(_ app: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.appEnteredForeground(app, &self)
+        }
+    }
+
+    mutating func mechanismsProcessStarted(_ app: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.processStarted(app, &self)
+        }
+    }
+
+    mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
+        for k in mechanisms.indices {
+            guard let m = mechanisms[k] else { continue }
+            activeMechanism = k
+            m.processEnded(app, cause: cause, &self)
+        }
+    }
+
     mutating func mechanismTaskStarted(_ i: Int) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
         mechanisms[activeMechanism]!.taskStarted(i, &self)
     }
 
     mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) {
+        let caller = activeMechanism
+        defer { activeMechanism = caller }
         activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
         mechanisms[activeMechanism]!.taskEnded(i, outcome, &self)
     }
@@ -141,6 +218,14 @@ extension PhoneSimulation: MechanismHost {
 
     /// Whether task `task` is running.
     public func isRunning(_ task: Int) -> Bool { tasks[task].status == .running }
+    /// Its kind.
+    public func kind(of task: Int) -> TaskKind { tasks[task].kind }
+    /// Its work.
+    public func work(of task: Int) -> SimDuration { tasks[task].work }
+    /// Its bytes.
+    public func bytes(of task: Int) -> (up: Double, down: Double) { (tasks[task].upBytes, tasks[task].downBytes) }
+    /// Its CPU's and radio's energy so far.
+    public func energyJ(of task: Int) -> Double { tasks[task].cpuJ + tasks[task].radioJ }
     /// Running, of a carried kind, and not handed to its app.
     public func isCarried(_ task: Int) -> Bool {
         tasks[task].status == .running && tasks[task].kind.isSystemCarried && !tasks[task].flags.contains(.holdsApp)
@@ -190,6 +275,14 @@ extension PhoneSimulation: MechanismHost {
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
         tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
         return i
+    }
+
+    /// More work for a task that is beginning.
+    public mutating func addWork(_ task: Int, _ work: SimDuration) { tasks[task].work += work }
+
+    /// Tells the sink.
+    public mutating func reportLost(_ task: Int, app: Int, energyJ: Double) {
+        sink.taskEvent(.lost(TaskID(task), app: app, energyJ: energyJ), at: sim.now)
     }
 
     /// Sets the task's two requirements.

@@ -41,7 +41,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var mechanisms: [(any Mechanism)?]
     /// The mechanism being called, whose events `schedule` makes.
     var activeMechanism = 0
-    var unsaved: UnsavedWork
+    /// Per app, the mechanisms told of its every task (`Mechanism.observesTasks`).
+    let taskObservers: [[Int]]
     /// Optimized Battery Charging's release, when the charger last came or went, and since
     /// when the phone is off.
     var optimizedRelease: EventHandle?
@@ -80,8 +81,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
                     scheduler: BGTaskScheduler(permitted: $0.permitted, refreshMode: $0.declares(.fetch), processingMode: $0.declares(.processing)))
             })
         self.person = PersonState(apps: setup.apps.count, since: world.historySince, history: world.history)
-        self.unsaved = UnsavedWork(apps: setup.apps.count)
-        self.mechanisms = Self.makeMechanisms(setup)
+        let mechanisms = Self.makeMechanisms(setup)
+        self.mechanisms = mechanisms
+        self.taskObservers = Self.taskObservers(mechanisms, apps: setup.apps.count)
     }
 
     /// Battery watches started so far (`BatteryLevels.watchCount`), for tests.

@@ -28,7 +28,7 @@ extension PhoneSimulation {
             if let h = tasks[i].monitorEvent { sim.cancel(h) }
             tasks[i].timer = nil
             tasks[i].monitorEvent = nil
-            if outcome == .completed && tasks[i].phase == .working { keepResult(i) }
+            if !taskObservers[app].isEmpty { mechanismsTaskEnded(i, app: app, resultReady: outcome == .completed && tasks[i].phase == .working) }
         case .eligible:
             decisions.remove(id)
             apps[app].scheduler.remove(id)
@@ -64,7 +64,6 @@ extension PhoneSimulation {
         switch tasks[i].kind {
         case .refresh, .processing: return model.identifiers[source]
         case .finiteLength: return model.workIdentifiers[source]
-        case .redo: return "redo.\(source)"
         default:
             let k = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
             return mechanisms[k]!.identifier(app: tasks[i].appIndex, source: source)

@@ -34,8 +34,6 @@ struct TaskState {
         static let requiresNetworkConnectivity = Flags(rawValue: 1 << 4)
         /// It keeps its app running (a background transfer does not while the system carries it).
         static let holdsApp = Flags(rawValue: 1 << 5)
-        /// State preservation: the app archives this work's result when it completes.
-        static let archives = Flags(rawValue: 1 << 6)
         /// Ended with its radio burst still going: reported when the tail ends.
         static let awaitingTail = Flags(rawValue: 1 << 7)
         /// Expiring, and the system terminates the app when the grace is over.

@@ -28,8 +28,6 @@ public struct WorldStreams {
     public var appLeave: [RandomStream]
     /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
     public var appUse: [RandomStream?]
-    /// Per app that may not archive its results, `app.<name>.archive`.
-    public var appArchive: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
     /// calls over the app in use.
     public var interruptions: RandomStream?
@@ -61,7 +59,7 @@ public struct WorldStreams {
         purges = try stream("purges")
         lowPower = try stream("low-power")
         var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var archive: [RandomStream?] = [], use: [RandomStream?] = []
+        var use: [RandomStream?] = []
         func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
             declared ? try stream(name) : nil
         }
@@ -69,13 +67,10 @@ public struct WorldStreams {
             apps.append(try stream("app.\(app.name)"))
             leave.append(try stream("app.\(app.name).leave"))
             use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
-            let p = app.statePreservation.archiveProbability
-            archive.append(try optional(p > 0 && p < 1, "app.\(app.name).archive"))
         }
         self.apps = apps
         self.appLeave = leave
         self.appUse = use
-        self.appArchive = archive
         var declared: [[String: RandomStream]] = []
         for app in setup.apps {
             var own: [String: RandomStream] = [:]

@@ -90,10 +90,6 @@ extension Scenario {
                 }
                 return modes
             }
-            // Before the extensions became a declared mechanism.
-            try m.optional("extension_runs_per_day", default: ()) { n, p throws(ScenarioError) in
-                throw r.error(n, p, "this key is now the extensions section: write extensions: {runs_per_day: ...}")
-            }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
             for type in MechanismRegistry.builtIn {
                 if let values = try m.optional(
@@ -181,6 +177,8 @@ extension Scenario {
             throw r.error(node, path, "expected \(unit), or one of \(shapes) with its parameters")
         }
         let p = path.appending(key)
+        // Read here, not through a mapping's keys: listed here.
+        if let listing = KeyListing.ifActive, key != "lognormal", let text = KeyListing.flow(inner) { listing.add(p, text, given: true) }
         switch key {
         case "exponential":
             return .exponential(mean: try value(inner, p))

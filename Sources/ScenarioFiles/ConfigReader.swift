@@ -37,7 +37,7 @@ struct ConfigReader {
             if asked.isEmpty { asked.reserveCapacity(16) }
             asked.append(key)
             guard let k = pairs.firstIndex(where: { $0.key == key }), !pairs[k].value.isNull else { return nil }
-            if let listing = KeyListing.ifActive, case .scalar(let text, _) = pairs[k].value.value {
+            if let listing = KeyListing.ifActive, let text = KeyListing.flow(pairs[k].value) {
                 listing.add(path.appending(key), text, given: true)
             }
             return pairs[k].value
@@ -77,7 +77,8 @@ struct ConfigReader {
 
         /// Keys that an earlier bgsim read and this one reads as another, with what to write now.
         static let replaced = [
-            "purges_per_hour": "purges now follow use: write purge_per_launch_pct, the chance that opening an app purges a suspended one"
+            "purges_per_hour": "purges now follow use: write purge_per_launch_pct, the chance that opening an app purges a suspended one",
+            "extension_runs_per_day": "the app's extensions are a section now: write extensions: {runs_per_day: ...}",
         ]
 
         /// Throws for the first key that no reader asked for, suggesting the closest known key.

@@ -37,6 +37,24 @@ package final class KeyListing: Sendable {
     /// The listing of this task, if any listing is running.
     static var ifActive: KeyListing? { active.load(ordering: .relaxed) > 0 ? current : nil }
 
+    /// A given value as a scenario file writes it on one line: a scalar, or a list of scalars
+    /// (`[home, work]`); `nil` for a mapping or a nested list, whose own keys are listed.
+    static func flow(_ node: ConfigNode) -> String? {
+        func scalar(_ n: ConfigNode) -> String? {
+            guard case .scalar(let text, _) = n.value else { return nil }
+            // Quoted where YAML would read the text otherwise inside a flow list.
+            return text.contains(where: { ",[]{}:#\"'".contains($0) }) || text.first == " " || text.last == " "
+                ? "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\"" : text
+        }
+        switch node.value {
+        case .scalar(let text, _): return text
+        case .sequence(let items):
+            let texts = items.compactMap(scalar)
+            return texts.count == items.count ? "[" + texts.joined(separator: ", ") + "]" : nil
+        default: return nil
+        }
+    }
+
     func add(_ path: ConfigKeyPath, _ value: String, given: Bool) {
         entries.withLock { $0.append(Entry(path: path.description, value: value, given: given)) }
     }

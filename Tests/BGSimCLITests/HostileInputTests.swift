@@ -207,7 +207,7 @@ struct HostileInputTests {
         add("pushes per hour zero", "system: {pushes_per_hour: 0}", "pushes_per_hour"),
         add("interruptions of ten hours", "people: {profile: median, interruption_mean: 10h}", "interruption_mean"),
         add("extension runs a million a day", "apps: [{profile: news, extensions: {runs_per_day: 1000000}}]", "extensions.runs_per_day"),
-        add("extension runs under their old key", "apps: [{profile: news, extension_runs_per_day: 2}]", "now the extensions section"),
+        add("extension runs under their old key", "apps: [{profile: news, extension_runs_per_day: 2}]", "extensions are a section now"),
         add("a fleet log-normal without bounds", "fleet: [{path: people.sessions_per_day, lognormal: {median: 50, sigma: 0.7}}]", "fleet"),
         add("a fleet over the seed", "fleet: [{path: seed, values: [1, 2]}]", "fleet"),
     ]

@@ -20,70 +20,77 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsStart() {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.start(&self)
         }
     }
 
     mutating func mechanismsGatesChanged() {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.gatesChanged(&self)
         }
     }
 
     mutating func mechanismsAppOpened(_ app: Int) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.appOpened(app, &self)
         }
     }
 
     mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.appLeft(app, swiped: swiped, &self)
         }
     }
 
     mutating func mechanismsAppSwipedAway(_ app: Int) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.appSwipedAway(app, &self)
         }
     }
 
     mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.placeChanged(left: left, entered: entered, &self)
         }
     }
 
     mutating func mechanismsUnderPressure() {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.pressure(&self)
         }
@@ -122,30 +129,33 @@ extension PhoneSimulation: MechanismHost {
     }
 
     mutating func mechanismsAppEnteredForeground(_ app: Int) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.appEnteredForeground(app, &self)
         }
     }
 
     mutating func mechanismsProcessStarted(_ app: Int) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.processStarted(app, &self)
         }
     }
 
     mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) {
+        guard !usedMechanisms.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in mechanisms.indices {
-            guard let m = mechanisms[k] else { continue }
+        for k in usedMechanisms {
+            let m = mechanisms[k]!
             activeMechanism = k
             m.processEnded(app, cause: cause, &self)
         }

@@ -43,6 +43,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var activeMechanism = 0
     /// Per app, the mechanisms told of its every task (`Mechanism.observesTasks`).
     let taskObservers: [[Int]]
+    /// The registry indexes of the mechanisms made, in order: what each call into them loops
+    /// over (nothing, in a run that uses none).
+    let usedMechanisms: [Int]
     /// Optimized Battery Charging's release, when the charger last came or went, and since
     /// when the phone is off.
     var optimizedRelease: EventHandle?
@@ -84,6 +87,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         let mechanisms = Self.makeMechanisms(setup)
         self.mechanisms = mechanisms
         self.taskObservers = Self.taskObservers(mechanisms, apps: setup.apps.count)
+        self.usedMechanisms = mechanisms.indices.filter { mechanisms[$0] != nil }
     }
 
     /// Battery watches started so far (`BatteryLevels.watchCount`), for tests.

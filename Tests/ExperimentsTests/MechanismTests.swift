@@ -110,6 +110,20 @@ struct MechanismTests {
         #expect(listed["apps[0].continued_processing.queue"]?.value == "true")
     }
 
+    /// What a file gave as a list of names or a distribution written as a mapping is listed in
+    /// the file's words, not skipped.
+    @Test func theKeyListingShowsGivenListsAndDistributions() throws {
+        let app = "{profile: news, regions: {places: [home, work], cpu: {exponential: 2s}, up_kb: {uniform: [1, 3]}}}"
+        let yaml = minimalWith("  - news", "  - \(app)")
+        let (_, keys) = try KeyListing.listing { () throws(ScenarioError) in try Scenario.parse(yaml: yaml, file: "s.yaml") }
+        let listed = Dictionary(keys.map { ($0.path, $0) }) { a, _ in a }
+        #expect(listed["apps[0].regions.places"]?.value == "[home, work]" && listed["apps[0].regions.places"]?.given == true)
+        #expect(listed["apps[0].regions.cpu.exponential"]?.value == "2s")
+        #expect(listed["apps[0].regions.up_kb.uniform"]?.value == "[1, 3]")
+        #expect(listed["apps[0].tasks[0].submit_on"]?.value.hasPrefix("[") == true, "news's submit_on")
+        #expect(KeyListing.flow(ConfigNode(value: .sequence([ConfigNode(value: .scalar("a,b", plain: false))]))) == "[\"a,b\"]")
+    }
+
     /// A sweep's axis may be a mechanism's key, and the study runs its tasks into every output.
     @Test func aSweepVariesAKeyAndItsTasksReachTheOutputs() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-mechanism-\(UUID().uuidString)")

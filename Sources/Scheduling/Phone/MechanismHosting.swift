@@ -19,160 +19,59 @@ extension PhoneSimulation: MechanismHost {
         }
     }
 
-    mutating func mechanismsStart() {
-        guard !usedMechanisms.isEmpty else { return }
+    /// Calls `call` on each mechanism of `ks` (registry indexes), as the active one, and puts
+    /// the caller's back after.
+    @inline(__always)
+    mutating func each(_ ks: [Int], _ call: (any Mechanism, inout Self) -> Void) {
+        guard !ks.isEmpty else { return }
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
+        for k in ks {
             activeMechanism = k
-            m.start(&self)
+            call(mechanisms[k]!, &self)
         }
     }
 
-    mutating func mechanismsGatesChanged() {
-        guard !usedMechanisms.isEmpty else { return }
+    /// Calls `call` on mechanism `k`, likewise.
+    @inline(__always)
+    mutating func one<T>(_ k: Int, _ call: (any Mechanism, inout Self) -> T) -> T {
         let caller = activeMechanism
         defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.gatesChanged(&self)
-        }
+        activeMechanism = k
+        return call(mechanisms[k]!, &self)
     }
 
-    mutating func mechanismsAppOpened(_ app: Int) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.appOpened(app, &self)
-        }
-    }
-
-    mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.appLeft(app, swiped: swiped, &self)
-        }
-    }
-
-    mutating func mechanismsAppSwipedAway(_ app: Int) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.appSwipedAway(app, &self)
-        }
-    }
-
+    mutating func mechanismsStart() { each(usedMechanisms) { $0.start(&$1) } }
+    mutating func mechanismsGatesChanged() { each(usedMechanisms) { $0.gatesChanged(&$1) } }
+    mutating func mechanismsAppOpened(_ app: Int) { each(usedMechanisms) { $0.appOpened(app, &$1) } }
+    mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) { each(usedMechanisms) { $0.appLeft(app, swiped: swiped, &$1) } }
+    mutating func mechanismsAppSwipedAway(_ app: Int) { each(usedMechanisms) { $0.appSwipedAway(app, &$1) } }
     mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.placeChanged(left: left, entered: entered, &self)
-        }
+        each(usedMechanisms) { $0.placeChanged(left: left, entered: entered, &$1) }
     }
-
-    mutating func mechanismsUnderPressure() {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.pressure(&self)
-        }
+    mutating func mechanismsUnderPressure() { each(usedMechanisms) { $0.pressure(&$1) } }
+    mutating func mechanismsAppEnteredForeground(_ app: Int) { each(usedMechanisms) { $0.appEnteredForeground(app, &$1) } }
+    mutating func mechanismsProcessStarted(_ app: Int) { each(usedMechanisms) { $0.processStarted(app, &$1) } }
+    mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) { each(usedMechanisms) { $0.processEnded(app, cause: cause, &$1) } }
+    mutating func mechanismsTaskBegins(_ i: Int, app: Int) { each(taskObservers[app]) { $0.anyTaskBegins(i, &$1) } }
+    mutating func mechanismsTaskEnded(_ i: Int, app: Int, resultReady: Bool) {
+        each(taskObservers[app]) { $0.anyTaskEnded(i, resultReady: resultReady, &$1) }
     }
 
     /// Whether the policy decides after it: not after a task's step.
     mutating func mechanismEvent(_ packed: Int) -> Bool {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        activeMechanism = packed & 0x7F
-        mechanisms[activeMechanism]!.event(packed >> 8, &self)
+        one(packed & 0x7F) { $0.event(packed >> 8, &$1) }
         return packed & 0x80 == 0
     }
+
+    /// The mechanism that declared task `i`'s kind.
+    func owner(of i: Int) -> Int { MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count] }
+    mutating func mechanismTaskStarted(_ i: Int) { one(owner(of: i)) { $0.taskStarted(i, &$1) } }
+    mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) { one(owner(of: i)) { $0.taskEnded(i, outcome, &$1) } }
 
     /// Per app, the mechanisms that observe its tasks.
     static func taskObservers(_ mechanisms: [(any Mechanism)?], apps: Int) -> [[Int]] {
         (0..<apps).map { app in mechanisms.indices.filter { mechanisms[$0]?.observesTasks(of: app) == true } }
-    }
-
-    mutating func mechanismsTaskBegins(_ i: Int, app: Int) {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in taskObservers[app] {
-            activeMechanism = k
-            mechanisms[k]!.anyTaskBegins(i, &self)
-        }
-    }
-
-    mutating func mechanismsTaskEnded(_ i: Int, app: Int, resultReady: Bool) {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in taskObservers[app] {
-            activeMechanism = k
-            mechanisms[k]!.anyTaskEnded(i, resultReady: resultReady, &self)
-        }
-    }
-
-    mutating func mechanismsAppEnteredForeground(_ app: Int) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.appEnteredForeground(app, &self)
-        }
-    }
-
-    mutating func mechanismsProcessStarted(_ app: Int) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.processStarted(app, &self)
-        }
-    }
-
-    mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) {
-        guard !usedMechanisms.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        for k in usedMechanisms {
-            let m = mechanisms[k]!
-            activeMechanism = k
-            m.processEnded(app, cause: cause, &self)
-        }
-    }
-
-    mutating func mechanismTaskStarted(_ i: Int) {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
-        mechanisms[activeMechanism]!.taskStarted(i, &self)
-    }
-
-    mutating func mechanismTaskEnded(_ i: Int, _ outcome: TaskOutcome) {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        activeMechanism = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
-        mechanisms[activeMechanism]!.taskEnded(i, outcome, &self)
     }
 
     // MARK: - What a mechanism sees

@@ -15,9 +15,6 @@ public struct AppParameters: Equatable, Sendable {
     /// A task whose identifier is not listed fails to register and its submits fail
     /// `notPermitted` (docs/sources.md §2).
     public var permittedIdentifiers: [String]?
-    /// Finite-length background work the app begins (`beginBackgroundTask`) each time it
-    /// enters the background from the foreground, each with its own probability.
-    public var backgroundWork: [BackgroundWork] = []
     /// Time from the system's call of an expiration handler until the app calls
     /// `setTaskCompleted(false)` or `endBackgroundTask`; its CPU keeps running meanwhile.
     /// Assumption: a well-behaved handler takes a fraction of a second.
@@ -62,9 +59,15 @@ public struct AppParameters: Equatable, Sendable {
     /// The sections of declared mechanisms it has (`continued_processing`), by name: the
     /// values given, over the mechanism's defaults.
     public var mechanisms: [String: [String: ParameterValue]] = [:]
+    /// The sections of declared mechanisms that are lists (`background_work`), by name: each
+    /// entry's values given, over the mechanism's defaults.
+    public var mechanismLists: [String: [[String: ParameterValue]]] = [:]
 
     /// An app named `name` with no background work and default habits.
     public init(name: String) { self.name = name }
+
+    /// Whether it has the section of mechanism `name`, a mapping or a list.
+    public func hasSection(_ name: String) -> Bool { mechanisms[name] != nil || mechanismLists[name] != nil }
 
     /// Whether `UIBackgroundModes` lists `mode` (or is left to what the app's work needs).
     public func declares(_ mode: UIBackgroundMode) -> Bool { backgroundModes?.contains(mode) ?? true }
@@ -136,34 +139,6 @@ public struct AppTask: Equatable, Sendable {
         self.kind = kind
         self.submitOn = submitOn ?? (kind == .refresh ? [.start, .background, .handler] : [.start, .handler])
     }
-}
-
-/// Work an app finishes in finite-length background time (`beginBackgroundTask`) after the
-/// person leaves it, such as an upload in flight (docs/sources.md §3).
-public struct BackgroundWork: Equatable, Sendable {
-    /// When the app calls `beginBackgroundTask`, which it may do "anywhere, any time"
-    /// (docs/sources.md §3).
-    public enum Begin: String, Sendable, CaseIterable {
-        /// In `applicationDidEnterBackground`, as the person leaves.
-        case leave
-        /// While the person uses the app, at a uniform time within the launch (an upload
-        /// the person starts); it runs without a deadline until they leave.
-        case inUse = "in_use"
-    }
-
-    /// When it begins.
-    public var begin = Begin.leave
-    /// Chance that a given entry into the background (or launch, for `inUse`) begins this work.
-    public var probability = 1.0
-    /// CPU time of the work, in seconds.
-    public var cpu: Distribution = .fixed(2)
-    /// Bytes it sends.
-    public var upBytes: Distribution = .fixed(0)
-    /// Bytes it receives.
-    public var downBytes: Distribution = .fixed(0)
-
-    /// Work that always begins and takes 2 s of CPU, with no transfers.
-    public init() {}
 }
 
 /// The keys of Info.plist `UIBackgroundModes` (Xcode's Background Modes capability,

@@ -65,24 +65,6 @@ extension Scenario {
                 }
                 return ids
             }
-            a.backgroundWork = try m.optional("background_work", default: []) { n, p throws(ScenarioError) in
-                var out: [BackgroundWork] = []
-                for (j, item) in try r.list(n, at: p).enumerated() {
-                    let q = p.appending(index: j)
-                    var w = try r.mapping(item, at: q)
-                    var work = BackgroundWork()
-                    work.begin = try w.optional("begin", default: work.begin) { n, p throws(ScenarioError) in
-                        try r.choice(n, p, BackgroundWork.Begin.self, what: "time to begin")
-                    }
-                    work.probability = try w.optional("probability_pct", default: work.probability, percent(r, "a chance"))
-                    work.cpu = try w.optional("cpu", default: work.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-                    work.upBytes = try w.optional("up_kb", default: work.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                    work.downBytes = try w.optional("down_kb", default: work.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-                    try w.finish()
-                    out.append(work)
-                }
-                return out
-            }
             a.backgroundModes = try m.optional("background_modes", default: nil) { n, p throws(ScenarioError) in
                 var modes = Set<UIBackgroundMode>()
                 for (j, item) in try r.list(n, at: p).enumerated() {
@@ -91,7 +73,21 @@ extension Scenario {
                 return modes
             }
             a.exitsOnSuspend = try m.optional("exits_on_suspend", default: a.exitsOnSuspend, r.bool)
-            for type in MechanismRegistry.builtIn {
+            for type in MechanismRegistry.builtIn where type.isList {
+                if let entries = try m.optional(
+                    type.name, default: [[String: ParameterValue]]?.none,
+                    { n, p throws(ScenarioError) in
+                        var out: [[String: ParameterValue]] = []
+                        for (j, item) in try r.list(n, at: p).enumerated() {
+                            out.append(try readMechanism(type.parameters, item, p.appending(index: j), r, places: known))
+                        }
+                        return out
+                    })
+                {
+                    a.mechanismLists[type.name] = entries
+                }
+            }
+            for type in MechanismRegistry.builtIn where !type.isList {
                 if let values = try m.optional(
                     type.name, default: [String: ParameterValue]?.none,
                     { n, p throws(ScenarioError) in

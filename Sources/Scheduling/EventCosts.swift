@@ -16,7 +16,7 @@ public enum EventCosts {
     /// The event kinds, in the order of `PhoneEvent.costIndex`.
     static let kinds = [
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
-        "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end", "begin_in_use",
+        "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end",
         "network", "eligible", "phase_end", "cpu_monitor",
         "suspend", "policy_wake", "mechanism",
     ]
@@ -78,15 +78,14 @@ extension PhoneEvent {
             case .purge: 11
             case .interrupt: 12
             case .interruptEnd: 13
-            case .beginInUse: 14
             }
-        case .network: 15
-        case .eligible: 16
-        case .phaseEnd: 17
-        case .cpuMonitor: 18
-        case .suspend: 19
-        case .policyWake: 20
-        case .mechanism: 21
+        case .network: 14
+        case .eligible: 15
+        case .phaseEnd: 16
+        case .cpuMonitor: 17
+        case .suspend: 18
+        case .policyWake: 19
+        case .mechanism: 20
         }
     }
 }

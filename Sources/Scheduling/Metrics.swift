@@ -355,11 +355,8 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// Counts the task's outcome, latencies and energy.
     public mutating func taskEnded(_ record: TaskRecord) {
         outcomeCounts[record.outcome.index] += 1
-        // Latencies are those of work a policy decides on and of finite-length work, as before
-        // the other mechanisms came: a push, a crossing or a mode session starts when the
-        // system wakes the app, whatever the policy, and would only dilute the comparison.
         let kind = record.request.kind
-        if kind.isScheduled || kind == .finiteLength {
+        if kind.countsLatency {
             if let latency = record.latency { latenciesS.append(latency.seconds) }
             if let latency = record.completionLatency { completionLatenciesS.append(latency.seconds) }
         }

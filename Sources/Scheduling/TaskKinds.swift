@@ -18,24 +18,23 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     }
 
     /// `BGAppRefreshTask`: short, keeps content fresh, up to 30 s (docs/sources.md §2).
-    public static let refresh = TaskKind(index: 0, [.scheduled, .refreshLike, .producesResult])
+    public static let refresh = TaskKind(index: 0, [.scheduled, .refreshLike, .producesResult, .countsLatency])
     /// `BGProcessingTask`: deferrable maintenance, minutes, only while the phone is idle.
-    public static let processing = TaskKind(index: 1, [.scheduled, .producesResult])
-    /// Finite-length background time (`beginBackgroundTask`) after the app left the
-    /// foreground (docs/sources.md §3). Not scheduled: it starts when the app asks.
-    public static let finiteLength = TaskKind(index: 2, [.usesGrant])
+    public static let processing = TaskKind(index: 1, [.scheduled, .producesResult, .countsLatency])
 
     /// The built-in kinds, in index order, with their names and budgets: the one list of them.
     static let builtIn: [Traits] = [
         Traits("refresh", refresh.traits, budget: { $0.refreshBudget }),
         Traits("processing", processing.traits, budget: { $0.processingBudget }),
-        Traits("finite_length", finiteLength.traits, budget: { $0.backgroundTime }),
     ]
 
     /// Every kind's traits: the built-in ones, then each registered mechanism's, in the
-    /// registry's order.
+    /// registry's order. The latencies of work a policy decides on always count.
     static let table: [Traits] =
-        builtIn + MechanismRegistry.builtIn.flatMap { $0.kinds.map { Traits($0.name, $0.flags.union(.declared), budget: $0.budget) } }
+        builtIn
+        + MechanismRegistry.builtIn.flatMap {
+            $0.kinds.map { Traits($0.name, $0.flags.union($0.flags.contains(.scheduled) ? [.declared, .countsLatency] : .declared), budget: $0.budget) }
+        }
 
     /// Every kind, built-in and declared by a mechanism.
     public static let allCases: [TaskKind] = table.enumerated().map { TaskKind(index: $0.offset, $0.element.flags) }
@@ -67,6 +66,10 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     /// Work the system carries out without its app (its transfer), then hands to the app,
     /// woken for the kind's budget (a background URLSession transfer).
     @inlinable public var isSystemCarried: Bool { traits.contains(.systemCarried) }
+    /// Whether its tasks' latencies count in the summaries (`latency_*`): work a policy decides
+    /// on, and finite-length work; not the work the system starts when it wakes the app
+    /// whatever the policy (a push, a crossing, a session), which would dilute the comparison.
+    @inlinable public var countsLatency: Bool { traits.contains(.countsLatency) }
     /// Whether its identifiers end in a request's number.
     @inlinable public var isNumbered: Bool { traits.contains(.numbered) }
 
@@ -81,9 +84,9 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
         /// What the run reads at every task.
         public struct Flags: OptionSet, Sendable {
             /// The flags' bits.
-            public let rawValue: UInt8
+            public let rawValue: UInt16
             /// The flags of `rawValue`.
-            public init(rawValue: UInt8) { self.rawValue = rawValue }
+            public init(rawValue: UInt16) { self.rawValue = rawValue }
             /// A scheduling policy decides when it starts.
             public static let scheduled = Flags(rawValue: 1 << 0)
             /// Decided like a refresh.
@@ -103,6 +106,8 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
             /// budget to handle the result; the app's process ending does not stop it, unless
             /// the phone shuts down.
             public static let systemCarried = Flags(rawValue: 1 << 7)
+            /// Its latencies count in the summaries (implied by `scheduled`).
+            public static let countsLatency = Flags(rawValue: 1 << 8)
         }
 
         /// Its name in `tasks.csv` and in column names: lower case, digits and `_`.

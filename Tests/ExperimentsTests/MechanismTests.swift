@@ -49,10 +49,8 @@ struct MechanismTests {
         var extensionTask = AppTask(identifier: "everything.ext", kind: .refresh, submitOn: [.extension])
         extensionTask.interval = .hours(1)
         all.tasks = [extensionTask]
-        var inUse = BackgroundWork()
-        inUse.begin = .inUse
-        all.backgroundWork = [BackgroundWork(), inUse]
-        for type in MechanismRegistry.builtIn { all.mechanisms[type.name] = [:] }
+        for type in MechanismRegistry.builtIn where !type.isList { all.mechanisms[type.name] = [:] }
+        for type in MechanismRegistry.builtIn where type.isList { all.mechanismLists[type.name] = [[:], [:]] }
         all.mechanisms[Regions.name] = ["places": .names(["home"])]
         scenario.setup.apps.append(all)
         scenario.setup.people.history = .days(1)
@@ -61,7 +59,7 @@ struct MechanismTests {
         #expect(Set(names).count == names.count, "\(names.filter { n in names.filter { $0 == n }.count > 1 })")
         let own = names.filter { $0 == "app.everything" || $0.hasPrefix("app.everything.") }
         let declared = MechanismRegistry.builtIn.reduce(0) { $0 + $1.streams.count }
-        #expect(own.count == 3 + declared, "one stream per source of the app: \(own)")
+        #expect(own.count == 1 + declared, "one stream per source of the app: \(own)")
         #expect(names.contains("grants") && names.contains("interruptions") && names.contains("history"))
     }
 
@@ -95,6 +93,28 @@ struct MechanismTests {
         let wildcard = try Scenario.parse(
             yaml: minimalWith("  - news", "  - {profile: news, permitted_identifiers: [com.example.news.refresh, com.news.export.*]}"), file: "s.yaml")
         #expect(wildcard.setup.apps[0].permittedIdentifiers == ["com.example.news.refresh", "com.news.export.*"])
+    }
+
+    /// A section that is a list (`background_work`) has the declared keys in each entry: read,
+    /// set, refused and listed entry by entry.
+    @Test func aListSectionReadsEachEntryAsDeclared() throws {
+        let app = "{profile: news, background_work: [{cpu: 5s}, {begin: in_use, probability_pct: 40}]}"
+        let s = try Scenario.parse(
+            yaml: minimalWith("  - news", "  - \(app)"), file: "s.yaml", overrides: [Override(parsing: "apps[0].background_work[1].up_kb=7")!])
+        let entries = try #require(s.setup.apps[0].mechanismLists[FiniteLengthWork.name])
+        #expect(entries.count == 2 && s.setup.apps[0].mechanisms[FiniteLengthWork.name] == nil)
+        #expect(entries[0]["cpu"] == .distribution(.fixed(5)) && entries[0]["begin"] == .text("leave"), "a default fills an absent key")
+        #expect(entries[1]["begin"] == .text("in_use") && entries[1]["probability_pct"] == .number(40))
+        #expect(entries[1]["up_kb"] == .distribution(.fixed(7_000)), "--set reached the second entry")
+        do {
+            _ = try Scenario.parse(yaml: minimalWith("  - news", "  - {profile: news, background_work: [{}, {begin: later}]}"), file: "s.yaml")
+            Issue.record("an unknown begin was accepted")
+        } catch {
+            #expect("\(error)".contains("apps[0].background_work[1].begin") && "\(error)".contains("one of leave, in_use"), "\(error)")
+        }
+        let (_, keys) = try KeyListing.listing { () throws(ScenarioError) in try Scenario.parse(yaml: minimalWith("  - news", "  - \(app)"), file: "s.yaml") }
+        let listed = Dictionary(keys.map { ($0.path, $0) }) { a, _ in a }
+        #expect(listed["apps[0].background_work[1].begin"]?.value == "in_use" && listed["apps[0].background_work[0].down_kb"]?.given == false)
     }
 
     /// `validate --print` lists every declared key of a section with its default.

@@ -285,9 +285,7 @@ struct BackgroundTimeTests {
     func uploader(cpu: Double, forgets: Double = 0) -> AppParameters {
         var a = app("up")
         a.tasks = []
-        var w = BackgroundWork()
-        w.cpu = .fixed(cpu)
-        a.backgroundWork = [w]
+        a.mechanismLists[FiniteLengthWork.name] = [finiteWork(cpu: .fixed(cpu))]
         a.forgetsEndBackground = forgets
         return a
     }
@@ -324,9 +322,7 @@ struct BackgroundTimeTests {
 
     @Test func severalAtOnceEachEndOnTheirOwn() throws {
         var a = uploader(cpu: 3)
-        var second = BackgroundWork()
-        second.cpu = .fixed(50)
-        a.backgroundWork.append(second)
+        a.mechanismLists[FiniteLengthWork.name]?.append(finiteWork(cpu: .fixed(50)))
         a.expirationResponse = .zero
         let run = try simulate(quiet(hours: 1, apps: [a], launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         #expect(run.records.map(\.outcome) == [.completed, .expired])
@@ -344,7 +340,7 @@ struct BackgroundTimeTests {
 
     @Test func anUploadInFlightWhenThePersonLeaves() throws {
         var a = uploader(cpu: 0.5)
-        a.backgroundWork[0].upBytes = .fixed(2_000_000)
+        a.mechanismLists[FiniteLengthWork.name] = [finiteWork(cpu: .fixed(0.5), upBytes: .fixed(2_000_000))]
         let run = try simulate(quiet(hours: 1, apps: [a], launches: [use(0, at(0), at(0, 1))]), EagerPolicy())
         let r = try #require(run.record(0))
         // 16 Mbit at Wi-Fi's 20 Mbit/s up: 0.8 s, then 0.5 s of CPU.

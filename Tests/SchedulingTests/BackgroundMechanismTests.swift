@@ -181,7 +181,7 @@ struct BackgroundMechanismTests {
     @Test func anOptedOutAppGoesFromBackgroundToNotRunning() throws {
         var a = appWith("game", [task("game.r", .refresh, submitOn: [.background], earliest: .zero)])
         a.exitsOnSuspend = true
-        a.backgroundWork = [BackgroundWork()]
+        a.mechanismLists[FiniteLengthWork.name] = [finiteWork()]
         let run = try simulate(
             quiet(hours: 2, apps: [a], launches: [use(0, at(0, 5), at(0, 6)), use(0, at(1), at(1, 1))]),
             EagerPolicy())

@@ -88,11 +88,11 @@ struct PhoneSimulationTests {
                 a.tasks.append(p)
             }
             if rng.bernoulli(0.5) {
-                var w = BackgroundWork()
-                w.probability = rng.uniform()
-                w.cpu = .exponential(mean: Double(rng.next() % 60))
-                w.upBytes = .exponential(mean: Double(rng.next() % 1_000_000))
-                a.backgroundWork = [w]
+                let probability = rng.uniform()
+                let cpu = Distribution.exponential(mean: Double(rng.next() % 60))
+                a.mechanismLists[FiniteLengthWork.name] = [
+                    finiteWork(probability: probability, cpu: cpu, upBytes: .exponential(mean: Double(rng.next() % 1_000_000)))
+                ]
             }
             a.forgetsCompletion = [0, 0.1, 1][Int(rng.next() % 3)]
             a.forgetsEndBackground = [0, 0.1, 1][Int(rng.next() % 3)]

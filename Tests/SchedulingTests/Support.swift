@@ -258,3 +258,16 @@ func auditGates(_ run: RecordingSink, _ s: PhoneSetup) -> [String] {
     problems += expiring.map { "\($0) was not expired when a gate closed" }
     return problems
 }
+
+extension TaskKind {
+    /// Finite-length work's kind, declared by its mechanism.
+    static let finiteLength = MechanismRegistry.kind(FiniteLengthWork.self)
+}
+
+/// A `background_work` entry: finite-length work that begins at `begin` (`leave` or
+/// `in_use`) with chance `probability`, taking `cpu` seconds and sending `upBytes`.
+func finiteWork(
+    _ begin: String = "leave", probability: Double = 1, cpu: Distribution = .fixed(2), upBytes: Distribution = .fixed(0)
+) -> [String: ParameterValue] {
+    ["begin": .text(begin), "probability_pct": .number(probability * 100), "cpu": .distribution(cpu), "up_kb": .distribution(upBytes)]
+}

@@ -20,6 +20,9 @@ public protocol Mechanism: AnyObject {
     static var summary: String { get }
     /// The keys of its section in an app profile, with their kinds, ranges, defaults and help.
     static var parameters: [PolicyParameterInfo] { get }
+    /// Whether its section in an app profile is a list of entries, each with the keys of
+    /// ``parameters`` (`background_work: [{begin: leave}, {begin: in_use}]`), not one mapping.
+    static var isList: Bool { get }
     /// The keys of its section in `system` (phone-wide rules), likewise.
     static var systemParameters: [PolicyParameterInfo] { get }
     /// Its random streams, per app that declares its section: stream `app.<app>.<name>`.
@@ -46,6 +49,12 @@ public protocol Mechanism: AnyObject {
     func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H)
     /// The person opened app `app` (it is now in the foreground).
     func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
+    /// The person launched app `app` and will use it until `until` (a call may hold the
+    /// foreground meanwhile).
+    func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H)
+    /// App `app` entered the background as the person left it (`applicationDidEnterBackground`),
+    /// before it submits the requests it registered for that and before ``appLeft(_:swiped:_:)``.
+    func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H)
     /// The person left app `app`, for the background, or `swiped` away in the app switcher
     /// (it is about to end; nothing it starts would go on).
     func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H)
@@ -86,18 +95,24 @@ public protocol Mechanism: AnyObject {
 extension Mechanism {
     /// No phone-wide keys unless it declares some.
     public static var systemParameters: [PolicyParameterInfo] { [] }
+    /// A mapping.
+    public static var isList: Bool { false }
     /// No errors of its own.
     public static var rejections: [SubmitError.Name] { [] }
     /// No expiration reasons of its own.
     public static var expirationReasons: [String] { [] }
     /// When an app has its section.
-    public static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.mechanisms[name] != nil } }
+    public static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.hasSection(name) } }
     /// Nothing at the start.
     public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing when the gates' inputs change.
     public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing on an open.
     public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    /// Nothing at a launch.
+    public func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {}
+    /// Nothing as the app enters the background.
+    public func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing on a leave.
     public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {}
     /// Nothing on a swipe.
@@ -220,11 +235,15 @@ public protocol MechanismHost: ~Copyable {
     /// App `app` calls `BGTaskScheduler.submit` for each of its tasks registered to submit on
     /// `trigger` (`extension`), with `earliestBeginDate` its `earliest_begin` from now.
     mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger)
+    /// Task `task`'s handler never calls its completion (`setTaskCompleted`,
+    /// `endBackgroundTask`): it runs until its time is up.
+    mutating func forgetsCompletion(_ task: Int)
     /// Running task `task` moves more data, charged to it, as its radio serves it.
     mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double)
-    /// Starts task `task` now, for its kind's budget (none: no time limit; a kind on the
-    /// finite-length grant has none while its app is in the foreground); the system launches
-    /// or resumes its app in the background if it is not running.
+    /// Starts task `task` now, for its kind's budget (none: no time limit); the system launches
+    /// or resumes its app in the background if it is not running. A kind on the finite-length
+    /// grant has no limit while its app is in the foreground, and in the background what is
+    /// left of the grant the app got as the person left it (`backgroundTimeRemaining`).
     mutating func run(_ task: Int)
     /// The system calls running task `task`'s expiration handler for `reason`: the app ends
     /// it (`expired`) within its response time, or is terminated after the grace.
@@ -272,11 +291,21 @@ public struct MechanismValues: Sendable, Equatable {
     public let declared: [PolicyParameterInfo]
     /// The values given, by key.
     public let given: [String: ParameterValue]
+    /// A list section's entries, each over the same defaults (none for a mapping section).
+    public let entries: [MechanismValues]
 
     /// The values `given` over the defaults of `declared`.
     public init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
         self.declared = declared
         self.given = given
+        self.entries = []
+    }
+
+    /// A list section's `entries`, each over the defaults of `declared`.
+    public init(declared: [PolicyParameterInfo], entries: [[String: ParameterValue]]) {
+        self.declared = declared
+        self.given = [:]
+        self.entries = entries.map { MechanismValues(declared: declared, given: $0) }
     }
 
     /// Key `name`'s value: given, or its default.
@@ -337,6 +366,7 @@ public enum MechanismRegistry {
     /// Every mechanism, one line each.
     public static var builtIn: [any Mechanism.Type] {
         [
+            FiniteLengthWork.self,
             LegacyFetch.self,
             BackgroundTransfers.self,
             Extensions.self,
@@ -410,6 +440,10 @@ extension PolicyParameterInfo {
     /// A key naming one of `names`, which a section must give.
     public static func choice(_ name: String, _ names: [String], help: String) -> Self {
         Self(name: name, kind: .choice(names), defaultValue: .text(names[0]), help: help, isRequired: true)
+    }
+    /// A key naming one of `names`, with its default.
+    public static func choice(_ name: String, _ names: [String], default value: String, help: String) -> Self {
+        Self(name: name, kind: .choice(names), defaultValue: .text(value), help: help)
     }
     /// A key listing places of the network model, which a section must give.
     public static func places(_ name: String, help: String) -> Self {

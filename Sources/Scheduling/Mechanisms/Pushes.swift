@@ -54,7 +54,7 @@ public final class SilentPushes: Mechanism {
 
     /// A trace's pushes reach apps whether or not they have the section.
     public static func isUsed(by setup: PhoneSetup) -> Bool {
-        setup.pushTrace != nil || setup.apps.contains { $0.mechanisms[name] != nil }
+        setup.pushTrace != nil || setup.apps.contains { $0.hasSection(name) }
     }
 
     struct Section {

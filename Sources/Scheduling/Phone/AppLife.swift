@@ -135,7 +135,6 @@ extension PhoneSimulation {
         // draw what they would have.
         if person.swipingAway == app && !draining {
             if !model.apps[app].exitsOnSuspend {
-                discardLeaveDraws(app)
                 mechanismsAppLeft(app, swiped: true)
             }
             terminate(app, cause: .swipe)
@@ -159,7 +158,7 @@ extension PhoneSimulation {
             if apps[app].running == 0 { move(app, to: .suspended, cause: .workDone) }
             return
         }
-        if model.apps[app].hasLeaveWork { beginLeaveWork(app, deadline: deadline) }
+        mechanismsAppEnteredBackground(app)
         for m in model.apps[app].tasks where model.tasks[m].submitsOnLeave {
             submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
         }
@@ -171,40 +170,6 @@ extension PhoneSimulation {
             } else {
                 move(app, to: .suspended, cause: .workDone)
             }
-        }
-    }
-
-    /// The finite-length work the app begins as it enters the background, each item with its
-    /// probability, sharing the grant that ends at `deadline`.
-    mutating func beginLeaveWork(_ app: Int, deadline: SimInstant) {
-        let stream = streams.appLeave[app]
-        let range = model.apps[app].work
-        for w in range where !model.work[w].inUse {
-            // Drawn whether or not the work begins, so later draws stay aligned.
-            let begins = stream.bernoulli(model.work[w].probability)
-            let cpu = model.work[w].cpu.draw(stream)
-            let up = model.work[w].upBytes.draw(stream)
-            let down = model.work[w].downBytes.draw(stream)
-            let forgets = stream.bernoulli(model.apps[app].forgetsEndBackground)
-            guard begins else { continue }
-            let id = newTask(
-                app: app, kind: .finiteLength, source: w - range.lowerBound, work: SimDuration(seconds: cpu), upBytes: up.rounded(),
-                downBytes: down.rounded())
-            if forgets { tasks[id.rawValue].flags.insert(.forgetsCompletion) }
-            tasks[id.rawValue].deadline = deadline
-            begin(id)
-        }
-    }
-
-    /// The draws a leave makes for finite-length work and background transfers, unused.
-    mutating func discardLeaveDraws(_ app: Int) {
-        let stream = streams.appLeave[app]
-        for w in model.apps[app].work where !model.work[w].inUse {
-            _ = stream.bernoulli(model.work[w].probability)
-            _ = model.work[w].cpu.draw(stream)
-            _ = model.work[w].upBytes.draw(stream)
-            _ = model.work[w].downBytes.draw(stream)
-            _ = stream.bernoulli(model.apps[app].forgetsEndBackground)
         }
     }
 

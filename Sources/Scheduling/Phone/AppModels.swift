@@ -10,7 +10,6 @@ struct AppModel {
     var cpuPowerW: Double
     var expirationResponse: SimDuration
     var forgetsCompletion: Double
-    var forgetsEndBackground: Double
     var cancelOnOpen: Bool
     var launchDownBytes: Double
     var exitsOnSuspend: Bool
@@ -18,10 +17,6 @@ struct AppModel {
     var backgroundRefresh: Bool
     /// Its BGTaskScheduler tasks, as a range of `PhoneModel.tasks`.
     var tasks: Range<Int>
-    /// Its finite-length work, as a range of `PhoneModel.work`.
-    var work: Range<Int>
-    var hasLeaveWork: Bool
-    var hasInUseWork: Bool
 }
 
 /// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
@@ -43,28 +38,18 @@ struct TaskModel {
     var submitsOnStart, submitsOnLeave, resubmitsInHandler: Bool
 }
 
-/// Finite-length work an app begins when the person leaves it, or while in use.
-struct WorkModel {
-    var inUse: Bool
-    var probability: Double
-    var cpu, upBytes, downBytes: PreparedDistribution
-}
-
 /// Every app's and task's model, indexed like the scenario's apps.
 struct PhoneModel {
     var apps: [AppModel] = []
     var tasks: [TaskModel] = []
     /// Each task model's BGTaskScheduler identifier.
     var identifiers: [String] = []
-    var work: [WorkModel] = []
-    /// `background-work.<n>`, the identifiers of finite-length work.
-    var workIdentifiers: [String] = []
     /// The time granted to each refresh, when drawn (`SystemRules.refreshGrant`).
     var refreshGrant: PreparedDistribution?
 
     init(_ setup: PhoneSetup) {
         for (a, app) in setup.apps.enumerated() {
-            let taskBase = tasks.count, workBase = work.count
+            let taskBase = tasks.count
             for (k, t) in app.tasks.enumerated() {
                 tasks.append(
                     TaskModel(
@@ -78,24 +63,15 @@ struct PhoneModel {
                         resubmitsInHandler: t.submitOn.contains(.handler)))
                 identifiers.append(t.identifier)
             }
-            for w in app.backgroundWork {
-                work.append(
-                    WorkModel(
-                        inUse: w.begin == .inUse, probability: w.probability, cpu: PreparedDistribution(w.cpu),
-                        upBytes: PreparedDistribution(w.upBytes), downBytes: PreparedDistribution(w.downBytes)))
-            }
             let cpuPowerW = app.cpuPowerW ?? setup.power.cpuBackgroundW
             apps.append(
                 AppModel(
                     cpuPowerW: cpuPowerW, expirationResponse: app.expirationResponse,
-                    forgetsCompletion: app.forgetsCompletion, forgetsEndBackground: app.forgetsEndBackground,
+                    forgetsCompletion: app.forgetsCompletion,
                     cancelOnOpen: app.cancelOnOpen, launchDownBytes: app.launchDownBytes,
                     exitsOnSuspend: app.exitsOnSuspend, backgroundRefresh: app.backgroundRefresh,
-                    tasks: taskBase..<tasks.count,
-                    work: workBase..<work.count, hasLeaveWork: app.backgroundWork.contains { $0.begin == .leave },
-                    hasInUseWork: app.backgroundWork.contains { $0.begin == .inUse }))
+                    tasks: taskBase..<tasks.count))
         }
-        workIdentifiers = (0..<(setup.apps.map(\.backgroundWork.count).max() ?? 0)).map { "background-work.\($0)" }
         refreshGrant = setup.system.refreshGrant.map(PreparedDistribution.init)
     }
 }

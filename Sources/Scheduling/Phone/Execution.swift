@@ -49,14 +49,20 @@ extension PhoneSimulation {
     /// calls its handler for the task, which has its kind's time.
     mutating func wake(_ id: TaskID) {
         let app = tasks[id.rawValue].appIndex
+        // The grant the app got as the person left it, shared by all its finite-length work.
+        let grant = apps[app].life.state == .background ? apps[app].enteredBackground.map { $0 + setup.system.backgroundTime } : nil
         switch apps[app].life.state {
         case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
         case .suspended: move(app, to: .background, cause: .backgroundWork)
         case .background, .active, .inactive: break
         }
         let kind = tasks[id.rawValue].kind
-        let unlimited = TaskKind.table[kind.index].budget == nil || (kind.usesGrant && apps[app].life.state.isForeground)
-        tasks[id.rawValue].deadline = unlimited ? .distantFuture : sim.now + budget(kind)
+        if kind.usesGrant, let grant {
+            tasks[id.rawValue].deadline = grant
+        } else {
+            let unlimited = TaskKind.table[kind.index].budget == nil || (kind.usesGrant && apps[app].life.state.isForeground)
+            tasks[id.rawValue].deadline = unlimited ? .distantFuture : sim.now + budget(kind)
+        }
         begin(id)
     }
 

@@ -13,7 +13,11 @@ extension PhoneSimulation: MechanismHost {
     static func makeMechanisms(_ setup: PhoneSetup) -> [(any Mechanism)?] {
         precondition(MechanismRegistry.builtIn.count < 128, "a mechanism's index fits in the 7 bits its events keep for it")
         return MechanismRegistry.builtIn.map { type -> (any Mechanism)? in
-            let sections = setup.apps.map { app in app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) } }
+            let sections = setup.apps.map { app in
+                type.isList
+                    ? app.mechanismLists[type.name].map { MechanismValues(declared: type.parameters, entries: $0) }
+                    : app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) }
+            }
             guard type.isUsed(by: setup) else { return nil }
             return type.init(apps: sections, system: MechanismValues(declared: type.systemParameters, given: setup.system.mechanisms[type.name] ?? [:]))
         }
@@ -44,6 +48,8 @@ extension PhoneSimulation: MechanismHost {
     mutating func mechanismsStart() { each(usedMechanisms) { $0.start(&$1) } }
     mutating func mechanismsGatesChanged() { each(usedMechanisms) { $0.gatesChanged(&$1) } }
     mutating func mechanismsAppOpened(_ app: Int) { each(usedMechanisms) { $0.appOpened(app, &$1) } }
+    mutating func mechanismsPersonLaunched(_ app: Int, until: SimInstant) { each(usedMechanisms) { $0.personLaunched(app, until: until, &$1) } }
+    mutating func mechanismsAppEnteredBackground(_ app: Int) { each(usedMechanisms) { $0.appEnteredBackground(app, &$1) } }
     mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) { each(usedMechanisms) { $0.appLeft(app, swiped: swiped, &$1) } }
     mutating func mechanismsAppSwipedAway(_ app: Int) { each(usedMechanisms) { $0.appSwipedAway(app, &$1) } }
     mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
@@ -214,6 +220,9 @@ extension PhoneSimulation: MechanismHost {
             submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
         }
     }
+
+    /// The task's handler will not call its completion.
+    public mutating func forgetsCompletion(_ task: Int) { tasks[task].flags.insert(.forgetsCompletion) }
 
     /// Sends the data on the task's behalf.
     public mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {

@@ -40,7 +40,6 @@ extension PhoneSimulation {
         case .interruptEnd(let i):
             endInterruption(i)
             return false
-        case .beginInUse(let k): beginInUse(k)
         }
         return true
     }
@@ -64,9 +63,7 @@ extension PhoneSimulation {
         if let app = l.app, model.apps[app].launchDownBytes > 0 {
             send(Transfer(owner: .foreground, upBytes: 0, downBytes: model.apps[app].launchDownBytes))
         }
-        if let app = l.app, model.apps[app].hasInUseWork, let stream = streams.appUse[app] {
-            drawInUseWork(app, launch: l, stream: stream)
-        }
+        if let app = l.app { mechanismsPersonLaunched(app, until: l.end) }
     }
 
     mutating func leave(_ i: Int) {

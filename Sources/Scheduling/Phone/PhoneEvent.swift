@@ -58,7 +58,4 @@ enum PersonEvent {
     /// Notification Centre, Control Centre or a declined call over the app in use: one
     /// begins, or ends.
     case interrupt(Int), interruptEnd(Int)
-    /// Finite-length work drawn at a launch begins while the app is in use (a key into
-    /// `InUseWork`).
-    case beginInUse(Int)
 }

@@ -36,7 +36,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var apps: AppRuntimes
     var person: PersonState
     var decisions: Decisions
-    var inUseWork = InUseWork()
     /// The declared mechanisms some app uses, by registry index (`MechanismHosting.swift`).
     var mechanisms: [(any Mechanism)?]
     /// The mechanism being called, whose events `schedule` makes.

@@ -63,7 +63,6 @@ extension PhoneSimulation {
         let source = Int(tasks[i].source)
         switch tasks[i].kind {
         case .refresh, .processing: return model.identifiers[source]
-        case .finiteLength: return model.workIdentifiers[source]
         default:
             let k = MechanismRegistry.kindOwners[tasks[i].kind.index - TaskKind.builtIn.count]
             return mechanisms[k]!.identifier(app: tasks[i].appIndex, source: source)

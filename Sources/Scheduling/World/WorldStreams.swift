@@ -24,10 +24,6 @@ public struct WorldStreams {
     public var lowPower: RandomStream
     /// Per app, stream `app.<name>`: its tasks' work, in submission order.
     public var apps: [RandomStream]
-    /// Per app, stream `app.<name>.leave`: the finite-length work it begins on leaving.
-    public var appLeave: [RandomStream]
-    /// Per app with work begun in use, `app.<name>.use`: that work, launch by launch.
-    public var appUse: [RandomStream?]
     /// Stream `interruptions`, when the person has any: Notification Centre and declined
     /// calls over the app in use.
     public var interruptions: RandomStream?
@@ -58,23 +54,13 @@ public struct WorldStreams {
         people = try stream("people")
         purges = try stream("purges")
         lowPower = try stream("low-power")
-        var apps: [RandomStream] = [], leave: [RandomStream] = []
-        var use: [RandomStream?] = []
-        func optional(_ declared: Bool, _ name: String) throws(RandomStreamError) -> RandomStream? {
-            declared ? try stream(name) : nil
-        }
-        for app in setup.apps {
-            apps.append(try stream("app.\(app.name)"))
-            leave.append(try stream("app.\(app.name).leave"))
-            use.append(try optional(app.backgroundWork.contains { $0.begin == .inUse }, "app.\(app.name).use"))
-        }
+        var apps: [RandomStream] = []
+        for app in setup.apps { apps.append(try stream("app.\(app.name)")) }
         self.apps = apps
-        self.appLeave = leave
-        self.appUse = use
         var declared: [[String: RandomStream]] = []
         for app in setup.apps {
             var own: [String: RandomStream] = [:]
-            for type in MechanismRegistry.builtIn where app.mechanisms[type.name] != nil {
+            for type in MechanismRegistry.builtIn where app.hasSection(type.name) {
                 for name in type.streams { own[name] = try stream("app.\(app.name).\(name)") }
             }
             declared.append(own)

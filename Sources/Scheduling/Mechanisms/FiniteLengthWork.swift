@@ -1,0 +1,131 @@
+import PhoneWorld
+import SimEngine
+import SimRandom
+
+/// Finite-length background time (`beginBackgroundTask`, docs/sources.md §3): work an app
+/// finishes after the person leaves it, such as an upload in flight. Its section is a list,
+/// each entry a piece of work with its chance: `begin: leave` begins in
+/// `applicationDidEnterBackground`, within the grant (`system.background_time`) every such
+/// piece shares; `begin: in_use` at a uniform time within a launch, running without a deadline
+/// until the person leaves, then on what is left of the grant.
+///
+/// Each leave draws for every `leave` entry, and each launch for every `in_use` one, whether
+/// or not the work begins, so that later leaves and launches draw what they would have.
+public final class FiniteLengthWork: Mechanism {
+    /// `background_work`.
+    public static let name = "background_work"
+    /// For `bgsim mechanisms`.
+    public static let summary = "Finite-length background time (beginBackgroundTask), a list of pieces of work"
+    /// A list of pieces of work.
+    public static let isList = true
+    /// Each entry's keys.
+    public static let parameters: [PolicyParameterInfo] = [
+        .choice(
+            "begin", ["leave", "in_use"], default: "leave",
+            help: "leave: as the app enters the background; in_use: at a uniform time within a launch"),
+        .number("probability_pct", 100, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a leave (or launch) begins it"),
+        .seconds("cpu", .fixed(2), help: "CPU time of the work"),
+        .kilobytes("up_kb", .fixed(0), help: "bytes it sends"),
+        .kilobytes("down_kb", .fixed(0), help: "bytes it receives"),
+    ]
+    /// `app.<name>.leave` and `app.<name>.use`: the draws at leaves and at launches.
+    public static let streams = ["leave", "use"]
+    /// `finite_length`: the app's grant in the background, no limit in the foreground; its
+    /// latencies count, as a policy's requests' do.
+    public static let kinds = [TaskKind.Traits("finite_length", [.usesGrant, .countsLatency], budget: { $0.backgroundTime })]
+
+    struct Work {
+        var inUse: Bool
+        var probability: Double
+        var cpu, upBytes, downBytes: PreparedDistribution
+    }
+
+    /// Per app, its entries, by index (a task's source).
+    let work: [[Work]]
+    /// A piece as drawn.
+    struct Drawn {
+        var app: Int, source = 0
+        var cpu, up, down: Double
+        var forgets: Bool
+    }
+
+    /// In-use work drawn at launches, waiting for its moment, by key (an event's payload).
+    var waiting: [Int: Drawn] = [:]
+    var nextKey = 0
+    let kind = MechanismRegistry.kind(FiniteLengthWork.self)
+
+    /// The run's mechanism, from each app's list.
+    public init(apps: [MechanismValues?], system: MechanismValues) {
+        work = apps.map { section in
+            (section?.entries ?? []).map {
+                Work(
+                    inUse: $0.text("begin") == "in_use", probability: $0.number("probability_pct") / 100,
+                    cpu: PreparedDistribution($0.distribution("cpu")), upBytes: PreparedDistribution($0.distribution("up_kb")),
+                    downBytes: PreparedDistribution($0.distribution("down_kb")))
+            }
+        }
+    }
+
+    /// A piece's draws after whether it begins: its CPU time and bytes, and whether the app
+    /// forgets `endBackgroundTask`.
+    func draw<H: MechanismHost & ~Copyable>(_ w: Work, app: Int, _ stream: RandomStream, _ host: borrowing H) -> Drawn {
+        let cpu = w.cpu.draw(stream), up = w.upBytes.draw(stream), down = w.downBytes.draw(stream)
+        return Drawn(app: app, cpu: cpu, up: up, down: down, forgets: stream.bernoulli(host.scenario.apps[app].forgetsEndBackground))
+    }
+
+    /// The app's `leave` work begins, each piece with its chance.
+    public func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+        guard work[app].contains(where: { !$0.inUse }), let stream = host.stream(app, "leave") else { return }
+        for (source, w) in work[app].enumerated() where !w.inUse {
+            let begins = stream.bernoulli(w.probability)
+            var d = draw(w, app: app, stream, host)
+            d.source = source
+            if begins { begin(d, &host) }
+        }
+    }
+
+    /// Swiped away as it was left: no work begins, but the leave's draws are made.
+    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
+        guard swiped, work[app].contains(where: { !$0.inUse }), let stream = host.stream(app, "leave") else { return }
+        for w in work[app] where !w.inUse {
+            _ = stream.bernoulli(w.probability)
+            _ = draw(w, app: app, stream, host)
+        }
+    }
+
+    /// The launch's `in_use` work is drawn now, each piece at its moment within the launch.
+    public func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {
+        guard work[app].contains(where: \.inUse), let stream = host.stream(app, "use") else { return }
+        let length = until - host.now
+        for (source, w) in work[app].enumerated() where w.inUse {
+            let begins = stream.bernoulli(w.probability)
+            let at = stream.uniform(0, 1)
+            var d = draw(w, app: app, stream, host)
+            d.source = source
+            guard begins, !host.isDraining else { continue }
+            waiting[nextKey] = d
+            host.schedule(nextKey, at: host.now + SimDuration(seconds: at * length.seconds), as: .world)
+            nextKey += 1
+        }
+    }
+
+    /// In-use work's moment came. Nothing begins in an app that is not running.
+    public func event<H: MechanismHost & ~Copyable>(_ key: Int, _ host: inout H) {
+        guard let w = waiting.removeValue(forKey: key) else { return }
+        let state = host.appState(w.app)
+        guard host.phoneIsOn, !host.isDraining, state.isForeground || state == .background else { return }
+        begin(w, &host)
+    }
+
+    /// `beginBackgroundTask`: the piece runs now.
+    func begin<H: MechanismHost & ~Copyable>(_ d: Drawn, _ host: inout H) {
+        let task = host.submit(
+            app: d.app, kind: kind, source: d.source, work: SimDuration(seconds: d.cpu), upBytes: d.up.rounded(),
+            downBytes: d.down.rounded(), powerW: host.cpuPowerW(d.app))
+        if d.forgets { host.forgetsCompletion(task) }
+        host.run(task)
+    }
+
+    /// `background-work.<n>`, its entry's index.
+    public func identifier(app: Int, source: Int) -> String { "background-work.\(source)" }
+}

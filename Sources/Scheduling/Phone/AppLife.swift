@@ -115,10 +115,7 @@ extension PhoneSimulation {
         apps[app].enteredBackground = nil
         mechanismsAppEnteredForeground(app)
         // Finite-length work keeps running in the foreground, without a deadline.
-        for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
-            tasks[i].deadline = .distantFuture
-            rescheduleEnd(i)
-        }
+        setGrant(app, until: .distantFuture)
         // After the horizon the app's code no longer changes what is pending.
         if cause == .open && model.apps[app].cancelOnOpen && !draining { cancelAll(app: app) }
         if cause == .open { mechanismsAppOpened(app) }
@@ -148,11 +145,7 @@ extension PhoneSimulation {
             return
         }
         apps[app].enteredBackground = sim.now
-        let deadline = sim.now + setup.system.backgroundTime
-        for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
-            tasks[i].deadline = deadline
-            rescheduleEnd(i)
-        }
+        setGrant(app, until: sim.now + setup.system.backgroundTime)
         // After the horizon only the work already running finishes.
         if draining {
             if apps[app].running == 0 { move(app, to: .suspended, cause: .workDone) }

@@ -45,6 +45,24 @@ extension PhoneSimulation {
         watchCPU(id)
     }
 
+    /// The app's finite-length grant now ends at `deadline` (`.distantFuture` in the
+    /// foreground): so does every running task on it, not yet expiring.
+    mutating func setGrant(_ app: Int, until deadline: SimInstant) {
+        for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
+            tasks[i].deadline = deadline
+            rescheduleEnd(i)
+        }
+    }
+
+    /// The system carries task `id` without its app until `deadline` (a transfer's timeout).
+    mutating func beginCarried(_ id: TaskID, until deadline: SimInstant) {
+        tasks[id.rawValue].deadline = deadline
+        begin(id)
+    }
+
+    /// Task `id`, beginning, has `work` more CPU time (archiving its result).
+    mutating func extendWork(_ id: TaskID, by work: SimDuration) { tasks[id.rawValue].work += work }
+
     /// The system launches or resumes the app in the background (or finds it running) and
     /// calls its handler for the task, which has its kind's time.
     mutating func wake(_ id: TaskID) {

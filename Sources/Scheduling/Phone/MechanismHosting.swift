@@ -169,8 +169,7 @@ extension PhoneSimulation: MechanismHost {
     public mutating func submit(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double, replacing: Int?
     ) -> Int {
-        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
-        tasks[id.rawValue].powerW = powerW
+        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW)
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replacing.map(TaskID.init)), at: sim.now) }
         return id.rawValue
     }
@@ -180,20 +179,14 @@ extension PhoneSimulation: MechanismHost {
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
         earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
     ) -> Int {
-        precondition(kind.isScheduled, "a request the policy decides on is of a scheduled kind, not \(kind)")
-        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes)
-        let i = id.rawValue
-        tasks[i].powerW = powerW
-        tasks[i].earliestBegin = max(earliestBegin, sim.now)
-        if !success { tasks[i].flags.remove(.success) }
-        if forgetsCompletion { tasks[i].flags.insert(.forgetsCompletion) }
-        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
-        tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
-        return i
+        newRequest(
+            app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW,
+            earliestBegin: earliestBegin, success: success, forgetsCompletion: forgetsCompletion
+        ).rawValue
     }
 
     /// More work for a task that is beginning.
-    public mutating func addWork(_ task: Int, _ work: SimDuration) { tasks[task].work += work }
+    public mutating func addWork(_ task: Int, _ work: SimDuration) { extendWork(TaskID(task), by: work) }
 
     /// Tells the sink.
     public mutating func reportLost(_ task: Int, app: Int, energyJ: Double) {
@@ -202,15 +195,13 @@ extension PhoneSimulation: MechanismHost {
 
     /// Sets the task's two requirements.
     public mutating func setRequirements(_ task: Int, externalPower: Bool, network: Bool) {
-        if externalPower { tasks[task].flags.insert(.requiresExternalPower) } else { tasks[task].flags.remove(.requiresExternalPower) }
-        if network { tasks[task].flags.insert(.requiresNetworkConnectivity) } else { tasks[task].flags.remove(.requiresNetworkConnectivity) }
+        setNeeds(TaskID(task), externalPower: externalPower, network: network)
     }
 
     /// Begins the carried task with its timeout as its deadline.
     public mutating func carry(_ task: Int, timeout: SimDuration) {
         precondition(tasks[task].kind.isSystemCarried, "the system carries only a task of a system-carried kind, not \(tasks[task].kind)")
-        tasks[task].deadline = sim.now + timeout
-        begin(TaskID(task))
+        beginCarried(TaskID(task), until: sim.now + timeout)
     }
 
     /// Submits the app's tasks registered on `trigger`.
@@ -222,7 +213,7 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// The task's handler will not call its completion.
-    public mutating func forgetsCompletion(_ task: Int) { tasks[task].flags.insert(.forgetsCompletion) }
+    public mutating func forgetsCompletion(_ task: Int) { markForgetsCompletion(TaskID(task)) }
 
     /// Sends the data on the task's behalf.
     public mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {
@@ -240,7 +231,6 @@ extension PhoneSimulation: MechanismHost {
 
     /// Ends the task with `outcome`.
     public mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
-        if let rejection { tasks[task].rejection = rejection }
-        finish(TaskID(task), outcome, at: sim.now)
+        finish(TaskID(task), outcome, at: sim.now, rejection: rejection)
     }
 }

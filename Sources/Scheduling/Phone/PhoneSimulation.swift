@@ -91,11 +91,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
 
     /// Battery watches started so far (`BatteryLevels.watchCount`), for tests.
     var batteryWatches: Int { levels.watchCount }
-    /// Whether the battery is watched far from its levels (tests compare the two).
-    var watchesBattery: Bool {
-        get { levels.watches }
-        set { levels.watches = newValue }
-    }
 
     /// Runs to the horizon, lets tasks still running finish, and returns the sink.
     ///
@@ -214,13 +209,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         #endif
         if case .power(.watchEnded) = event {
-            // Not a change in the world: no decision, and where the battery steps at constant
-            // load no stretch closed at an instant nothing happened (watching or not, the books
-            // come out the same): the radios' transitions before now are applied, and the plan
-            // starts from the last of them.
-            if books.stepsWithRadios { applyRadioTransitions(before: sim.now) } else { advanceToEvent() }
-            levels.watch = nil
-            rescheduleBattery(watching: false)
+            batteryWatchEnded()
             return
         }
         advanceToEvent()

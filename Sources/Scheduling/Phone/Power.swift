@@ -228,6 +228,22 @@ extension PhoneSimulation {
         }
     }
 
+    /// Whether the battery is watched far from its levels (tests compare the two).
+    var watchesBattery: Bool {
+        get { levels.watches }
+        set { levels.watches = newValue }
+    }
+
+    /// The battery's watch is over. Not a change in the world: no decision, and where the
+    /// battery steps at constant load no stretch closed at an instant nothing happened
+    /// (watching or not, the books come out the same): the radios' transitions before now are
+    /// applied, and the plan starts from the last of them.
+    mutating func batteryWatchEnded() {
+        if books.stepsWithRadios { applyRadioTransitions(before: sim.now) } else { advanceToEvent() }
+        levels.watch = nil
+        rescheduleBattery(watching: false)
+    }
+
     mutating func setLowPower(_ on: Bool) {
         books.setLowPower(on, at: sim.now)
         sink.worldEvent(.lowPowerMode(on: on), at: sim.now)
@@ -243,7 +259,7 @@ extension PhoneSimulation {
         // So do the transfers the system carries for apps that are not running: their data
         // goes with the radios.
         for i in running where tasks[i].status == .running { finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false) }
-        person.frontApp = nil
+        assert(person.frontApp == nil, "the app in front ended with its process")
         radios.powerOff()
         settleRadios()
         radios.replaceLinks()

@@ -47,8 +47,7 @@ extension PhoneSimulation {
         let pending = BGTaskScheduler.Pending(identifier: model.identifiers[m], kind: kind, task: id, earliestBegin: begin)
         switch apps[app].scheduler.submit(pending, available: available) {
         case .failure(let error):
-            tasks[id.rawValue].rejection = error
-            finish(id, .rejected, at: sim.now)
+            finish(id, .rejected, at: sim.now, rejection: error)
         case .success(let replaced):
             if let replaced { finish(replaced, .replaced, at: sim.now) }
             if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replaced), at: sim.now) }
@@ -58,12 +57,12 @@ extension PhoneSimulation {
 
     /// A task the system starts by itself, not through the policy.
     mutating func newTask(
-        app: Int, kind: TaskKind, source: Int = 0, work: SimDuration, upBytes: Double = 0, downBytes: Double = 0
+        app: Int, kind: TaskKind, source: Int = 0, work: SimDuration, upBytes: Double = 0, downBytes: Double = 0, powerW: Double? = nil
     ) -> TaskID {
         let id = TaskID(tasks.count)
         var state = TaskState(
             app: app, source: source, kind: kind, submitted: sim.now, earliestBegin: sim.now, work: work,
-            powerW: model.apps[app].cpuPowerW)
+            powerW: powerW ?? model.apps[app].cpuPowerW)
         state.upBytes = upBytes
         state.downBytes = downBytes
         state.flags.insert(.success)
@@ -71,6 +70,33 @@ extension PhoneSimulation {
         tasks.append(state)
         return id
     }
+
+    /// A request of a mechanism that the policy decides on (`kind` is `.scheduled`), eligible
+    /// at `earliestBegin`: its handler reports `success`, or never calls its completion.
+    mutating func newRequest(
+        app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
+        earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
+    ) -> TaskID {
+        precondition(kind.isScheduled, "a request the policy decides on is of a scheduled kind, not \(kind)")
+        let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW)
+        let i = id.rawValue
+        tasks[i].earliestBegin = max(earliestBegin, sim.now)
+        if !success { tasks[i].flags.remove(.success) }
+        if forgetsCompletion { tasks[i].flags.insert(.forgetsCompletion) }
+        if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
+        tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
+        return id
+    }
+
+    /// What the request needs, as `BGProcessingTaskRequest`'s two flags say.
+    mutating func setNeeds(_ id: TaskID, externalPower: Bool, network: Bool) {
+        let i = id.rawValue
+        if externalPower { tasks[i].flags.insert(.requiresExternalPower) } else { tasks[i].flags.remove(.requiresExternalPower) }
+        if network { tasks[i].flags.insert(.requiresNetworkConnectivity) } else { tasks[i].flags.remove(.requiresNetworkConnectivity) }
+    }
+
+    /// The task's handler will never call its completion.
+    mutating func markForgetsCompletion(_ id: TaskID) { tasks[id.rawValue].flags.insert(.forgetsCompletion) }
 
     /// The request's `earliestBeginDate` came: it joins the eligible requests.
     mutating func makeEligible(_ id: TaskID) {

@@ -7,8 +7,9 @@ extension PhoneSimulation {
     /// Moves a task to its final state and reports it. A running task's app is suspended
     /// when it has no work left in the background, unless `suspendIfIdle` is false (the app
     /// is being terminated).
-    mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, suspendIfIdle: Bool = true) {
+    mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, rejection: SubmitError? = nil, suspendIfIdle: Bool = true) {
         let i = id.rawValue
+        if let rejection { tasks[i].rejection = rejection }
         if let earlier = tasks[i].outcome { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
         let app = tasks[i].appIndex
         // Its energy so far is in its state: the radios charge their stretches up to now first.

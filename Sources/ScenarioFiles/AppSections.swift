@@ -103,45 +103,26 @@ extension Scenario {
         return apps
     }
 
+    /// An app's `tasks`: each entry's keys as `RegisteredTasks` declares them; then what spans
+    /// keys and entries (an identifier registered once, requirements only for processing).
     static func readTasks(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
         var out: [AppTask] = []
         for (i, item) in try r.list(node, at: path).enumerated() {
             let p = path.appending(index: i)
-            var m = try r.mapping(item, at: p)
-            let idNode = try m.required("id", "the task's BGTaskScheduler identifier, such as com.example.refresh") { n, _ in n }
-            let id = try r.name(idNode, p.appending("id"))
+            let t = RegisteredTasks.task(try readDeclared(RegisteredTasks.parameters, item, p, r))
+            func key(_ name: String) -> ConfigNode {
+                guard case .mapping(let pairs) = item.value, let pair = pairs.first(where: { $0.key == name }) else { return item }
+                return pair.value
+            }
+            let id = t.identifier
             if out.contains(where: { $0.identifier == id }) {
                 // iOS kills an app that registers one identifier twice (docs/sources.md §2).
-                throw r.error(idNode, p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
+                throw r.error(key("id"), p.appending("id"), "the app already registers '\(id)'; identifiers are registered once")
             }
-            let kind = try m.required("kind", "refresh or processing") { n, p throws(ScenarioError) in
-                try r.choice(n, p, AppTask.Kind.self, what: "task kind")
+            if t.kind == .refresh, t.requiresExternalPower || t.requiresNetworkConnectivity {
+                let name = t.requiresExternalPower ? "requires_external_power" : "requires_network"
+                throw r.error(key(name), p.appending(name), "only processing tasks have requirements (BGProcessingTaskRequest)")
             }
-            var t = AppTask(identifier: id, kind: kind)
-            t.submitOn = try m.optional("submit_on", default: t.submitOn) { n, p throws(ScenarioError) in
-                var triggers: Set<AppTask.Trigger> = []
-                for (j, item) in try r.list(n, at: p).enumerated() {
-                    triggers.insert(try r.choice(item, p.appending(index: j), AppTask.Trigger.self, what: "trigger"))
-                }
-                return triggers
-            }
-            t.earliestBegin = try m.optional("earliest_begin", default: t.earliestBegin) { n, p throws(ScenarioError) in
-                try r.duration(n, p, allowZero: true)
-            }
-            t.interval = try m.optional("interval", default: t.interval) { n, p throws(ScenarioError) in try r.duration(n, p) }
-            t.cpu = try m.optional("cpu", default: t.cpu) { n, p throws(ScenarioError) in try seconds(n, p, r) }
-            t.upBytes = try m.optional("up_kb", default: t.upBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-            t.downBytes = try m.optional("down_kb", default: t.downBytes) { n, p throws(ScenarioError) in try bytes(n, p, r) }
-            t.cpuShare = try m.optional("cpu_share_pct", default: t.cpuShare, percent(r, "a share of one core"))
-            t.successProbability = try m.optional("success_pct", default: t.successProbability, percent(r, "a chance"))
-            t.expirationHandler = try m.optional("expiration_handler", default: t.expirationHandler, r.bool)
-            t.requiresExternalPower = try m.optional("requires_external_power", default: false, r.bool)
-            t.requiresNetworkConnectivity = try m.optional("requires_network", default: false, r.bool)
-            if kind == .refresh, t.requiresExternalPower || t.requiresNetworkConnectivity {
-                let key = t.requiresExternalPower ? "requires_external_power" : "requires_network"
-                throw r.error(m.node(key), p.appending(key), "only processing tasks have requirements (BGProcessingTaskRequest)")
-            }
-            try m.finish()
             out.append(t)
         }
         return out
@@ -261,11 +242,26 @@ extension Scenario {
     static func readMechanism(
         _ declared: [PolicyParameterInfo], _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, places: [String]? = nil
     ) throws(ScenarioError) -> [String: ParameterValue] {
+        let values = try readDeclared(declared, node, path, r, places: places)
+        var keyed: [String: ParameterValue] = [:]
+        keyed.reserveCapacity(declared.count)
+        for k in declared.indices { keyed[declared[k].name] = values[k] }
+        return keyed
+    }
+
+    /// The values of a mapping's `declared` keys, in their order.
+    static func readDeclared(
+        _ declared: [PolicyParameterInfo], _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader, places: [String]? = nil
+    ) throws(ScenarioError) -> [ParameterValue] {
         var m = try r.mapping(node, at: path)
-        var values: [String: ParameterValue] = [:]
-        for info in declared {
-            let read = { (n: ConfigNode, p: ConfigKeyPath) throws(ScenarioError) in try readParameter(info.kind, n, p, r, places: places) }
-            values[info.name] = try info.isRequired ? m.required(info.name, info.kind.expected, read) : m.optional(info.name, default: info.defaultValue, read)
+        var values: [ParameterValue] = []
+        values.reserveCapacity(declared.count)
+        for k in declared.indices {
+            let kind = declared[k].kind
+            let read = { (n: ConfigNode, p: ConfigKeyPath) throws(ScenarioError) in try readParameter(kind, n, p, r, places: places) }
+            values.append(
+                try declared[k].isRequired
+                    ? m.required(declared[k].name, kind.expected, read) : m.optional(declared[k].name, default: declared[k].defaultValue, read))
         }
         try m.finish()
         return values

@@ -67,6 +67,17 @@ extension Scenario {
         case .optionalNumber(let range, _):
             if case .scalar("none", _) = n.value { return .off }
             return .number(try r.number(n, p, kind.expected) { range.contains($0) })
+        case .choices(let names):
+            if case .scalar("none", _) = n.value { return .off }
+            var chosen: [String] = []
+            for (j, item) in try r.list(n, at: p).enumerated() {
+                let name = try r.string(item, p.appending(index: j))
+                guard names.contains(name) else {
+                    throw r.error(item, p.appending(index: j), "expected one of \(names.joined(separator: ", ")), got '\(name)'")
+                }
+                chosen.append(name)
+            }
+            return .names(chosen)
         case .choice(let names):
             let name = try r.string(n, p)
             guard names.contains(name) else { throw r.error(n, p, "expected \(kind.expected), got '\(name)'") }

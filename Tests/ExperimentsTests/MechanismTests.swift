@@ -36,8 +36,28 @@ struct MechanismTests {
             #expect(Set(streams).count == streams.count, "\(name) declares a stream twice")
             #expect(!summary.isEmpty && keys.allSatisfy { !$0.help.isEmpty })
         }
-        let names = MechanismRegistry.builtIn.map { $0.name }
-        #expect(Set(names).count == names.count)
+        let names = MechanismRegistry.builtIn.map { $0.name } + [RegisteredTasks.name]
+        #expect(Set(names).count == names.count, "a section named twice: \(names)")
+    }
+
+    /// The run calls a mechanism only for the hooks it declares: each built-in one declares
+    /// exactly those its file implements (one missing would never be called; one too many is a
+    /// call for nothing). A mechanism that declares none is called for all.
+    @Test func everyMechanismDeclaresTheHooksItImplements() throws {
+        let folder = repoRoot.appendingPathComponent("Sources/Scheduling/Mechanisms")
+        for type in MechanismRegistry.builtIn {
+            let file = try FileManager.default.contentsOfDirectory(atPath: folder.path).first { f in
+                let text = (try? String(contentsOf: folder.appendingPathComponent(f), encoding: .utf8)) ?? ""
+                return text.contains("class \(String(describing: type)):")
+            }
+            let text = try String(contentsOf: folder.appendingPathComponent(try #require(file)), encoding: .utf8)
+            var implemented: MechanismHooks = []
+            for (name, hook) in MechanismHooks.named where text.contains("public func \(name)<") { implemented.insert(hook) }
+            let declared = MechanismHooks.named.filter { type.hooks.contains($0.1) }.map(\.0)
+            #expect(
+                type.hooks == implemented, "\(type) implements \(MechanismHooks.named.filter { implemented.contains($0.1) }.map(\.0)), declares \(declared)")
+        }
+        #expect(MechanismHooks.named.count == MechanismHooks.all.rawValue.nonzeroBitCount, "every hook is named once")
     }
 
     /// No two random sources share a stream, whatever mechanisms the apps use: the default
@@ -115,6 +135,29 @@ struct MechanismTests {
         let (_, keys) = try KeyListing.listing { () throws(ScenarioError) in try Scenario.parse(yaml: minimalWith("  - news", "  - \(app)"), file: "s.yaml") }
         let listed = Dictionary(keys.map { ($0.path, $0) }) { a, _ in a }
         #expect(listed["apps[0].background_work[1].begin"]?.value == "in_use" && listed["apps[0].background_work[0].down_kb"]?.given == false)
+    }
+
+    /// BGTaskScheduler's `tasks` entries are read from their declaration (`RegisteredTasks`):
+    /// its defaults are `AppTask`'s, `submit_on` left out is the kind's usual triggers, and the
+    /// rules across keys still hold.
+    @Test func registeredTasksAreReadFromTheirDeclaration() throws {
+        let app = "{name: a, tasks: [{id: a.p, kind: processing}, {id: a.r, kind: refresh, submit_on: [extension], cpu_share_pct: 20}]}"
+        let s = try Scenario.parse(yaml: minimalWith("  - news", "  - \(app)"), file: "s.yaml", overrides: [Override(parsing: "apps[0].tasks[0].interval=2h")!])
+        let (p, r) = (s.setup.apps[0].tasks[0], s.setup.apps[0].tasks[1])
+        var expected = AppTask(identifier: "a.p", kind: .processing)
+        expected.interval = .hours(2)
+        #expect(p == expected, "every default is AppTask's; --set reached the entry")
+        #expect(r.submitOn == [.extension] && r.cpuShare == 0.2)
+        for p in RegisteredTasks.parameters where !p.isRequired { #expect(!p.help.isEmpty, "\(p.name)") }
+        // Each key sits at its case's position: `upKb` is `up_kb`.
+        let snake = RegisteredTasks.Key.allCases.map { "\($0)".replacing(/[A-Z]/) { "_" + $0.output.lowercased() } }
+        #expect(RegisteredTasks.parameters.map(\.name) == snake)
+        do {
+            _ = try Scenario.parse(yaml: minimalWith("  - news", "  - {name: a, tasks: [{id: a.r, kind: refresh, requires_network: true}]}"), file: "s.yaml")
+            Issue.record("a refresh with a requirement was accepted")
+        } catch {
+            #expect("\(error)".contains("apps[0].tasks[0].requires_network: only processing tasks have requirements"), "\(error)")
+        }
     }
 
     /// `validate --print` lists every declared key of a section with its default.

@@ -214,7 +214,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: urgent}]}"),
-        "s.yaml:7:39: apps[0].tasks[0].kind: unknown task kind 'urgent'; known: refresh, processing"
+        "s.yaml:7:39: apps[0].tasks[0].kind: expected one of refresh, processing, got 'urgent'"
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh}, {id: a.x, kind: processing}]}"),
@@ -230,7 +230,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
-        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: unknown trigger 'launch'; known: start, background, handler, extension"
+        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: expected one of start, background, handler, extension, got 'launch'"
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),

@@ -26,6 +26,8 @@ public final class BackgroundTransfers: Mechanism {
     public static let streams = ["transfer"]
     /// `background_transfer`: carried by the system, then `system.wake_budget` in the app.
     public static let kinds = [TaskKind.Traits("background_transfer", [.producesResult, .systemCarried], budget: { $0.wakeBudget })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.appLeft, .gatesChanged, .appSwipedAway]
     /// URLSession's default `timeoutIntervalForResource`.
     static let resourceTimeout = SimDuration.days(7)
 

@@ -48,6 +48,8 @@ public final class ContinuedProcessing: Mechanism {
     public static let streams = ["continued"]
     /// `continued_processing`: no time limit of its own; numbered requests.
     public static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.appOpened, .appSwipedAway, .pressure]
     /// iOS 26's `immediateRunIneligible`: strategy `fail` and no room now.
     public static let rejections = [SubmitError.Name("immediateRunIneligible", token: "immediate_run_ineligible")]
     /// `person_cancelled`: from the Live Activity.

@@ -20,6 +20,8 @@ public final class Extensions: Mechanism {
     public static let streams = ["extension"]
     /// None: its requests are the app's refresh and processing tasks.
     public static let kinds: [TaskKind.Traits] = []
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.start]
 
     let perDay: [Double]
 

@@ -33,6 +33,8 @@ public final class FiniteLengthWork: Mechanism {
     /// `finite_length`: the app's grant in the background, no limit in the foreground; its
     /// latencies count, as a policy's requests' do.
     public static let kinds = [TaskKind.Traits("finite_length", [.usesGrant, .countsLatency], budget: { $0.backgroundTime })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.start, .appEnteredBackground, .appLeft, .personLaunched]
 
     struct Work {
         var inUse: Bool
@@ -42,6 +44,8 @@ public final class FiniteLengthWork: Mechanism {
 
     /// Per app, its entries, by index (a task's source).
     let work: [[Work]]
+    /// Per app, whether it has work that begins on leaving, and work that begins in use.
+    let hasLeaveWork: [Bool], hasInUseWork: [Bool]
     /// A piece as drawn.
     struct Drawn {
         var app: Int, source = 0
@@ -53,6 +57,9 @@ public final class FiniteLengthWork: Mechanism {
     var waiting: [Int: Drawn] = [:]
     var nextKey = 0
     let kind = MechanismRegistry.kind(FiniteLengthWork.self)
+    /// Per app, read once as the run starts: its streams, and its chance of forgetting
+    /// `endBackgroundTask` (looking them up at each leave copied the scenario).
+    var leave: [RandomStream?] = [], use: [RandomStream?] = [], forgets: [Double] = []
 
     /// The run's mechanism, from each app's list.
     public init(apps: [MechanismValues?], system: MechanismValues) {
@@ -64,21 +71,30 @@ public final class FiniteLengthWork: Mechanism {
                     downBytes: PreparedDistribution($0.distribution("down_kb")))
             }
         }
+        hasLeaveWork = work.map { $0.contains { !$0.inUse } }
+        hasInUseWork = work.map { $0.contains(where: \.inUse) }
+    }
+
+    /// Each app's streams and chance of forgetting.
+    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        leave = work.indices.map { host.stream($0, "leave") }
+        use = work.indices.map { host.stream($0, "use") }
+        forgets = host.scenario.apps.map(\.forgetsEndBackground)
     }
 
     /// A piece's draws after whether it begins: its CPU time and bytes, and whether the app
     /// forgets `endBackgroundTask`.
-    func draw<H: MechanismHost & ~Copyable>(_ w: Work, app: Int, _ stream: RandomStream, _ host: borrowing H) -> Drawn {
+    func draw(_ w: Work, app: Int, _ stream: RandomStream) -> Drawn {
         let cpu = w.cpu.draw(stream), up = w.upBytes.draw(stream), down = w.downBytes.draw(stream)
-        return Drawn(app: app, cpu: cpu, up: up, down: down, forgets: stream.bernoulli(host.scenario.apps[app].forgetsEndBackground))
+        return Drawn(app: app, cpu: cpu, up: up, down: down, forgets: stream.bernoulli(forgets[app]))
     }
 
     /// The app's `leave` work begins, each piece with its chance.
     public func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
-        guard work[app].contains(where: { !$0.inUse }), let stream = host.stream(app, "leave") else { return }
+        guard hasLeaveWork[app], let stream = leave[app] else { return }
         for (source, w) in work[app].enumerated() where !w.inUse {
             let begins = stream.bernoulli(w.probability)
-            var d = draw(w, app: app, stream, host)
+            var d = draw(w, app: app, stream)
             d.source = source
             if begins { begin(d, &host) }
         }
@@ -86,21 +102,21 @@ public final class FiniteLengthWork: Mechanism {
 
     /// Swiped away as it was left: no work begins, but the leave's draws are made.
     public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
-        guard swiped, work[app].contains(where: { !$0.inUse }), let stream = host.stream(app, "leave") else { return }
+        guard swiped, hasLeaveWork[app], let stream = leave[app] else { return }
         for w in work[app] where !w.inUse {
             _ = stream.bernoulli(w.probability)
-            _ = draw(w, app: app, stream, host)
+            _ = draw(w, app: app, stream)
         }
     }
 
     /// The launch's `in_use` work is drawn now, each piece at its moment within the launch.
     public func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {
-        guard work[app].contains(where: \.inUse), let stream = host.stream(app, "use") else { return }
+        guard hasInUseWork[app], let stream = use[app] else { return }
         let length = until - host.now
         for (source, w) in work[app].enumerated() where w.inUse {
             let begins = stream.bernoulli(w.probability)
             let at = stream.uniform(0, 1)
-            var d = draw(w, app: app, stream, host)
+            var d = draw(w, app: app, stream)
             d.source = source
             guard begins, !host.isDraining else { continue }
             waiting[nextKey] = d

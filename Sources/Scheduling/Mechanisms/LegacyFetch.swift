@@ -28,6 +28,8 @@ public final class LegacyFetch: Mechanism {
     public static let streams: [String] = []
     /// `fetch`: decided like a refresh; `system.fetch_budget` once started.
     public static let kinds = [TaskKind.Traits("fetch", [.scheduled, .refreshLike, .producesResult], budget: { $0.fetchBudget })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.start]
 
     struct Section {
         var interval: SimDuration, cpu: Distribution, upBytes: Distribution, downBytes: Distribution, success: Double

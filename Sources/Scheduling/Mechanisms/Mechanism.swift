@@ -37,6 +37,9 @@ public protocol Mechanism: AnyObject {
 
     /// Whether a run of `setup` needs the mechanism: by default, when an app has its section.
     static func isUsed(by setup: PhoneSetup) -> Bool
+    /// The run's calls it implements, of those made to every mechanism in use: the run makes
+    /// only these, so a run pays nothing for the others. By default all of them.
+    static var hooks: MechanismHooks { get }
 
     /// The mechanism for one phone's run: `apps` holds each app's section (`nil` where the app
     /// has none), `system` the phone-wide one.
@@ -97,6 +100,8 @@ extension Mechanism {
     public static var systemParameters: [PolicyParameterInfo] { [] }
     /// A mapping.
     public static var isList: Bool { false }
+    /// Every call.
+    public static var hooks: MechanismHooks { .all }
     /// No errors of its own.
     public static var rejections: [SubmitError.Name] { [] }
     /// No expiration reasons of its own.
@@ -267,99 +272,6 @@ extension MechanismHost where Self: ~Copyable {
     }
 }
 
-/// An event a mechanism scheduled, which it may cancel.
-public struct MechanismEvent: Sendable {
-    let handle: EventHandle
-
-    /// What an event is, which places it among what happens at the same instant.
-    public enum Kind: Sendable {
-        /// New work arrives: after the world's changes and the tasks' own timers, and the
-        /// policy decides after it.
-        case arrival
-        /// A step of one of its running tasks (a session's next chunk): with the tasks' own
-        /// timers, and it changes nothing a policy sees, so no decision follows it.
-        case taskStep
-        /// A change in the world (a server's push reaching the phone): first at its instant,
-        /// with the charger, the network and the person; the policy decides after it.
-        case world
-    }
-}
-
-/// The values a scenario gave a mechanism's section, over its declared defaults.
-public struct MechanismValues: Sendable, Equatable {
-    /// The declared keys.
-    public let declared: [PolicyParameterInfo]
-    /// The values given, by key.
-    public let given: [String: ParameterValue]
-    /// A list section's entries, each over the same defaults (none for a mapping section).
-    public let entries: [MechanismValues]
-
-    /// The values `given` over the defaults of `declared`.
-    public init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
-        self.declared = declared
-        self.given = given
-        self.entries = []
-    }
-
-    /// A list section's `entries`, each over the defaults of `declared`.
-    public init(declared: [PolicyParameterInfo], entries: [[String: ParameterValue]]) {
-        self.declared = declared
-        self.given = [:]
-        self.entries = entries.map { MechanismValues(declared: declared, given: $0) }
-    }
-
-    /// Key `name`'s value: given, or its default.
-    public func value(_ name: String) -> ParameterValue {
-        if let v = given[name] { return v }
-        guard let d = declared.first(where: { $0.name == name }) else { preconditionFailure("'\(name)' is not a declared key") }
-        return d.defaultValue
-    }
-    /// Duration key `name`.
-    public func duration(_ name: String) -> SimDuration {
-        if case .duration(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a duration") }
-    }
-    /// Number key `name`.
-    public func number(_ name: String) -> Double {
-        if case .number(let x) = value(name) { x } else { preconditionFailure("'\(name)' is not a number") }
-    }
-    /// Number-or-none key `name`: `nil` for none.
-    public func optionalNumber(_ name: String) -> Double? {
-        switch value(name) {
-        case .number(let x): x
-        case .off: nil
-        default: preconditionFailure("'\(name)' is not a number")
-        }
-    }
-    /// Duration-or-none key `name`: `nil` for none.
-    public func optionalDuration(_ name: String) -> SimDuration? {
-        switch value(name) {
-        case .duration(let d): d
-        case .off: nil
-        default: preconditionFailure("'\(name)' is not a duration")
-        }
-    }
-    /// Whole-number key `name`.
-    public func integer(_ name: String) -> Int {
-        if case .integer(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a whole number") }
-    }
-    /// Flag key `name`.
-    public func flag(_ name: String) -> Bool {
-        if case .flag(let b) = value(name) { b } else { preconditionFailure("'\(name)' is not a flag") }
-    }
-    /// Name key `name`.
-    public func text(_ name: String) -> String {
-        if case .text(let t) = value(name) { t } else { preconditionFailure("'\(name)' is not a name") }
-    }
-    /// Distribution key `name`, in seconds or bytes.
-    public func distribution(_ name: String) -> Distribution {
-        if case .distribution(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a distribution") }
-    }
-    /// Names key `name`.
-    public func names(_ name: String) -> [String] {
-        if case .names(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a list of names") }
-    }
-}
-
 /// The mechanisms scenario files may give sections, in the order their kinds follow the
 /// built-in ones.
 public enum MechanismRegistry {
@@ -401,56 +313,5 @@ public enum MechanismRegistry {
     public static func kind(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> TaskKind {
         let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.kinds.count }
         return TaskKind.allCases[TaskKind.builtIn.count + before + k]
-    }
-}
-
-extension PolicyParameterInfo {
-    /// A duration key with its default, within `range`.
-    public static func duration(_ name: String, _ value: SimDuration, in range: ClosedRange<SimDuration> = .nonNegative, help: String) -> Self {
-        Self(name: name, kind: .duration(range, noneAllowed: false), defaultValue: .duration(value), help: help)
-    }
-    /// A number key with its default, within `range`, in `unit`.
-    public static func number(_ name: String, _ value: Double, in range: NumberRange, unit: String, help: String) -> Self {
-        Self(name: name, kind: .number(range, unit: unit), defaultValue: .number(value), help: help)
-    }
-    /// A whole-number key with its default, within `range`, counting `unit`.
-    public static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "a whole number", help: String) -> Self {
-        Self(name: name, kind: .integer(range, unit: unit), defaultValue: .integer(value), help: help)
-    }
-    /// A true-or-false key with its default.
-    public static func flag(_ name: String, _ value: Bool, help: String) -> Self {
-        Self(name: name, kind: .flag, defaultValue: .flag(value), help: help)
-    }
-    /// A key of seconds drawn per use, with its default (in seconds).
-    public static func seconds(_ name: String, _ value: Distribution, help: String) -> Self {
-        Self(name: name, kind: .distribution(.seconds), defaultValue: .distribution(value), help: help)
-    }
-    /// A key of sizes drawn per use, written in kilobytes, with its default (in bytes).
-    public static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
-        Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
-    }
-    /// A number key in `unit`, within `range`, that may be `none` (its default).
-    public static func optionalNumber(_ name: String, in range: NumberRange, unit: String, help: String) -> Self {
-        Self(name: name, kind: .optionalNumber(range, unit: unit), defaultValue: .off, help: help)
-    }
-    /// A duration key within `range` that may be `none` (its default).
-    public static func optionalDuration(_ name: String, in range: ClosedRange<SimDuration> = .positive, help: String) -> Self {
-        Self(name: name, kind: .duration(range, noneAllowed: true), defaultValue: .off, help: help)
-    }
-    /// A key naming one of `names`, which a section must give.
-    public static func choice(_ name: String, _ names: [String], help: String) -> Self {
-        Self(name: name, kind: .choice(names), defaultValue: .text(names[0]), help: help, isRequired: true)
-    }
-    /// A key naming one of `names`, with its default.
-    public static func choice(_ name: String, _ names: [String], default value: String, help: String) -> Self {
-        Self(name: name, kind: .choice(names), defaultValue: .text(value), help: help)
-    }
-    /// A key listing places of the network model, which a section must give.
-    public static func places(_ name: String, help: String) -> Self {
-        Self(name: name, kind: .places, defaultValue: .names([]), help: help, isRequired: true)
-    }
-    /// A name key with its default.
-    public static func text(_ name: String, _ value: String, help: String) -> Self {
-        Self(name: name, kind: .text, defaultValue: .text(value), help: help)
     }
 }

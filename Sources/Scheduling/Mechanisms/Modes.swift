@@ -29,6 +29,8 @@ public final class BackgroundModes: Mechanism {
     public static let streams = ["mode"]
     /// One kind per mode, in `BackgroundModeKind`'s order: sessions, with no time limit.
     public static let kinds = BackgroundModeKind.allCases.map { TaskKind.Traits($0.rawValue, .mode, budget: nil) }
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.appLeft]
 
     struct Section {
         var mode: BackgroundModeKind, probability: Double, duration: PreparedDistribution, powerW: Double

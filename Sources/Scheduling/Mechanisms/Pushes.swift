@@ -51,6 +51,8 @@ public final class SilentPushes: Mechanism {
     public static let streams = ["push"]
     /// `silent_push`: `system.wake_budget` once delivered.
     public static let kinds = [TaskKind.Traits("silent_push", [.producesResult], budget: { $0.wakeBudget })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.start, .gatesChanged]
 
     /// A trace's pushes reach apps whether or not they have the section.
     public static func isUsed(by setup: PhoneSetup) -> Bool {

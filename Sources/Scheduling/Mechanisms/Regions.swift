@@ -29,6 +29,8 @@ public final class Regions: Mechanism {
     public static let streams = ["region"]
     /// `region`: `system.region_budget` once woken.
     public static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.placeChanged]
 
     struct Section {
         var places: [String], cpu: Distribution, upBytes: Distribution, downBytes: Distribution

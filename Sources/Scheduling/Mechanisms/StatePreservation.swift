@@ -25,6 +25,8 @@ public final class StatePreservation: Mechanism {
     public static let streams = ["archive"]
     /// `redo`: lost work redone at a launch, with the finite-length grant in the background.
     public static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult], budget: { $0.backgroundTime })]
+    /// The run's calls it implements.
+    public static let hooks: MechanismHooks = [.appEnteredForeground, .processEnded, .processStarted]
 
     /// A completed result the app holds in memory only: its task, and what redoing it costs.
     struct Result {

@@ -45,20 +45,30 @@ extension PhoneSimulation: MechanismHost {
         return call(mechanisms[k]!, &self)
     }
 
-    mutating func mechanismsStart() { each(usedMechanisms) { $0.start(&$1) } }
-    mutating func mechanismsGatesChanged() { each(usedMechanisms) { $0.gatesChanged(&$1) } }
-    mutating func mechanismsAppOpened(_ app: Int) { each(usedMechanisms) { $0.appOpened(app, &$1) } }
-    mutating func mechanismsPersonLaunched(_ app: Int, until: SimInstant) { each(usedMechanisms) { $0.personLaunched(app, until: until, &$1) } }
-    mutating func mechanismsAppEnteredBackground(_ app: Int) { each(usedMechanisms) { $0.appEnteredBackground(app, &$1) } }
-    mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) { each(usedMechanisms) { $0.appLeft(app, swiped: swiped, &$1) } }
-    mutating func mechanismsAppSwipedAway(_ app: Int) { each(usedMechanisms) { $0.appSwipedAway(app, &$1) } }
-    mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
-        each(usedMechanisms) { $0.placeChanged(left: left, entered: entered, &$1) }
+    /// Per hook (its bit's position in `MechanismHooks`), the mechanisms made that implement
+    /// it, by registry index.
+    static func hookUsers(_ mechanisms: [(any Mechanism)?]) -> [[Int]] {
+        MechanismHooks.named.map { _, hook in mechanisms.indices.filter { k in mechanisms[k].map { type(of: $0).hooks.contains(hook) } ?? false } }
     }
-    mutating func mechanismsUnderPressure() { each(usedMechanisms) { $0.pressure(&$1) } }
-    mutating func mechanismsAppEnteredForeground(_ app: Int) { each(usedMechanisms) { $0.appEnteredForeground(app, &$1) } }
-    mutating func mechanismsProcessStarted(_ app: Int) { each(usedMechanisms) { $0.processStarted(app, &$1) } }
-    mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) { each(usedMechanisms) { $0.processEnded(app, cause: cause, &$1) } }
+
+    /// The mechanisms that implement `hook`.
+    @inline(__always)
+    func users(_ hook: MechanismHooks) -> [Int] { hookUsers[hook.rawValue.trailingZeroBitCount] }
+
+    mutating func mechanismsStart() { each(users(.start)) { $0.start(&$1) } }
+    mutating func mechanismsGatesChanged() { each(users(.gatesChanged)) { $0.gatesChanged(&$1) } }
+    mutating func mechanismsAppOpened(_ app: Int) { each(users(.appOpened)) { $0.appOpened(app, &$1) } }
+    mutating func mechanismsPersonLaunched(_ app: Int, until: SimInstant) { each(users(.personLaunched)) { $0.personLaunched(app, until: until, &$1) } }
+    mutating func mechanismsAppEnteredBackground(_ app: Int) { each(users(.appEnteredBackground)) { $0.appEnteredBackground(app, &$1) } }
+    mutating func mechanismsAppLeft(_ app: Int, swiped: Bool) { each(users(.appLeft)) { $0.appLeft(app, swiped: swiped, &$1) } }
+    mutating func mechanismsAppSwipedAway(_ app: Int) { each(users(.appSwipedAway)) { $0.appSwipedAway(app, &$1) } }
+    mutating func mechanismsPlaceChanged(left: String?, entered: String?) {
+        each(users(.placeChanged)) { $0.placeChanged(left: left, entered: entered, &$1) }
+    }
+    mutating func mechanismsUnderPressure() { each(users(.pressure)) { $0.pressure(&$1) } }
+    mutating func mechanismsAppEnteredForeground(_ app: Int) { each(users(.appEnteredForeground)) { $0.appEnteredForeground(app, &$1) } }
+    mutating func mechanismsProcessStarted(_ app: Int) { each(users(.processStarted)) { $0.processStarted(app, &$1) } }
+    mutating func mechanismsProcessEnded(_ app: Int, cause: LifecycleCause) { each(users(.processEnded)) { $0.processEnded(app, cause: cause, &$1) } }
     mutating func mechanismsTaskBegins(_ i: Int, app: Int) { each(taskObservers[app]) { $0.anyTaskBegins(i, &$1) } }
     mutating func mechanismsTaskEnded(_ i: Int, app: Int, resultReady: Bool) {
         each(taskObservers[app]) { $0.anyTaskEnded(i, resultReady: resultReady, &$1) }

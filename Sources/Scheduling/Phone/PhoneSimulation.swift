@@ -42,9 +42,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var activeMechanism = 0
     /// Per app, the mechanisms told of its every task (`Mechanism.observesTasks`).
     let taskObservers: [[Int]]
-    /// The registry indexes of the mechanisms made, in order: what each call into them loops
-    /// over (nothing, in a run that uses none).
-    let usedMechanisms: [Int]
+    /// Per hook, the registry indexes of the mechanisms made that implement it, in order: what
+    /// each call into them loops over (nothing, in a run that uses none).
+    let hookUsers: [[Int]]
     /// Optimized Battery Charging's release, when the charger last came or went, and since
     /// when the phone is off.
     var optimizedRelease: EventHandle?
@@ -86,7 +86,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         let mechanisms = Self.makeMechanisms(setup)
         self.mechanisms = mechanisms
         self.taskObservers = Self.taskObservers(mechanisms, apps: setup.apps.count)
-        self.usedMechanisms = mechanisms.indices.filter { mechanisms[$0] != nil }
+        self.hookUsers = Self.hookUsers(mechanisms)
     }
 
     /// Battery watches started so far (`BatteryLevels.watchCount`), for tests.

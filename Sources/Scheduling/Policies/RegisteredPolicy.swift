@@ -154,6 +154,9 @@ public enum PolicyParameterKind: Sendable, Equatable {
     case places
     /// One of the listed names (`audio`).
     case choice([String])
+    /// A list of the listed names (`[start, handler]`), or `none` (a default that depends on
+    /// other keys).
+    case choices([String])
 
     /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
     public var expected: String {
@@ -168,6 +171,7 @@ public enum PolicyParameterKind: Sendable, Equatable {
         case .distribution(let unit): "\(unit.expected), or {exponential|uniform|lognormal: ...} of it"
         case .places: "a list of places of the network model, such as [home, work]"
         case .choice(let names): "one of \(names.joined(separator: ", "))"
+        case .choices(let names): "a list of \(names.joined(separator: ", ")), or none"
         }
     }
 }

@@ -5,7 +5,7 @@ import SimEngine
 /// of an app profile's `tasks` list, which scenario files, `--set`, sweeps, `validate --print`
 /// and `bgsim mechanisms` read from here. They are not a registered ``Mechanism``: every policy
 /// decides them, and the run's core submits (`Submission.swift`), gates (`Decisions.swift`)
-/// and runs them. Their kinds are the built-in ones (``TaskKind/builtIn``); their draws come
+/// and runs them. Their kinds are the built-in ones (``kinds``); their draws come
 /// from the app's own stream, `app.<name>`.
 public enum RegisteredTasks {
     /// `tasks`.

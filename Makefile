@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package install-files validation battery build bench reference instructions equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -220,6 +220,13 @@ reference: deps
 instructions: deps deps-valgrind
 	$(RELEASE)
 	Benchmarks/instructions.sh
+
+## How cost grows with the work (issue 54): callgrind's instructions per task for 20, 100, 200
+## and 500 apps, and per simulated day over 30 days, 1 year and 10 years, with peak memory and
+## the two ratios (about half an hour; QUICK=1: 20 and 100 apps, 30 days against 1 year).
+scaling: deps deps-valgrind
+	$(RELEASE)
+	python3 Benchmarks/scaling.py .build/release/bgsim $(if $(QUICK),--quick)
 
 ## Old against new: the default scenario's 30 replications under BASE=path/to/an/older/bgsim and
 ## this build, paired by replication; each policy's and terminal-table metric's difference with

@@ -41,6 +41,28 @@ struct TaskStoreTests {
         #expect(s[2998].name.hasPrefix("task number 2998"))
     }
 
+    /// A long run: many rounds of tasks, a few living long. The slot map follows the oldest
+    /// kept id (its window slides and grows only with the span of ids alive), and every kept
+    /// id reads its own state through all of it.
+    @Test func manyCompactionsKeepLongLivedStatesAndSlideTheMap() {
+        var s = TaskStore<State>(capacity: 16)
+        var alive = Set<Int>()
+        for round in 0..<40 {
+            for _ in 0..<500 {
+                let id = s.count
+                s.append(State(name: "t\(id)"))
+                // One task in 250 lives 10 rounds; the rest end within their round.
+                if id % 250 == 0 { alive.insert(id) }
+            }
+            alive = alive.filter { $0 >= (round - 10) * 500 }
+            let (keep, recent) = (alive, s.count - 20)
+            s.compact { id, _ in keep.contains(id) || id >= recent }
+            for id in alive { #expect(s.isKept(id) && s[id].name == "t\(id)") }
+        }
+        #expect(s.keptIDs == s.keptIDs.sorted() && !s.isKept(0) && !s.isKept(s.count))
+        #expect(s.keptIDs.count == alive.count + 20 - alive.filter { $0 >= s.count - 20 }.count)
+    }
+
     /// The store owns its states by hand (it cannot be copied): each state is destroyed
     /// exactly once, by a compaction that drops it or when the store goes, including the
     /// states moved by a growth or a compaction.

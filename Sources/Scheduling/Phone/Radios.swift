@@ -111,6 +111,35 @@ struct Radios: ~Copyable {
     }
 
     /// When `owner`'s transfer finishes, if it is on a link (the first one it has queued).
+    /// Each task's first transfer on a link (as ``completion(of:)`` finds it) with its
+    /// completion, sorted by task: one pass over the queues, read by ``indexedCompletion(of:)``.
+    private(set) var taskCompletions: [(task: Int, order: Int, end: SimInstant)] = []
+
+    /// Indexes the tasks' completions now on the links.
+    mutating func indexTaskCompletions() {
+        taskCompletions.removeAll(keepingCapacity: true)
+        var order = 0
+        for r in links.indices {
+            var k = links[r].head
+            while k < links[r].end {
+                if case .task(let i) = links[r].buffer[k].owner { taskCompletions.append((i, order, links[r].completionBuffer[k])) }
+                order += 1
+                k += 1
+            }
+        }
+        if taskCompletions.count > 1 { taskCompletions.sort { ($0.task, $0.order) < ($1.task, $1.order) } }
+    }
+
+    /// Task `task`'s completion as last indexed: its first transfer's, if it has one on a link.
+    func indexedCompletion(of task: Int) -> SimInstant? {
+        var low = 0, high = taskCompletions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if taskCompletions[mid].task < task { low = mid + 1 } else { high = mid }
+        }
+        return low < taskCompletions.count && taskCompletions[low].task == task ? taskCompletions[low].end : nil
+    }
+
     func completion(of owner: TransferOwner) -> SimInstant? {
         for r in links.indices {
             var k = links[r].head

@@ -223,7 +223,7 @@ instructions: deps deps-valgrind
 
 ## How cost grows with the work (issue 54): callgrind's instructions per task for 20, 100, 200
 ## and 500 apps, and per simulated day over 30 days, 1 year and 10 years, with peak memory and
-## the two ratios (about half an hour; QUICK=1: 20 and 100 apps, 30 days against 1 year).
+## the two ratios (about 7 minutes here; QUICK=1: 20 and 100 apps, 30 days against 1 year).
 scaling: deps deps-valgrind
 	$(RELEASE)
 	python3 Benchmarks/scaling.py .build/release/bgsim $(if $(QUICK),--quick)

@@ -2,6 +2,7 @@ import PhoneWorld
 import ResultFiles
 import Scheduling
 import SimEngine
+import SimRandom
 
 /// `apps.csv`: one row per policy, replication, app and task identifier: how often each of an
 /// app's doors into the background ran, where, at what cost, and what held it. Written for
@@ -27,13 +28,6 @@ public enum AppRows {
             self.names = names
             self.write = write
         }
-    }
-
-    /// The token of a rejection in column names.
-    static func median(_ xs: [Double]) -> Double? {
-        guard !xs.isEmpty else { return nil }
-        let s = xs.sorted(), n = s.count
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2
     }
 
     /// Every column after `policy` and `replication`, each defined once.
@@ -63,9 +57,13 @@ public enum AppRows {
             Column("runs_cellular") { t, _, out in out.integer(t.startedOnCellular) },
             Column("runs_by_hour") { t, _, out in out.list(t.startsByHour.map(String.init)) },
             Column(names: ["gap_median_s", "gap_max_s"]) { t, _, out in
-                let gaps = t.gaps.map(\.seconds)
-                if let m = median(gaps) { out.number(m) } else { out.empty() }
-                if let m = gaps.max() { out.number(m) } else { out.empty() }
+                if let gaps = t.gaps.summary() {
+                    out.number(gaps.quantile(0.5))
+                    out.number(gaps.max)
+                } else {
+                    out.empty()
+                    out.empty()
+                }
             },
             Column("latency_mean_s") { t, _, out in
                 if t.started > 0 { out.number(t.latency.seconds / Double(t.started)) } else { out.empty() }

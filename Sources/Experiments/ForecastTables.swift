@@ -75,8 +75,7 @@ extension Forecast {
             Metric(
                 name: "gap_median_h",
                 value: { _, t in
-                    guard let gaps = t?.gaps.map(\.hours), !gaps.isEmpty else { return nil }
-                    return Statistics.quantile(sorted: gaps.sorted(), 0.5)
+                    t?.gaps.summary().map { $0.quantile(0.5) / 3_600 }
                 }),
             Metric(name: "runs_charging_pct", value: ofRuns { 100 * Double($0.startedCharging) / Double($0.started) }),
             Metric(name: "runs_wifi_pct", value: ofRuns { 100 * Double($0.startedOnWifi) / Double($0.started) }),

@@ -2,11 +2,12 @@ import Foundation
 import ResultFiles
 import ScenarioFiles
 import Scheduling
+import SimRandom
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 15
+    public static let schemaVersion = 16
     /// Every result file's columns that do not depend on the study (a sweep's axes and a
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.
@@ -77,6 +78,7 @@ public struct Manifest: Sendable {
             ("baseline", JSON.string(scenario.metrics.baseline)),
             ("policy_colors", JSON.object(zip(policyNames, Palette.colors(policyNames)).map { ($0, JSON.string($1)) }, indent: 1)),
             ("program", program.json(plan.policies, indent: 1)),
+            ("quantiles", Self.quantiles),
         ]
         if plan.isSweep {
             pairs.insert(contentsOf: [("sweep_file", JSON.string(plan.file)), ("design", JSON.string(plan.design ?? ""))], at: 5)
@@ -87,6 +89,15 @@ public struct Manifest: Sendable {
         }
         return pairs
     }
+
+    /// How percentiles are computed (`QuantileSketch`): exact up to a count, within a relative
+    /// error beyond it.
+    static let quantiles = JSON.object(
+        [
+            ("exact_up_to", String(QuantileSketch.defaultExactLimit)),
+            ("beyond", JSON.string("log-bucketed sketch (DDSketch)")),
+            ("relative_error", CSVWriter.number(QuantileSketch.relativeError)),
+        ], indent: 1)
 
     /// The resolved inputs every manifest ends with: the scenario (for a sweep, point 0's)
     /// and the sweep file.

@@ -28,18 +28,19 @@ public struct Metric: Sendable {
 }
 
 extension RunMetrics {
-    /// A run's metrics with their samples sorted once, for quantiles.
+    /// A run's metrics with their samples summarised once (an exact sample sorted), for
+    /// quantiles.
     public struct Sorted: Sendable {
         /// The metrics themselves.
         public let m: RunMetrics
-        let latency: [Double]
-        let completion: [Double]
-        let staleness: [Double]
+        let latency: QuantileSketch.Summary
+        let completion: QuantileSketch.Summary
+        let staleness: QuantileSketch.Summary
         init(_ m: RunMetrics) {
             self.m = m
-            latency = Statistics.sortedAscending(m.latenciesS)
-            completion = Statistics.sortedAscending(m.completionLatenciesS)
-            staleness = Statistics.sortedAscending(m.stalenessS)
+            latency = m.latencies.summary()
+            completion = m.completionLatencies.summary()
+            staleness = m.staleness.summary()
         }
     }
 
@@ -56,13 +57,13 @@ extension RunMetrics {
         return total > .zero ? 100 * m.onNetwork[kind.index].seconds / total.seconds : .nan
     }
 
-    /// Mean, p50, p90, p99 and max of a sorted sample: five metrics named `<stem>_mean_s` ...
-    static func distribution(_ stem: String, _ sample: @escaping @Sendable (Sorted) -> [Double]) -> [Metric] {
-        [Metric("\(stem)_mean_s", .lower) { Statistics.mean(sample($0)) }]
+    /// Mean, p50, p90, p99 and max of a sample: five metrics named `<stem>_mean_s` ...
+    static func distribution(_ stem: String, _ sample: @escaping @Sendable (Sorted) -> QuantileSketch.Summary) -> [Metric] {
+        [Metric("\(stem)_mean_s", .lower) { sample($0).mean }]
             + [("p50", 0.5), ("p90", 0.9), ("p99", 0.99)].map { label, p in
-                Metric("\(stem)_\(label)_s", .lower) { Statistics.quantile(sorted: sample($0), p) }
+                Metric("\(stem)_\(label)_s", .lower) { sample($0).quantile(p) }
             }
-            + [Metric("\(stem)_max_s", .lower) { sample($0).last ?? .nan }]
+            + [Metric("\(stem)_max_s", .lower) { sample($0).max }]
     }
 
     /// The metrics of `runs.csv`, in column order. Definitions: `notebooks-data/README.md`.
@@ -130,9 +131,9 @@ extension RunMetrics {
             count("purges", .neither) { $0.purges },
             count("radio_promotions", .lower) { $0.promotions },
             count("radio_promotions_background", .lower) { $0.taskPromotions },
-            Metric("staleness_mean_s", .lower) { Statistics.mean($0.staleness) },
-            Metric("staleness_p90_s", .lower) { Statistics.quantile(sorted: $0.staleness, 0.9) },
-            Metric("fresh_launches_pct", .higher) { share($0.m.freshLaunches, of: $0.m.stalenessS.count) },
+            Metric("staleness_mean_s", .lower) { $0.staleness.mean },
+            Metric("staleness_p90_s", .lower) { $0.staleness.quantile(0.9) },
+            Metric("fresh_launches_pct", .higher) { share($0.m.freshLaunches, of: $0.m.staleness.count) },
             count("refreshes_succeeded", .neither) { $0.refreshesSucceeded },
             count("refreshes_seen", .neither) { $0.refreshesSeen },
             Metric("refreshes_seen_pct", .higher) { share($0.m.refreshesSeen, of: $0.m.refreshesSucceeded) },

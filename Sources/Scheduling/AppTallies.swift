@@ -28,8 +28,8 @@ public struct AppTaskTally: Sendable {
     public internal(set) var startedOnCellular = 0
     /// Starts by hour of the day (the run starts at midnight).
     public internal(set) var startsByHour = [Int](repeating: 0, count: 24)
-    /// Every start, in the order the records came (end order); `gaps` sorts them.
-    public internal(set) var starts: [SimInstant] = []
+    /// The gaps between consecutive starts.
+    public internal(set) var gaps = StartGaps()
     /// Of the requests that started: time from start to end.
     public internal(set) var runTime = SimDuration.zero
     /// The time they were given (budget, the policy's limit, the finite-length grant), summed
@@ -62,12 +62,6 @@ public struct AppTaskTally: Sendable {
     /// Requests that ended in `outcome`.
     public func count(_ outcome: TaskOutcome) -> Int { outcomes[outcome.index] }
 
-    /// The gaps between consecutive starts, in time order.
-    public var gaps: [SimDuration] {
-        let sorted = starts.sorted()
-        return zip(sorted.dropFirst(), sorted).map { $0 - $1 }
-    }
-
     /// Seconds held by each of the policy's reasons, longest first (ties in the order first
     /// heard).
     public var rulesByTime: [(reason: String, seconds: Double)] {
@@ -88,7 +82,7 @@ public struct AppTaskTally: Sendable {
             if r.startedOn == .wifi { startedOnWifi += 1 }
             if r.startedOn == .cellular { startedOnCellular += 1 }
             startsByHour[Int((s.microseconds / 3_600_000_000) % 24)] += 1
-            starts.append(s)
+            gaps.add(s)
             runTime += r.ended - s
             if let g = r.grant {
                 grant += g

@@ -1,5 +1,6 @@
 import PhoneWorld
 import SimEngine
+import SimRandom
 
 /// Receives what happens in one simulated run.
 ///
@@ -220,9 +221,9 @@ public struct RunMetrics: MetricsSink, Sendable {
     public private(set) var outcomeCounts = [Int](repeating: 0, count: TaskOutcome.allCases.count)
     /// Start latencies in seconds of every scheduled (refresh, processing, fetch) or
     /// finite-length task that started, in end order.
-    public private(set) var latenciesS: [Double] = []
+    public private(set) var latencies = QuantileSketch()
     /// Completion latencies (end - max(submitted, earliest begin)) of completed tasks.
-    public private(set) var completionLatenciesS: [Double] = []
+    public private(set) var completionLatencies = QuantileSketch()
     /// Energy of background work, in joules: the sum of the tasks' energies.
     public private(set) var backgroundEnergyJ = 0.0
     /// The same, as the simulation booked it while it was spent (for reconciliation).
@@ -294,7 +295,7 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// content was last fresh, which is the end of its last successful refresh task or, for
     /// an app that fetches when opened, the end of its last foreground use (the run's start
     /// if neither has happened).
-    public private(set) var stalenessS: [Double] = []
+    public private(set) var staleness = QuantileSketch()
     /// Launches among those whose staleness was at most `freshWithin`.
     public private(set) var freshLaunches = 0
     /// The staleness up to which a launch counts as served fresh.
@@ -340,10 +341,13 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     /// Frees the per-event samples (latencies, staleness) once the summary values are known.
     public mutating func dropSamples() {
-        latenciesS = []
-        completionLatenciesS = []
-        stalenessS = []
+        latencies = QuantileSketch()
+        completionLatencies = QuantileSketch()
+        staleness = QuantileSketch()
     }
+
+    /// Whether every distribution's quantiles are exact (no sample outgrew its exact limit).
+    public var quantilesExact: Bool { latencies.isExact && completionLatencies.isExact && staleness.isExact }
 
     /// Requests that ended in `outcome`.
     public func count(_ outcome: TaskOutcome) -> Int {
@@ -357,8 +361,8 @@ public struct RunMetrics: MetricsSink, Sendable {
         outcomeCounts[record.outcome.index] += 1
         let kind = record.request.kind
         if kind.countsLatency {
-            if let latency = record.latency { latenciesS.append(latency.seconds) }
-            if let latency = record.completionLatency { completionLatenciesS.append(latency.seconds) }
+            if let latency = record.latency { latencies.add(latency.seconds) }
+            if let latency = record.completionLatency { completionLatencies.add(latency.seconds) }
         }
         backgroundEnergyJ += record.energyJ
         energyByKind[record.request.kind.index] += record.energyJ
@@ -420,7 +424,7 @@ public struct RunMetrics: MetricsSink, Sendable {
             appLaunches[app] += 1
             guard staleTracked[app] else { break }
             let staleness = time - freshAt[app]
-            stalenessS.append(staleness.seconds)
+            self.staleness.add(staleness.seconds)
             appStalenessSumS[app] += staleness.seconds
             if staleness <= freshWithin {
                 freshLaunches += 1

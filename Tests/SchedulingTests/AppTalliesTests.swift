@@ -1,5 +1,6 @@
 import PhoneWorld
 import SimEngine
+import SimRandom
 import Testing
 
 @testable import Scheduling
@@ -46,7 +47,7 @@ struct AppTalliesTests {
         #expect(r.expirations == [1, 0, 0, 0, 0] && r.rejections == [1, 0, 0, 0])
         #expect(r.startedCharging == 1 && r.startedOnWifi == 1 && r.startedOnCellular == 1)
         #expect(r.startsByHour[1] == 1 && r.startsByHour[7] == 1 && r.startsByHour.reduce(0, +) == 2)
-        #expect(r.gaps == [.seconds(6 * 3_600 + 5)])
+        #expect(r.gaps.summary()?.count == 1 && r.gaps.summary()?.max == 6 * 3_600 + 5)
         #expect(r.runTime == .seconds(45) && r.grant == .seconds(60) && r.granted == 2)
         #expect(r.energyJ == 4 && r.held[.policy] == 150)
         // The rules' times add up over requests, longest first, and sum to the policy's.
@@ -58,5 +59,57 @@ struct AppTalliesTests {
         var tallies = AppTallies(apps: 1)
         tallies.add(Self.record(0, app: 3, "x", started: 1, ended: 2, .completed))
         #expect(tallies.rows.isEmpty)
+    }
+}
+
+/// The gaps between starts that come in end order, in memory that stops growing.
+@Suite("Start gaps")
+struct StartGapsTests {
+    /// Starts every 10 to 70 minutes, each arriving when its request ends (up to an hour later).
+    static func arrivals(_ n: Int) -> (starts: [SimInstant], arriving: [SimInstant]) {
+        var t = SimInstant.start, starts: [SimInstant] = [], ends: [(SimInstant, SimInstant)] = []
+        for k in 0..<n {
+            t = t + .seconds(Int64(600 + (k * 7_919) % 3_600))
+            starts.append(t)
+            ends.append((t + .seconds(Int64((k * 104_729) % 3_600)), t))
+        }
+        return (starts, ends.sorted { $0.0 < $1.0 }.map(\.1))
+    }
+
+    static func exactGaps(_ starts: [SimInstant]) -> [Double] {
+        zip(starts.dropFirst(), starts).map { ($0 - $1).seconds }.sorted()
+    }
+
+    @Test func upToTheLimitTheGapsAreExact() throws {
+        let (starts, arriving) = Self.arrivals(2_000)
+        #expect(arriving != starts, "out of order")
+        var g = StartGaps(exactLimit: 4_096)
+        for s in arriving { g.add(s) }
+        let summary = try #require(g.summary()), exact = Self.exactGaps(starts)
+        #expect(summary.isExact && summary.count == exact.count && summary.max == exact.last)
+        #expect(summary.quantile(0.5) == Statistics.quantile(sorted: exact, 0.5))
+    }
+
+    @Test func pastTheLimitTheyAreOrderedThenSketched() throws {
+        let (starts, arriving) = Self.arrivals(50_000)
+        var g = StartGaps(exactLimit: 2_048)
+        for s in arriving { g.add(s) }
+        #expect(g.late == 0 && g.starts.count < 2 * StartGaps.window, "held back: at most two windows")
+        let summary = try #require(g.summary()), exact = Self.exactGaps(starts)
+        #expect(!summary.isExact && summary.count == exact.count && summary.max == exact.last)
+        for p in [0.1, 0.5, 0.9] {
+            let e = Statistics.quantile(sorted: exact, p)
+            #expect(abs(summary.quantile(p) - e) <= QuantileSketch.relativeError * e)
+        }
+        // A start older than what is sketched is left out, and counted.
+        g.add(.start + .seconds(1))
+        #expect(g.late == 1 && g.summary()?.count == exact.count)
+    }
+
+    @Test func fewerThanTwoStartsHaveNoGaps() {
+        var g = StartGaps()
+        #expect(g.summary() == nil)
+        g.add(.start)
+        #expect(g.summary() == nil)
     }
 }

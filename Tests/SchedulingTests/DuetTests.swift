@@ -230,7 +230,7 @@ struct DuetTests {
         let run = try simulate(s, DuetPolicy(predictorOnly))
         #expect(starts(run) == [at(24 + 8, 2), at(48 + 7, 52, 30), at(72 + 7, 52, 30), at(96 + 7, 52, 30)])
         // The refresh computes for 1 s, so each launch sees content 449 s old.
-        #expect(run.summary.stalenessS.suffix(3) == [449, 449, 449])
+        #expect(run.summary.staleness.exactValues?.suffix(3) == [449, 449, 449])
         // Eager runs it every hour, for the same freshness at those launches: with a daily
         // habit the predictor pays off.
         let eager = try simulate(s, EagerPolicy())

@@ -182,7 +182,7 @@ struct PhoneSimulationTests {
                 #expect(r.held.totalS == latency.seconds, "\(r.request.id): held \(r.held.totalS) s, latency \(latency)")
             }
             #expect(run.summary.refreshesSeen <= run.summary.refreshesSucceeded)
-            #expect(run.summary.freshLaunches <= run.summary.stalenessS.count)
+            #expect(run.summary.freshLaunches <= run.summary.staleness.count)
             let first = run.charges.first!.1, last = run.charges.last!.1
             let capacity = s.battery.capacityJ
             #expect(abs((last - first) * capacity - (e.intoBatteryJ - e.fromBatteryJ)) <= 1e-6 * capacity)

@@ -113,61 +113,108 @@ public struct NetworkEnvironment: Equatable, Sendable {
     /// then dead spots from a per-day Poisson count with a start and a length each), so one
     /// day's draws do not shift another's.
     public func changes(until horizon: SimInstant, stream: RandomStream) -> [NetworkChange] {
+        var days = NetworkDays(self, until: horizon, stream: stream)
+        var out: [NetworkChange] = []
+        while !days.isFinished { days.drawDay(into: &out) }
+        return out
+    }
+
+    /// The raw changes of `day` (0 is a Monday), drawn from `stream`, in time order: all of
+    /// them before the next midnight, so days follow one another.
+    func rawChanges(day: Int64, stream: RandomStream) -> [NetworkChange] {
         var raw: [NetworkChange] = []
-        for day in 0...max(0, (horizon - .microseconds(1)).day) {
-            let midnight = SimInstant.after(.days(day))
-            let segments = Self.isWeekend(day: day) ? weekend : weekday
-            var starts: [SimInstant] = []
-            for (i, segment) in segments.enumerated() {
-                let offset = SimDuration(seconds: stream.normal(sigma: jitter.seconds))
-                var t = midnight + segment.start + (i == 0 ? .zero : offset)
-                // Keep the day's boundaries in order and inside the day.
-                t = min(max(t, starts.last ?? midnight), midnight + .days(1))
-                starts.append(t)
-            }
-            for (i, segment) in segments.enumerated() {
-                let end = i + 1 < starts.count ? starts[i + 1] : midnight + .days(1)
-                guard starts[i] < end else { continue }
-                if segment.state.kind == .cellular, deadSpotsPerHour > 0 {
-                    // Dead spots: a Poisson number over the segment, uniform starts, each
-                    // cutting the connection for an exponential time inside the segment.
-                    let hours = (end - starts[i]).hours
-                    let n = stream.poisson(mean: deadSpotsPerHour * hours)
-                    var spots: [(SimInstant, SimInstant)] = []
-                    for _ in 0..<n {
-                        let s = starts[i] + SimDuration(seconds: stream.uniform() * (end - starts[i]).seconds)
-                        let length = SimDuration(seconds: stream.exponential(mean: deadSpotMean.seconds))
-                        spots.append((s, min(s + length, end)))
-                    }
-                    spots.sort { $0.0 < $1.0 }
-                    var t = starts[i]
-                    for (s, e) in spots where e > t {
-                        if s > t { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
-                        raw.append(NetworkChange(time: max(s, t), state: .disconnected, place: segment.place))
-                        t = e
-                    }
-                    if t < end { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
-                } else {
-                    raw.append(NetworkChange(time: starts[i], state: segment.state, place: segment.place))
+        let midnight = SimInstant.after(.days(day))
+        let segments = Self.isWeekend(day: day) ? weekend : weekday
+        var starts: [SimInstant] = []
+        for (i, segment) in segments.enumerated() {
+            let offset = SimDuration(seconds: stream.normal(sigma: jitter.seconds))
+            var t = midnight + segment.start + (i == 0 ? .zero : offset)
+            // Keep the day's boundaries in order and inside the day.
+            t = min(max(t, starts.last ?? midnight), midnight + .days(1))
+            starts.append(t)
+        }
+        for (i, segment) in segments.enumerated() {
+            let end = i + 1 < starts.count ? starts[i + 1] : midnight + .days(1)
+            guard starts[i] < end else { continue }
+            if segment.state.kind == .cellular, deadSpotsPerHour > 0 {
+                // Dead spots: a Poisson number over the segment, uniform starts, each
+                // cutting the connection for an exponential time inside the segment.
+                let hours = (end - starts[i]).hours
+                let n = stream.poisson(mean: deadSpotsPerHour * hours)
+                var spots: [(SimInstant, SimInstant)] = []
+                for _ in 0..<n {
+                    let s = starts[i] + SimDuration(seconds: stream.uniform() * (end - starts[i]).seconds)
+                    let length = SimDuration(seconds: stream.exponential(mean: deadSpotMean.seconds))
+                    spots.append((s, min(s + length, end)))
                 }
+                spots.sort { $0.0 < $1.0 }
+                var t = starts[i]
+                for (s, e) in spots where e > t {
+                    if s > t { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
+                    raw.append(NetworkChange(time: max(s, t), state: .disconnected, place: segment.place))
+                    t = e
+                }
+                if t < end { raw.append(NetworkChange(time: t, state: segment.state, place: segment.place)) }
+            } else {
+                raw.append(NetworkChange(time: starts[i], state: segment.state, place: segment.place))
             }
         }
-        return Self.normalized(raw, until: horizon)
+        return raw
     }
 
     /// Sorts stably by time, keeps the last change at each instant, drops changes at or after
     /// the horizon and changes to the state already in force.
     public static func normalized(_ changes: [NetworkChange], until horizon: SimInstant) -> [NetworkChange] {
-        let sorted = changes.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         var out: [NetworkChange] = []
+        appendNormalized(changes, until: horizon, to: &out)
+        if out.first?.time != .start {
+            out.insert(NetworkChange(time: .start, state: .disconnected), at: 0)
+        }
+        return out
+    }
+
+    /// `normalized`'s rule applied to `changes` appended to `out`, whose last change is the
+    /// one before them: changes that all come at or after it give what normalizing the whole
+    /// list at once would.
+    static func appendNormalized(_ changes: [NetworkChange], until horizon: SimInstant, to out: inout [NetworkChange]) {
+        let sorted = changes.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         for c in sorted where c.time < horizon {
             if let last = out.last, last.time == c.time { out.removeLast() }
             if let last = out.last, last.state == c.state, last.place == c.place { continue }
             out.append(c)
         }
-        if out.first?.time != .start {
+    }
+}
+
+/// A network environment's changes drawn a day at a time, as `NetworkEnvironment.changes`
+/// draws them all: the same numbers from the same stream, so the same changes.
+public struct NetworkDays {
+    let environment: NetworkEnvironment
+    let horizon: SimInstant
+    let stream: RandomStream
+    var day: Int64 = 0
+    let lastDay: Int64
+
+    /// The changes of `environment` over `[0, horizon)`, drawn from `stream` as asked.
+    public init(_ environment: NetworkEnvironment, until horizon: SimInstant, stream: RandomStream) {
+        self.environment = environment
+        self.horizon = horizon
+        self.stream = stream
+        lastDay = max(0, (horizon - .microseconds(1)).day)
+    }
+
+    /// Whether every day up to the horizon is drawn.
+    public var isFinished: Bool { day > lastDay }
+
+    /// Draws the next day and appends its changes to `out`, which holds (at least the last
+    /// of) the changes drawn before, normalized as `NetworkEnvironment.normalized` would; the
+    /// first day starts `out` with the state at time 0.
+    public mutating func drawDay(into out: inout [NetworkChange]) {
+        guard !isFinished else { return }
+        NetworkEnvironment.appendNormalized(environment.rawChanges(day: day, stream: stream), until: horizon, to: &out)
+        if day == 0, out.first?.time != .start {
             out.insert(NetworkChange(time: .start, state: .disconnected), at: 0)
         }
-        return out
+        day += 1
     }
 }

@@ -140,4 +140,27 @@ struct NetworkTests {
         }
         #expect(c.contains { $0.state == .disconnected })
     }
+    /// Drawn a day at a time, the changes are those of every day's raw changes normalized at
+    /// once (the rule a run drew by before it drew as it went).
+    @Test(arguments: 1...5)
+    func dayByDayIsTheWholeNormalizedAtOnce(seed: UInt64) throws {
+        var e = environment
+        e.jitter = .minutes(40)
+        e.deadSpotsPerHour = 6
+        e.weekend = [.init(start: .zero, state: home), .init(start: .hours(12), state: lteState)]
+        let horizon = SimInstant.after(.days(30) + .hours(5))
+        let stream = try RandomStream(seed: seed)
+        let raw = (Int64(0)...30).flatMap { e.rawChanges(day: $0, stream: stream) }
+        let once = NetworkEnvironment.normalized(raw, until: horizon)
+        #expect(e.changes(until: horizon, stream: try RandomStream(seed: seed)) == once)
+        var days = NetworkDays(e, until: horizon, stream: try RandomStream(seed: seed)), window: [NetworkChange] = [], seen: [NetworkChange] = []
+        while !days.isFinished {
+            let kept = window.count
+            days.drawDay(into: &window)
+            #expect(window.count >= kept, "a day never takes back a change of the day before")
+            seen += window[min(kept, window.count)...]
+            window = Array(window.suffix(1))
+        }
+        #expect(seen == once)
+    }
 }

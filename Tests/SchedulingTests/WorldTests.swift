@@ -222,6 +222,20 @@ struct WorldTests {
         #expect(exogenous(eager).count > 300)
     }
 
+    /// A run draws the network a day at a time and forgets what is past: it sees the changes
+    /// the whole horizon drawn at once has (thousands, so the window slides).
+    @Test func theNetworkDrawnAsTheRunGoesIsTheWholeOne() throws {
+        var s = setup(days: 120, apps: [app("a", every: .hours(6))])
+        s.network = network([(.zero, wifiState), (.hours(8), lteState), (.hours(18), wifiState)])
+        s.network.deadSpotsPerHour = 2
+        s.network.jitter = .minutes(20)
+        let whole = WorldTimeline(setup: s, streams: try WorldStreams(setup: s, masterSeed: 5, replication: 0)).network
+        let run = try simulate(s, EagerPolicy(), seed: 5)
+        let seen = run.world.compactMap { if case .network(let n) = $0.1 { NetworkChange(time: $0.0, state: n) } else { nil } }
+        #expect(whole.count > 2_500)
+        #expect(seen == whole.map { NetworkChange(time: $0.time, state: $0.state) })
+    }
+
     @Test func aNetworkTraceIsReplayedExactly() throws {
         var s = setup(days: 1, apps: [app("a", downKB: 10)])
         s.network = network([(.zero, wifiState)])

@@ -5,8 +5,9 @@ import SimEngine
 /// network, `Radios` and the tasks whose data they carry.
 extension PhoneSimulation {
     mutating func changeNetwork(_ index: Int) {
-        let change = world.network[index]
-        if index + 1 < world.network.count { scheduleWorld(.network(index + 1), at: world.network[index + 1].time) }
+        guard let change = world.networkChange(index) else { return }
+        world.forget(networkChangesBefore: index)
+        if let next = world.networkChange(index + 1) { scheduleWorld(.network(index + 1), at: next.time) }
         let old = radios.current
         radios.connection = change.state
         radios.quality = change.state.quality

@@ -155,7 +155,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             // cut is not an unplug, which would end processing work that requires power.
             if session.end < horizon { sim.schedule(.power(.unplug), at: session.end, priority: PhoneEvent.worldPriority) }
         }
-        if let first = world.network.first {
+        if let first = world.networkChange(0) {
             if first.time == .start { changeNetwork(0) } else { scheduleWorld(.network(0), at: first.time) }
         }
         if let first = world.launch(0) { scheduleWorld(.person(.launch(0)), at: first.start) }

@@ -4,7 +4,8 @@ import SimRandom
 
 /// The exogenous world of one replication (or its traces): the same for every policy.
 ///
-/// Charging and the network are drawn before the run. The person's launches, calls,
+/// Charging is drawn before the run. The network's changes are drawn a day at a time as the
+/// run goes (`networkChange(_:)`), and the person's launches, calls,
 /// interruptions and the purges their launches bring are drawn a week at a time as the run
 /// goes (`launch(_:)`, `call(_:)`, `interruption(_:)`, `purge(_:)` draw what they need;
 /// `forget` drops what is past), so that memory does not grow with the horizon; `whole` draws
@@ -16,8 +17,11 @@ import SimRandom
 public struct WorldTimeline: @unchecked Sendable {
     /// Charging sessions, in time order.
     public var charging: [ChargingSession]
-    /// Connection changes, in time order.
+    /// Connection changes, in time order: all of them, or the days drawn and not yet
+    /// forgotten (the first is the run's `networkBase`).
     public var network: [NetworkChange]
+    var networkDays: NetworkDays?
+    var networkBase = 0
     /// Sleep, launches, calls, purges and interruptions: all of them, or the window drawn and
     /// not yet forgotten (its first launch, call and interruption are `launchBase`,
     /// `callBase` and `interruptionBase` of the run's).
@@ -52,7 +56,15 @@ public struct WorldTimeline: @unchecked Sendable {
     public init(setup: PhoneSetup, streams: WorldStreams, whole: Bool = true) {
         horizon = SimInstant.after(setup.duration)
         charging = setup.chargingTrace.map(ChargingSession.merged) ?? setup.charging.sessions(until: horizon, stream: streams.charger)
-        network = setup.networkTrace ?? setup.network.changes(until: horizon, stream: streams.network)
+        if let trace = setup.networkTrace {
+            network = trace
+        } else if whole {
+            network = setup.network.changes(until: horizon, stream: streams.network)
+        } else {
+            network = []
+            networkDays = NetworkDays(setup.network, until: horizon, stream: streams.network)
+            networkDays!.drawDay(into: &network)
+        }
         // Drawn pushes come one at a time as the run goes (`serverPush`); a trace is replayed.
         pushes = setup.pushTrace ?? []
         interruptionRate = setup.people.interruptionsPerHour
@@ -120,6 +132,21 @@ public struct WorldTimeline: @unchecked Sendable {
     mutating func launch(_ i: Int) -> AppLaunch? {
         while i - launchBase >= people.launches.count, let d = days, !d.isFinished { drawStretch(through: drawnUntil + .days(7)) }
         return i - launchBase < people.launches.count ? people.launches[i - launchBase] : nil
+    }
+
+    /// Connection change `i` of the run, drawing more days if it is not drawn yet; `nil` past
+    /// the last.
+    mutating func networkChange(_ i: Int) -> NetworkChange? {
+        while i - networkBase >= network.count, networkDays?.isFinished == false { networkDays!.drawDay(into: &network) }
+        return i - networkBase < network.count ? network[i - networkBase] : nil
+    }
+
+    /// Drops the connection changes before `i`, a thousand or so at a time, when they are
+    /// drawn as the run goes.
+    mutating func forget(networkChangesBefore i: Int) {
+        guard networkDays != nil, i - networkBase >= 1024 else { return }
+        network.removeFirst(i - networkBase)
+        networkBase = i
     }
 
     /// Launch `i`, already drawn.

@@ -43,8 +43,10 @@ datasets: deps
 ## test (a built-in policy added to a copy of the tree: the files it touches, the tests that
 ## fail when a step is forgotten), the install test (an installed bgsim runs its bundled
 ## examples by name from an empty folder), the input fuzzer, the validation page's rows, every
-## one of which must be in its band, the Python reader's tests and the notebook.
-test: deps deps-slurm deps-chromium lint docs
+## one of which must be in its band, the Python reader's tests and the notebook, and the short
+## variant of `make scaling` (instruction counts of the release build: cost per task and per
+## simulated day may not grow faster than the work).
+test: deps deps-slurm deps-chromium deps-valgrind lint docs
 	$(SWIFT) test
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
@@ -57,6 +59,8 @@ test: deps deps-slurm deps-chromium lint docs
 	python3 docs/validation.py .build/debug/bgsim --check
 	$(MAKE) test-python
 	$(MAKE) notebooks
+	$(RELEASE)
+	python3 Benchmarks/scaling.py .build/release/bgsim --quick --check
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
 ## world model, the scheduling rules and policies, scenario files and the documents; not the

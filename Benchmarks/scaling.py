@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How a run's cost grows with the work (`make scaling`, issue 54): instructions, not seconds.
 
-    python3 Benchmarks/scaling.py [BGSIM] [--quick]
+    python3 Benchmarks/scaling.py [BGSIM] [--quick] [--check]
 
 Callgrind's count of one summary-only run of eager (`--replications 1 --no-tasks --jobs 1`),
 less the same run cut to one minute (process start, reading the scenario, writing the files):
@@ -12,7 +12,9 @@ less the same run cut to one minute (process start, reading the scenario, writin
 
 with each run's peak resident memory (wait4's ru_maxrss, a native run of the same command),
 and the two ratios the issue names: 500 against 20 apps per task, 10 years against 30 days per
-day. `--quick` runs 20 and 100 apps over 7 days and 30 days against 1 year only (a few minutes).
+day. `--quick` runs 20 and 100 apps over 7 days and 30 days against 1 year only (about a
+minute); `--check` exits 1 when a ratio is above the issue's bound (1.3 per task, 1.1 per day),
+which is how `make test` runs it.
 """
 import csv
 import os
@@ -24,6 +26,7 @@ import tempfile
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 quick = "--quick" in sys.argv
+check = "--check" in sys.argv
 bgsim = os.path.abspath(args[0] if args else ".build/release/bgsim")
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 reference = os.path.join(root, "models/scenarios/reference.yaml")
@@ -111,6 +114,8 @@ for h in horizons:
     print(f"{h:>8} {(whole - minute) / 1e6:>12.1f} M {per_day[h] / 1e6:>8.2f} M {peak_mb(path, h):>8.1f}")
 print()
 big, long = app_counts[-1], horizons[-1]
-print(f"ratios: per task, {big} apps against 20: {per_task[big] / per_task[20]:.2f}; "
-      f"per day, {days_of[long]} days against 30: {per_day[long] / per_day['30d']:.2f}")
+apps_ratio, days_ratio = per_task[big] / per_task[20], per_day[long] / per_day["30d"]
+print(f"ratios: per task, {big} apps against 20: {apps_ratio:.2f}; per day, {days_of[long]} days against 30: {days_ratio:.2f}")
 shutil.rmtree(work)
+if check and (apps_ratio > 1.3 or days_ratio > 1.1):
+    sys.exit(f"scaling: cost grows faster than the work (bounds: 1.3 per task, 1.1 per day)")

@@ -18,7 +18,7 @@ public enum EventCosts {
         "plug_in", "unplug", "optimized_release", "battery_level", "battery_watch_ended", "battery_replan", "load",
         "launch", "leave", "call", "call_end", "purge", "interrupt", "interrupt_end",
         "network", "eligible", "phase_end", "cpu_monitor",
-        "suspend", "policy_wake", "mechanism",
+        "suspend", "policy_wake", "mechanism", "transfer_done",
     ]
 
     @inline(__always)
@@ -86,6 +86,7 @@ extension PhoneEvent {
         case .suspend: 18
         case .policyWake: 19
         case .mechanism: 20
+        case .transferDone: 21
         }
     }
 }

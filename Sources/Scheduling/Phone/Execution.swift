@@ -121,10 +121,16 @@ extension PhoneSimulation {
             rescheduleEnd(i)
             return
         }
+        // Its data is done when it has been its link's head and served (`syncTransfers`);
+        // waiting behind others, its phase can end only with its time.
         let transfer = Transfer(owner: .task(i), upBytes: tasks[i].upBytes, downBytes: tasks[i].downBytes)
-        let end = transfer.isEmpty ? sim.now : send(transfer) ?? .distantFuture
-        tasks[i].transferEnd = end
-        tasks[i].workEnd = workEnd(i, transferEnd: end)
+        if transfer.isEmpty {
+            tasks[i].transferEnd = sim.now
+        } else {
+            send(transfer)
+            tasks[i].transferEnd = radios.headCompletion(of: .task(i)) ?? .distantFuture
+        }
+        tasks[i].workEnd = workEnd(i, transferEnd: tasks[i].transferEnd)
         if tasks[i].workEnd == sim.now, kind.isSystemCarried, !tasks[i].flags.contains(.holdsApp) {
             handBack(id)
             return

@@ -21,14 +21,18 @@ extension PhoneSimulation {
         defer { if crosses { mechanismsPlaceChanged(left: left, entered: change.place) } }
         guard books.isOn else { return }
         let new = radios.current
-        var moved = false
         if let old, old != new {
             radios.links[old].advance(to: sim.now)
             for t in radios.links[old].disconnect(at: sim.now) {
                 radios.held.append(Radios.Held(transfer: t, cellularAllowed: mayUseCellular(t.owner)))
+                // Its end is not known until it is a link's head again.
+                if case .task(let i) = t.owner, tasks[i].status == .running, tasks[i].phase == .working, !tasks[i].kind.isMode,
+                    tasks[i].transferEnd != .distantFuture
+                {
+                    setTransferEnd(i, .distantFuture)
+                }
             }
             settleRadios()
-            moved = true
         }
         if let new {
             // A new rate moves the end of the active phase, and every completion.
@@ -36,27 +40,23 @@ extension PhoneSimulation {
             radios.links[new].setThroughput(upMbps: radios.connection.upMbps, downMbps: radios.connection.downMbps, at: sim.now)
             let held = radios.held
             radios.held.removeAll()
-            for h in held { _ = send(h.transfer, cellularAllowed: h.cellularAllowed) }
-            moved = true
+            for h in held { send(h.transfer, cellularAllowed: h.cellularAllowed) }
         }
-        if moved { resyncTransfers() }
     }
 
     /// Sends a transfer over the current connection, or holds it until there is one it may
-    /// use; returns when it will finish, if it went to a radio.
-    @discardableResult
-    mutating func send(_ transfer: Transfer) -> SimInstant? {
+    /// use (`syncTransfers` gives its task its end).
+    mutating func send(_ transfer: Transfer) {
         send(transfer, cellularAllowed: mayUseCellular(transfer.owner))
     }
 
-    mutating func send(_ transfer: Transfer, cellularAllowed: Bool) -> SimInstant? {
-        let (sent, completion) = radios.send(transfer, cellularAllowed: cellularAllowed, at: sim.now)
+    mutating func send(_ transfer: Transfer, cellularAllowed: Bool) {
+        let sent = radios.send(transfer, cellularAllowed: cellularAllowed, at: sim.now)
         // A transfer in a tail starts a new burst: the last one's users are settled now.
         settleRadios()
         if sent, sink.observesTaskSteps, case .task(let i) = transfer.owner {
             sink.taskEvent(.transfer(TaskID(i), app: tasks[i].appIndex, radios.connection.kind), at: sim.now)
         }
-        return completion
     }
 
     /// With Background App Refresh on Wi-Fi only, background tasks never use cellular.
@@ -69,34 +69,56 @@ extension PhoneSimulation {
     /// Drops every transfer of the task, held or on a radio, and notes the bits they had left.
     /// A task has one transfer, except a continuous-mode session, whose chunks pile up while
     /// there is no connection or behind each other on a slow link: all of them go, or the
-    /// rest would be sent on behalf of a task that has ended.
+    /// rest would be sent on behalf of a task that has ended. The transfers behind it finish
+    /// sooner: their link's timer moves, no task's.
     mutating func cancelTransfer(of id: TaskID) {
         let i = id.rawValue
         let (up, down) = radios.cancel(.task(i), at: sim.now)
         tasks[i].leftUpBits = up
         tasks[i].leftDownBits = down
         settleRadios()
-        resyncTransfers(except: i)
     }
 
-    /// After a change that moves the links' completions (a cancellation, a new throughput, a
-    /// disconnection, held data sent): each running task whose transfer is still held or on a
-    /// link takes its completion again, and the end of its phase moves with it. The links'
-    /// completions are indexed once, not searched once per running task: at 500 apps the
-    /// search was most of a run.
-    mutating func resyncTransfers(except skipped: Int = -1) {
-        var indexed = false
-        for i in running where i != skipped && tasks[i].status == .running && !tasks[i].kind.isMode {
-            guard tasks[i].phase == .working, tasks[i].transferEnd > sim.now else { continue }
-            if !indexed {
-                radios.indexTaskCompletions()
-                indexed = true
+    /// Each link's head transfer is the one whose completion is exact: its task's phase ends
+    /// by it. Those behind wait with no end of their own (their phase can end only with their
+    /// time), and the link's timer fires at the head's completion while one waits, when the
+    /// next becomes head. A change on a link so moves one task's event and one timer, not one
+    /// per task queued (at 500 apps, that rescheduling was most of a run). Called after each
+    /// event: a head that changed within it is served from a later instant.
+    @inline(__always)
+    mutating func syncTransfers() {
+        for r in radios.links.indices where radios.links[r].changes != radios.synced[r].changes {
+            radios.synced[r].changes = radios.links[r].changes
+            guard let (owner, completion) = radios.links[r].served else {
+                if radios.synced[r].due != nil {
+                    radios.synced[r].due = nil
+                    sim.cancelTimer(transferTimers[r])
+                }
+                continue
             }
-            let end = radios.indexedCompletion(of: i) ?? .distantFuture
-            guard end != tasks[i].transferEnd else { continue }
-            tasks[i].transferEnd = end
-            tasks[i].workEnd = workEnd(i, transferEnd: end)
-            rescheduleEnd(i)
+            if case .task(let i) = owner, tasks[i].status == .running, tasks[i].phase == .working, !tasks[i].kind.isMode,
+                tasks[i].transferEnd != completion
+            {
+                setTransferEnd(i, completion)
+            }
+            let due = radios.links[r].queueCount > 1 ? completion : nil
+            guard radios.synced[r].due != due else { continue }
+            radios.synced[r].due = due
+            if let due {
+                sim.setTimer(transferTimers[r], .transferDone(r), at: due, priority: PhoneEvent.taskEndPriority)
+            } else {
+                sim.cancelTimer(transferTimers[r])
+            }
         }
+    }
+
+    /// Task `i`'s transfer ends at `end` (`.distantFuture`: not known while it waits), and its
+    /// work after it. Its phase's end moves only if it changes: a request that will run out
+    /// of time first keeps its event, and its place among others at the same instant.
+    mutating func setTransferEnd(_ i: Int, _ end: SimInstant) {
+        let before = min(tasks[i].deadline, tasks[i].workEnd)
+        tasks[i].transferEnd = end
+        tasks[i].workEnd = workEnd(i, transferEnd: end)
+        if min(tasks[i].deadline, tasks[i].workEnd) != before || tasks[i].timer == nil { rescheduleEnd(i) }
     }
 }

@@ -21,6 +21,9 @@ enum PhoneEvent {
     case suspend(Int)
     /// The time the policy asked to be consulted again (`Decisions.swift`).
     case policyWake
+    /// Link `Int` finishes the transfer it serves (`Network.swift`): one timer per link, at
+    /// its head's completion, so a change on the link moves one event, not one per task.
+    case transferDone(Int)
     /// A declared mechanism's own event: its payload shifted left by 8 bits above whether it
     /// is a task's step (bit 7) and its index in the registry, so that the event stays one word
     /// (`MechanismHosting.swift`).

@@ -29,6 +29,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     var books: EnergyBooks
     var levels: BatteryLevels
     var radios: Radios
+    /// Per link, the timer at its head transfer's completion (`Network.swift`).
+    let transferTimers: [TimerID]
     var tasks = TaskStore<TaskState>()
     /// Tasks running now, by id, in start order: loops over running work use this, not all
     /// tasks, so a long run does not slow down as tasks accumulate.
@@ -74,9 +76,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         var sim = Simulator<PhoneEvent>(capacity: 2 * setup.apps.count + 32)
         self.levels = BatteryLevels(setup, timer: sim.makeTimer())
         self.decisions = Decisions(timer: sim.makeTimer())
+        let radios = Radios(setup.network)
+        self.transferTimers = radios.links.indices.map { _ in sim.makeTimer() }
+        self.radios = radios
         self.sim = sim
         self.books = EnergyBooks(setup, chargeCurveObserved: sink.observesChargeCurve)
-        self.radios = Radios(setup.network)
         self.apps = AppRuntimes(
             setup.apps.map {
                 AppRuntime(
@@ -170,6 +174,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if books.lowPower { sink.worldEvent(.lowPowerMode(on: true), at: .start) }
         sink.chargeObserved(books.battery.charge, at: .start)
         rescheduleBattery()
+        syncTransfers()
     }
 
     /// Every 16,384 events the loop checks that simulated time moved at least a second: a
@@ -208,6 +213,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             EventCosts.nanos[event.costIndex] += EventCosts.now() - started
         }
         #endif
+        // The links' heads may have changed: their tasks' ends and the links' timers move.
+        defer { syncTransfers() }
         if case .power(.watchEnded) = event {
             batteryWatchEnded()
             return
@@ -229,6 +236,10 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
             consult = false
         case .policyWake: if draining { return }
         case .mechanism(let packed): consult = mechanismEvent(packed)
+        case .transferDone(let r):
+            // The next transfer's task gets its end after the event (`syncTransfers`).
+            radios.synced[r].due = nil
+            consult = false
         }
         switch event {
         case .power(.plugIn), .power(.unplug), .power(.level), .network, .person(.launch), .person(.leave):

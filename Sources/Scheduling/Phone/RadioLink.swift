@@ -23,9 +23,11 @@ struct RadioCharge {
 ///
 /// The link keeps its own books: `advance(to:)` moves through every transition due by then
 /// and charges the energy of each stretch at constant power to its owners (`charges`), so its
-/// transitions need no events of their own. Every queued transfer's completion is known when
-/// it is enqueued (`completions`), and moves only when the link is changed: a new throughput,
-/// a cancellation, a disconnection.
+/// transitions need no events of their own. The head's completion is known (`served`): it is
+/// worked out when a transfer becomes the head, and again when the link is changed (a new
+/// throughput, a cancellation); the others' are not needed until they are the head, so a
+/// change costs the same however long the queue. `changes` counts those changes and every new
+/// head, so that the driver updates the one task whose end the link decides only when it moved.
 ///
 /// Written for the hot loop: the powers of every phase are worked out when the throughput
 /// changes, not at each transition, and the queue and the outboxes are buffers with a start
@@ -46,11 +48,10 @@ struct RadioLink {
     let tailW: [Double]
     let maxTailW: Double
     private(set) var state = State.idle
-    /// Transfers waiting or being served, `buffer[head..<end]`, and when each finishes at the
-    /// current throughput (`completionBuffer`, the same indices). The buffers only grow: an
-    /// emptied queue starts again at 0.
+    /// Transfers waiting or being served, `buffer[head..<end]`, and when the head finishes at
+    /// the current throughput. The buffer only grows: an emptied queue starts again at 0.
     private(set) var buffer: [Transfer] = []
-    private(set) var completionBuffer: [SimInstant] = []
+    private(set) var headDone = SimInstant.start
     private(set) var head = 0
     private(set) var end = 0
     private(set) var promotions = 0
@@ -104,19 +105,16 @@ struct RadioLink {
     var queueCount: Int { end - head }
     /// The transfers queued or being served, head first.
     var queue: ArraySlice<Transfer> { buffer[head..<end] }
-    /// When each of them finishes, in the same order.
-    var completions: ArraySlice<SimInstant> { completionBuffer[head..<end] }
+    /// Counts the changes to the queue, its head or its completions: a driver that saw the
+    /// same count has nothing to update.
+    var changes = 0
+    /// The transfer being served (or promoted for), and when it finishes.
+    var served: (owner: TransferOwner, completion: SimInstant)? { head < end ? (buffer[head].owner, headDone) : nil }
 
-    /// Adds a transfer at the end of the queue, and its completion.
+    /// Adds a transfer at the end of the queue.
     @inline(__always)
-    mutating func push(_ t: Transfer, completion: SimInstant) {
-        if end < buffer.count {
-            buffer[end] = t
-            completionBuffer[end] = completion
-        } else {
-            buffer.append(t)
-            completionBuffer.append(completion)
-        }
+    mutating func push(_ t: Transfer) {
+        if end < buffer.count { buffer[end] = t } else { buffer.append(t) }
         end += 1
     }
 
@@ -128,34 +126,32 @@ struct RadioLink {
         chargedTailJ = 0
     }
 
-    /// Adds a transfer at `now`, waking the radio if it is idle or in its tail; returns when
-    /// it will finish at the current throughput (`nil` for an empty transfer, which is
-    /// dropped). Call `advance(to: now)` first.
-    @discardableResult
-    mutating func enqueue(_ transfer: Transfer, at now: SimInstant) -> SimInstant? {
+    /// Adds a transfer at `now`, waking the radio if it is idle or in its tail (an empty
+    /// transfer is dropped). Call `advance(to: now)` first.
+    mutating func enqueue(_ transfer: Transfer, at now: SimInstant) {
         precondition(isConnected, "a transfer on a link with no connection")
         charge(upTo: now)
-        guard !transfer.isEmpty else { return nil }
+        guard !transfer.isEmpty else { return }
+        changes &+= 1
         defer { refresh() }
         switch state {
         case .idle:
-            push(transfer, completion: .start)
+            push(transfer)
             promotions += 1
             if case .task = transfer.owner { taskPromotions += 1 }
             state = .promoting(until: now + profile.promotion)
             if profile.promotion == .zero { startPhase(at: now) }
-            completionBuffer[head] = headCompletion()
+            headDone = headCompletion()
         case .tail:
             // A new burst: the tail so far was the last one's.
             endBurst()
-            push(transfer, completion: .start)
+            push(transfer)
             startPhase(at: now)
-            completionBuffer[head] = headCompletion()
+            headDone = headCompletion()
         case .promoting, .active:
-            // Behind the others: their completions do not move.
-            push(transfer, completion: completionBuffer[end - 1] + duration(transfer))
+            // Behind the others: the head's completion does not move.
+            push(transfer)
         }
-        return completionBuffer[end - 1]
     }
 
     /// Moves through every transition due at or before `now`, charging the energy of each
@@ -189,6 +185,9 @@ struct RadioLink {
                 popHead()
                 finished(owner)
                 startPhase(at: t)
+                // The next one from the instant this one finished: what it would have been
+                // from the end of each before it.
+                if head < end { headDone = headCompletion() }
                 refresh()
             case .tail(let stage, _):
                 if stage + 1 < tailW.count {
@@ -212,6 +211,7 @@ struct RadioLink {
     /// head's remaining bits continue at the new rate; every completion moves.
     mutating func setThroughput(upMbps up: Double, downMbps down: Double, at now: SimInstant) {
         charge(upTo: now)
+        changes &+= 1
         let active: Bool
         if case .active = state { active = true } else { active = false }
         if active { keepRemainingHeadBits(at: now) }
@@ -220,7 +220,7 @@ struct RadioLink {
         upActiveW = profile.activePowerW(direction: .up, mbps: up)
         downActiveW = profile.activePowerW(direction: .down, mbps: down)
         if active { startPhase(at: now) }
-        computeCompletions()
+        if head < end { headDone = headCompletion() }
         refresh()
     }
 
@@ -229,6 +229,7 @@ struct RadioLink {
     /// abandoned). Call `advance(to: now)` first.
     mutating func disconnect(at now: SimInstant) -> [Transfer] {
         charge(upTo: now)
+        changes &+= 1
         if case .active = state { keepRemainingHeadBits(at: now) }
         let taken = Array(buffer[head..<end])
         clearQueue()
@@ -254,6 +255,7 @@ struct RadioLink {
     mutating func cancel(_ owner: TransferOwner, at now: SimInstant) -> Transfer? {
         charge(upTo: now)
         guard let i = buffer[head..<end].firstIndex(where: { $0.owner == owner }) else { return nil }
+        changes &+= 1
         let isHead = i == head
         if isHead, case .active = state { keepRemainingHeadBits(at: now) }
         let left = buffer[i]
@@ -275,7 +277,7 @@ struct RadioLink {
             case .idle, .tail: break
             }
         }
-        computeCompletions()
+        if head < end { headDone = headCompletion() }
         refresh()
         return left
     }
@@ -283,6 +285,7 @@ struct RadioLink {
     /// Shuts the radio off at once (the phone died): the burst, if any, is over. Call
     /// `advance(to:)` first.
     mutating func powerOff() {
+        changes &+= 1
         clearQueue()
         state = .idle
         upMbps = 0
@@ -344,6 +347,7 @@ struct RadioLink {
     /// Drops the head; an emptied queue starts its buffers afresh.
     @inline(__always)
     mutating func popHead() {
+        changes &+= 1
         head += 1
         if head == end { clearQueue() }
     }
@@ -374,20 +378,6 @@ struct RadioLink {
             return end + SimDuration(microsecondsRoundedUp: h.downBits / downMbps)
         case .idle, .tail:
             preconditionFailure("transfers queued on a link that serves none")
-        }
-    }
-
-    /// Works out every queued transfer's completion from the state: the head's from its phase,
-    /// each of the others from the one before it.
-    mutating func computeCompletions() {
-        guard head < end else { return }
-        var t = headCompletion()
-        completionBuffer[head] = t
-        var k = head + 1
-        while k < end {
-            t += duration(buffer[k])
-            completionBuffer[k] = t
-            k += 1
         }
     }
 

@@ -19,6 +19,9 @@ struct Radios: ~Copyable {
     }
 
     var links: OwnedArray<RadioLink>
+    /// Per link, its change count when its head's task and its timer were last brought up to
+    /// date, and when that timer is due (`PhoneSimulation.syncTransfers`).
+    var synced: OwnedArray<(changes: Int, due: SimInstant?)>
     /// The connection, and its quality as a policy sees it (two logarithms, worked out
     /// when the connection changes rather than at every decision).
     var connection = NetworkState.disconnected
@@ -33,6 +36,7 @@ struct Radios: ~Copyable {
     /// The links of `network`'s radios, idle and disconnected.
     init(_ network: NetworkEnvironment) {
         links = OwnedArray([RadioLink(profile: network.wifiRadio), RadioLink(profile: network.cellularRadio)])
+        synced = OwnedArray(Array(repeating: (0, nil), count: links.count))
     }
 
     /// The link a connection of `kind` uses.
@@ -100,55 +104,21 @@ struct Radios: ~Copyable {
     }
 
     /// Sends `transfer` over the current connection at `now`, or holds it until there is one it
-    /// may use; returns whether it went to a link, and when it will finish there.
-    mutating func send(_ transfer: Transfer, cellularAllowed: Bool, at now: SimInstant) -> (sent: Bool, completion: SimInstant?) {
+    /// may use; returns whether it went to a link.
+    mutating func send(_ transfer: Transfer, cellularAllowed: Bool, at now: SimInstant) -> Bool {
         guard let r = current, cellularAllowed || Self.link(for: .cellular) != r else {
             held.append(Held(transfer: transfer, cellularAllowed: cellularAllowed))
-            return (false, nil)
+            return false
         }
         links[r].advance(to: now)
-        return (true, links[r].enqueue(transfer, at: now))
+        links[r].enqueue(transfer, at: now)
+        return true
     }
 
-    /// When `owner`'s transfer finishes, if it is on a link (the first one it has queued).
-    /// Each task's first transfer on a link (as ``completion(of:)`` finds it) with its
-    /// completion, sorted by task: one pass over the queues, read by ``indexedCompletion(of:)``.
-    private(set) var taskCompletions: [(task: Int, order: Int, end: SimInstant)] = []
-
-    /// Indexes the tasks' completions now on the links.
-    mutating func indexTaskCompletions() {
-        taskCompletions.removeAll(keepingCapacity: true)
-        var order = 0
-        for r in links.indices {
-            var k = links[r].head
-            while k < links[r].end {
-                if case .task(let i) = links[r].buffer[k].owner { taskCompletions.append((i, order, links[r].completionBuffer[k])) }
-                order += 1
-                k += 1
-            }
-        }
-        if taskCompletions.count > 1 { taskCompletions.sort { ($0.task, $0.order) < ($1.task, $1.order) } }
-    }
-
-    /// Task `task`'s completion as last indexed: its first transfer's, if it has one on a link.
-    func indexedCompletion(of task: Int) -> SimInstant? {
-        var low = 0, high = taskCompletions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if taskCompletions[mid].task < task { low = mid + 1 } else { high = mid }
-        }
-        return low < taskCompletions.count && taskCompletions[low].task == task ? taskCompletions[low].end : nil
-    }
-
-    func completion(of owner: TransferOwner) -> SimInstant? {
-        for r in links.indices {
-            var k = links[r].head
-            while k < links[r].end {
-                if links[r].buffer[k].owner == owner { return links[r].completionBuffer[k] }
-                k += 1
-            }
-        }
-        return nil
+    /// When `owner`'s transfer finishes, if it is the head of the current link's queue.
+    func headCompletion(of owner: TransferOwner) -> SimInstant? {
+        guard let r = current, let (head, completion) = links[r].served, head == owner else { return nil }
+        return completion
     }
 
     /// Drops every transfer of `owner`, held or on a link, and returns the bits they had left.
@@ -185,9 +155,10 @@ struct Radios: ~Copyable {
     /// After a shutdown, once every owner is settled: fresh links, as they were.
     mutating func replaceLinks() {
         for r in links.indices {
-            let chargedUntil = links[r].chargedUntil
+            let chargedUntil = links[r].chargedUntil, changes = links[r].changes
             links[r] = RadioLink(profile: links[r].profile)
             links[r].charge(upTo: chargedUntil)
+            links[r].changes = changes &+ 1
         }
     }
 

@@ -26,6 +26,7 @@ public struct StartGaps: Sendable {
         self.exactLimit = Swift.max(exactLimit, Self.window)
     }
 
+    @inline(__always)
     mutating func add(_ start: SimInstant) {
         if sketch == nil {
             starts.append(start)
@@ -63,7 +64,7 @@ public struct StartGaps: Sendable {
         guard var sketch else {
             guard starts.count > 1 else { return nil }
             let sorted = starts.sorted()
-            return QuantileSketch.Summary(sorted: Statistics.sortedAscending(zip(sorted.dropFirst(), sorted).map { ($0 - $1).seconds }))
+            return QuantileSketch.Summary(sorted: zip(sorted.dropFirst(), sorted).map { ($0 - $1).seconds }.sorted())
         }
         var last = lastSketched
         Self.addGaps(of: starts.sorted()[...], after: &last, to: &sketch)

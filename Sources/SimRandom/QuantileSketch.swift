@@ -19,13 +19,17 @@ public struct QuantileSketch: Sendable {
     static let smallest = 1e-7
 
     /// Values added.
-    public private(set) var count = 0
+    public var count: Int { added }
+    @usableFromInline var added = 0
     /// The largest value added; `nan` before any.
     public var max: Double { count > 0 ? greatest : .nan }
     /// Every value, in the order added, while the sample is exact.
-    public private(set) var exactValues: [Double]? = []
-    let exactLimit: Int
-    var greatest = -Double.infinity
+    public var exactValues: [Double]? { sketched ? nil : values }
+    /// The values while exact (the hot path appends here), and whether the sketch took over.
+    @usableFromInline var values: [Double] = []
+    @usableFromInline var sketched = false
+    @usableFromInline let exactLimit: Int
+    @usableFromInline var greatest = -Double.infinity
     /// The least value binned (tracked once sketched).
     var least = Double.infinity
     /// Past the limit: the sum (compensated), the zero bucket's count, and the buckets'
@@ -38,28 +42,30 @@ public struct QuantileSketch: Sendable {
     /// An empty sample, exact up to `exactLimit` values (0: sketched from the first).
     public init(exactLimit: Int = QuantileSketch.defaultExactLimit) {
         self.exactLimit = exactLimit
-        if exactLimit == 0 { exactValues = nil }
+        sketched = exactLimit == 0
     }
 
     /// Whether every value is kept, so quantiles are exact.
-    public var isExact: Bool { exactValues != nil }
+    public var isExact: Bool { !sketched }
 
-    /// Adds a value.
-    @inline(__always)
+    /// Adds a value. Inlined into the simulation, which adds two or three a task.
+    @inlinable
     public mutating func add(_ x: Double) {
-        count += 1
+        added += 1
         if x > greatest { greatest = x }
-        if exactValues != nil, count <= exactLimit {
-            exactValues!.append(x)
+        if !sketched, added <= exactLimit {
+            values.append(x)
             return
         }
         addSketched(x)
     }
 
+    @usableFromInline
     mutating func addSketched(_ x: Double) {
-        if let values = exactValues {
-            exactValues = nil
+        if !sketched {
+            sketched = true
             for v in values { bin(v) }
+            values = []
         }
         bin(x)
     }
@@ -88,8 +94,7 @@ public struct QuantileSketch: Sendable {
 
     /// Mean, quantiles and maximum, for reading many of them: an exact sample is sorted once.
     public func summary() -> Summary {
-        if let values = exactValues { return Summary(sorted: Statistics.sortedAscending(values)) }
-        return Summary(sketch: self)
+        sketched ? Summary(sketch: self) : Summary(sorted: Statistics.sortedAscending(values))
     }
 
     /// A sample's mean, quantiles and maximum.
@@ -97,7 +102,8 @@ public struct QuantileSketch: Sendable {
         /// Values in the sample.
         public let count: Int
         /// The sample's mean; `nan` when empty.
-        public let mean: Double
+        public var mean: Double { sketch == nil ? Statistics.mean(sorted) : sketchMean }
+        let sketchMean: Double
         /// The largest value; `nan` when empty.
         public let max: Double
         /// Whether the quantiles are exact (no sketch).
@@ -110,7 +116,7 @@ public struct QuantileSketch: Sendable {
             self.sorted = sorted
             sketch = nil
             count = sorted.count
-            mean = Statistics.mean(sorted)
+            sketchMean = .nan
             max = sorted.last ?? .nan
         }
 
@@ -118,7 +124,7 @@ public struct QuantileSketch: Sendable {
             self.sketch = sketch
             sorted = []
             count = sketch.count
-            mean = count > 0 ? (sketch.sum + sketch.compensation) / Double(count) : .nan
+            sketchMean = count > 0 ? (sketch.sum + sketch.compensation) / Double(count) : .nan
             max = sketch.max
         }
 

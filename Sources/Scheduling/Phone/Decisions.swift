@@ -296,6 +296,9 @@ extension PhoneSimulation {
             let ids = decisions.starting
             if ids.count == decisions.eligible.count {
                 decisions.eligible.removeAllKeepingCapacity()
+            } else if case .all = decision.start {
+                // Every open request starts: those a gate holds stay, in their order.
+                decisions.eligible.removeAll { Self.isShown($0) }
             } else {
                 decisions.eligible.removeAll { ids.contains($0.id) }
             }

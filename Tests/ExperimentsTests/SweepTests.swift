@@ -7,9 +7,19 @@ import Testing
 
 @Suite("Sweeps, shards and resume")
 struct SweepTests {
+    /// The folder this test process writes its sweep files to, removed when the process
+    /// exits: a file per test, left behind, piled up in the temporary folder run after run.
+    static let sweepFiles: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bgsim-sweep-files-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: SweepTests.sweepFiles) }
+        return url
+    }()
+
     /// Writes a sweep file to a temporary folder and returns its path.
     static func write(_ yaml: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-sweep-\(UUID().uuidString).yaml")
+        let url = sweepFiles.appendingPathComponent("\(UUID().uuidString).yaml")
         try yaml.write(to: url, atomically: true, encoding: .utf8)
         return url.path
     }

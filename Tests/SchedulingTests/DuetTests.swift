@@ -360,6 +360,31 @@ struct DuetTests {
         s.now = at(4, 48)
         #expect(p.decide(s, eligible: [refresh(id: 2)]).start == .all)
     }
+
+    /// A held request is scored again every `rescoreEvery` from midnight, or, with none, only
+    /// at the time the rule that holds it names.
+    @Test func heldRequestsAreRescoredPeriodically() {
+        func wake(_ every: SimDuration?) -> SimInstant? {
+            var params = DuetPolicy.Parameters()
+            params.threshold = 0
+            params.minLaunchSpacing = .minutes(10)
+            params.maxRefreshesPerDay = 1000
+            params.minRefreshesPerDay = 1000
+            params.rescoreEvery = every
+            var p = DuetPolicy(params)
+            var s = state(80, at: at(1))
+            #expect(p.decide(s, eligible: [refresh()]) == PolicyDecision(start: .all))
+            s.now = at(1, 2)
+            let held = p.decide(s, eligible: [refresh(id: 2)])
+            #expect(held.holds == [PolicyHold(TaskID(2), "rate_limit")])
+            return held.reconsiderAt
+        }
+        #expect(wake(.seconds(450)) == at(1, 7, 30), "the next 7.5-minute bin, before the rate limit's 1:10")
+        #expect(wake(.minutes(4)) == at(1, 4))
+        #expect(wake(.minutes(30)) == at(1, 10), "the rate limit's 1:10, before 1:30")
+        #expect(wake(nil) == at(1, 10), "the rate limit's time alone")
+        #expect(DuetPolicy().parameters.rescoreEvery == .seconds(450))
+    }
 }
 
 /// Runs `DuetPolicy` and, at every decision, a copy of it with its application scores

@@ -71,6 +71,11 @@ extension DuetPolicy {
         /// Whether a processing request waits for its app to be opened again after a
         /// processing launch (processing follows use too).
         public var processingFollowsUse = true
+        /// How often dasd rescores the requests it holds, counted from midnight: it rescores its
+        /// list periodically (docs/sources.md §4), at a period not published. The default is
+        /// the predictor's bin, over which predictions stay the same. `nil`: only when
+        /// something the rules read changes, and at the times the rules name.
+        public var rescoreEvery: SimDuration? = .seconds(450)
         // Application rule: predicted use.
         /// How far ahead the application rule looks for predicted launches.
         public var launchLookahead: SimDuration = .seconds(450)
@@ -169,6 +174,9 @@ extension DuetPolicy {
         .flag(
             "processing_follows_use", \.parameters.processingFollowsUse,
             help: "after a processing launch, an app's processing waits until the app is opened again"),
+        .optionalDuration(
+            "rescore_every", \.parameters.rescoreEvery, in: .microseconds(1)...(.days(1)),
+            help: "how often the requests held are scored again, from midnight (none: only when an input changes and at the times the rules name)"),
         .duration(
             "launch_lookahead", \.parameters.launchLookahead, in: .microseconds(1)...(.days(1)),
             help: "how far ahead the application rule looks for predicted launches (at most a day: each request's score reads every 7.5-minute bin in it)"),

@@ -99,8 +99,8 @@ public struct DuetPolicy: RegisteredPolicy {
     public static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
 
     /// Decides every eligible request by the rules and starts those that pass, naming the rule
-    /// that held each other one; asks again at the next prediction bin, or sooner when a rule
-    /// that held a request may let it go.
+    /// that held each other one; asks again at the next periodic rescoring (`rescoreEvery`), or
+    /// sooner when a rule that held a request may let it go.
     public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         predictor.learn(state.usage)
         refill(to: state.now)
@@ -125,7 +125,7 @@ public struct DuetPolicy: RegisteredPolicy {
             for a in appScores.indices { appScores[a] = nil }
         }
         var chosen: [TaskID] = [], holds: [PolicyHold] = []
-        var wake = predictor.nextBoundary(after: state.now)
+        var wake = parameters.rescoreEvery.map { Self.nextRescore(after: state.now, every: $0) } ?? .distantFuture
         // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough.
         if let after = parameters.idleWindowAfter, state.isCharging, state.network == .wifi, !state.inUse,
             state.idleFor < after
@@ -194,7 +194,14 @@ public struct DuetPolicy: RegisteredPolicy {
             }
         }
         if chosen.count == eligible.count { return PolicyDecision(start: .all) }
-        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, holds: holds)
+        return PolicyDecision(
+            start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)
+    }
+
+    /// The first instant after `now` on the grid of `every` from midnight: the next periodic
+    /// rescoring (with the default period, the next prediction bin).
+    static func nextRescore(after now: SimInstant, every: SimDuration) -> SimInstant {
+        now - SimDuration(microseconds: now.timeOfDay.microseconds % every.microseconds) + every
     }
 
     /// Charges a task started on battery or cellular to the energy or data budget, and notes

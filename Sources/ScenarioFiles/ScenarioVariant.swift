@@ -9,10 +9,13 @@ extension Scenario {
     ///
     /// - Returns: the scenario and the overrides that give it, the name's among them.
     public static func loadVariant(file: String, overrides: [Override]) throws(ScenarioError) -> (Scenario, [Override]) {
-        let scenario = try load(file: file, overrides: overrides)
+        // Read twice, the second time named: the file and its profiles are parsed once.
+        let text = try InputFile.read(file, .scenario)
+        let documents = DocumentCache()
+        let scenario = try parse(yaml: text, file: file, overrides: overrides, documents: documents)
         guard let name = variantName(scenario.name, overrides: overrides) else { return (scenario, overrides) }
         let all = overrides + [Override(path: ConfigKeyPath([.key("name")]), value: name, origin: "--set name=\(name)")]
-        return (try load(file: file, overrides: all), all)
+        return (try parse(yaml: text, file: file, overrides: all, documents: documents), all)
     }
 
     /// `base` followed by each override that changes the world, as a name bgsim accepts

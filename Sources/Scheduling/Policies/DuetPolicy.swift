@@ -71,11 +71,20 @@ public struct DuetPolicy: RegisteredPolicy {
     /// all the same, so the cache does not depend on that reasoning.
     var appScores: [Double?] = []
     var appScoresKey: AppScoresKey?
-    /// Per app, what its use earns, and per app and kind what the rules answered, in the
-    /// decision numbered `stamp` (`decide`).
+    /// Per app and kind, what the rules answered in the decision numbered `stamp`; per app,
+    /// what its use earns, kept across decisions until its `until` or until the app's record
+    /// changes (`UseKey`): an allowance worked out for each app at each decision was a
+    /// twentieth of a run (`decide`).
     var decisionCount = 0
-    var cachedUse: [(stamp: Int, use: AppUse)] = []
+    var cachedUse: [(key: UseKey, use: AppUse)] = []
     var cachedOutcome: [(stamp: Int, eligibleSince: SimInstant, outcome: Outcome)] = []
+
+    /// What an app's allowance reads of its record besides the time.
+    struct UseKey: Equatable {
+        var launches: Int
+        var lastLeft: SimInstant?
+        var inForeground: Bool
+    }
 
     struct AppScoresKey: Equatable {
         var firstBin, lastBin: SimInstant
@@ -143,7 +152,8 @@ public struct DuetPolicy: RegisteredPolicy {
             if launches.count <= task.app {
                 let more = task.app + 1 - launches.count
                 launches += Array(repeating: Launches(), count: more)
-                cachedUse += Array(repeating: (0, AppUse(perDay: 0, neverUsed: true)), count: more)
+                cachedUse += Array(
+                    repeating: (UseKey(launches: -1, lastLeft: nil, inForeground: false), AppUse(perDay: 0, neverUsed: true)), count: more)
                 cachedOutcome += Array(repeating: (0, .start, Outcome(start: false)), count: 3 * more)
             }
             let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
@@ -170,9 +180,17 @@ public struct DuetPolicy: RegisteredPolicy {
                 }
                 appScore = appScores[task.app]!
             }
-            if cachedUse[task.app].stamp != stamp {
-                cachedUse[task.app] = (stamp, Self.allowance(state.usage, app: task.app, now: state.now, parameters))
+            let key = UseKey(
+                launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
+                inForeground: state.usage.apps[task.app].inForeground)
+            if cachedUse[task.app].key != key || state.now >= cachedUse[task.app].use.until {
+                cachedUse[task.app] = (key, Self.allowance(state.usage, app: task.app, now: state.now, parameters))
+                // Valid at this instant at least: the other requests of this decision.
+                cachedUse[task.app].use.until = max(cachedUse[task.app].use.until, state.now + .microseconds(1))
             }
+            assert(
+                cachedUse[task.app].use.earnsTheSame(as: Self.allowance(state.usage, app: task.app, now: state.now, parameters)),
+                "a kept allowance differs from a fresh one")
             let outcome = rules.decide(
                 task, state, level: level, battery: battery, appScore: appScore, use: cachedUse[task.app].use, launches: launches[task.app])
             cachedOutcome[slot] = (stamp, task.eligibleSince, outcome)

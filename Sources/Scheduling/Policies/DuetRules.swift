@@ -137,6 +137,14 @@ extension DuetPolicy {
         var learningUntil: SimInstant?
         /// The app has never been used.
         var neverUsed: Bool
+        /// Until when (exclusive) this holds while the app's record stays the same: no launch,
+        /// no leaving (`allowance`).
+        var until = SimInstant.distantFuture
+
+        /// Whether two allowances earn the same, whatever their `until`.
+        func earnsTheSame(as other: AppUse) -> Bool {
+            perDay == other.perDay && learningUntil == other.learningUntil && neverUsed == other.neverUsed
+        }
     }
 
     /// What the rules read, bound once per decision. The rules are its methods rather than
@@ -325,11 +333,15 @@ extension DuetPolicy {
     /// opened for `pauseAfter`; in the `learningPeriod` after its first use, nothing yet;
     /// otherwise `refreshesPerLaunch` per launch a day over the `usageWindow` (or since its
     /// first use, if later, and at least a day), between `minRefreshesPerDay` and
-    /// `maxRefreshesPerDay`.
+    /// `maxRefreshesPerDay`. Its `until` is the first instant the answer may change while the
+    /// app is neither opened nor left: the learning period's end, the pause, the oldest launch
+    /// leaving the window, the span starting to grow (before then, `now` itself).
     static func allowance(_ usage: UsageHistory, app: Int, now: SimInstant, _ p: Parameters) -> AppUse {
         let launches = usage.apps[app].launches
         guard let first = launches.first else { return AppUse(perDay: 0, neverUsed: true) }
-        if now < first + p.learningPeriod { return AppUse(perDay: 0, learningUntil: first + p.learningPeriod, neverUsed: false) }
+        if now < first + p.learningPeriod {
+            return AppUse(perDay: 0, learningUntil: first + p.learningPeriod, neverUsed: false, until: first + p.learningPeriod)
+        }
         if let since = usage.sinceLastUse(app, now: now), since >= p.pauseAfter { return AppUse(perDay: 0, neverUsed: false) }
         let from = now - p.usageWindow
         // Launches within the window: the first index at or after `from`, by bisection.
@@ -340,6 +352,13 @@ extension DuetPolicy {
         }
         let span = max(min(p.usageWindow, now - first), .days(1))
         let perDay = Double(launches.count - lo) / (span.seconds / 86_400)
-        return AppUse(perDay: min(p.maxRefreshesPerDay, max(p.minRefreshesPerDay, p.refreshesPerLaunch * perDay)), neverUsed: false)
+        var until = SimInstant.distantFuture
+        if !usage.apps[app].inForeground, let left = usage.apps[app].lastLeft { until = left + p.pauseAfter }
+        // The launch at `lo` leaves the window once `from` passes it.
+        if lo < launches.count { until = min(until, launches[lo] + p.usageWindow + .microseconds(1)) }
+        let age = now - first
+        if age < p.usageWindow { until = min(until, age > .days(1) ? now : first + .days(1) + .microseconds(1)) }
+        return AppUse(
+            perDay: min(p.maxRefreshesPerDay, max(p.minRefreshesPerDay, p.refreshesPerLaunch * perDay)), neverUsed: false, until: until)
     }
 }

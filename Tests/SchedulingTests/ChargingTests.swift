@@ -87,4 +87,36 @@ struct ChargingSimulationTests {
         #expect(!run.world.contains { if case .unplug = $0.1 { $0.0 == at(2) } else { false } }, "no unplug at the boundary")
         #expect(record.outcome == .completed && record.ended == at(2, 2))
     }
+
+    /// The charger's sessions are scheduled one at a time: the queue at the start holds the
+    /// same events for a week as for three years, and the run still plugs in and unplugs at
+    /// each session's ends (the last one the horizon cuts goes on).
+    @Test func chargerSessionsAreScheduledOneAtATime() throws {
+        func started(days: Int64) throws -> (pending: Int, run: RecordingSink, sessions: [ChargingSession]) {
+            var s = setup(days: days, apps: [], nights: 0.8, jitter: .minutes(30))
+            s.charging.topUpsPerDay = 0.5
+            let streams = try WorldStreams(setup: s, masterSeed: 3, replication: 0)
+            var sim = PhoneSimulation(setup: s, policy: EagerPolicy(), sink: RecordingSink(summary: RunMetrics(apps: s.apps)), streams: streams)
+            sim.startWorld()
+            let pending = sim.sim.pendingCount
+            return (pending, try simulate(s, EagerPolicy(), seed: 3), try sessions(s, seed: 3))
+        }
+        let week = try started(days: 7), years = try started(days: 1_095)
+        #expect(years.sessions.count > 100 * week.sessions.count / 2)
+        #expect(years.pending == week.pending)
+        for (days, started) in [(7, week), (1_095, years)] {
+            let horizon = SimInstant.after(.days(Int64(days)))
+            let expected: [(SimInstant, Bool)] = started.sessions.flatMap { s in
+                [(s.start, true)] + (s.end < horizon ? [(s.end, false)] : [])
+            }
+            let seen: [(SimInstant, Bool)] = started.run.world.compactMap { e in
+                switch e.1 {
+                case .plugIn: (e.0, true)
+                case .unplug: (e.0, false)
+                default: nil
+                }
+            }
+            #expect(seen.map(\.0) == expected.map(\.0) && seen.map(\.1) == expected.map(\.1), "\(days) days")
+        }
+    }
 }

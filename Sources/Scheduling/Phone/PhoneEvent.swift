@@ -32,6 +32,9 @@ enum PhoneEvent {
     /// Same-instant order: the world changes first, then work ends, then new work arrives,
     /// and the policy's own timer last, so it sees the state after everything at that instant.
     static var worldPriority: EventPriority { .high }
+    /// The charger's sessions are scheduled one at a time (`scheduleCharger`); just before the
+    /// other world changes, they keep the order they had when all were scheduled first.
+    static var chargerPriority: EventPriority { EventPriority(rawValue: EventPriority.high.rawValue - 1) }
     static var taskEndPriority: EventPriority { .normal }
     static var arrivalPriority: EventPriority { .low }
     static var policyPriority: EventPriority { .last }

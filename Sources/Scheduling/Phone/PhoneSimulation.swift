@@ -50,6 +50,9 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// Optimized Battery Charging's release, when the charger last came or went, and since
     /// when the phone is off.
     var optimizedRelease: EventHandle?
+    /// The charger's next step to schedule: session `chargerStep / 2` of `world.charging`, its
+    /// plug-in when even, its unplug when odd.
+    var chargerStep = 0
     var powerChangedAt = SimInstant.start
     var offSince: SimInstant?
     /// After the horizon: running tasks finish; no new work starts.
@@ -108,7 +111,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         if policy.seesTheFuture {
             policy.foresee(FutureWorld(timeline: world, horizon: horizon, launchDownBytes: setup.apps.map(\.launchDownBytes)))
         }
-        startWorld(horizon: horizon)
+        startWorld()
         #if BGSIM_EVENT_COSTS
         let loopStarted = EventCosts.now()
         #endif
@@ -152,13 +155,12 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     }
 
     /// The world's first events, the requests pending at the start, and the battery's first level.
-    mutating func startWorld(horizon: SimInstant) {
-        for session in world.charging {
-            if session.start == .start { plugIn() } else { sim.schedule(.power(.plugIn), at: session.start, priority: PhoneEvent.worldPriority) }
-            // A session the horizon cuts goes on while the work still running finishes: the
-            // cut is not an unplug, which would end processing work that requires power.
-            if session.end < horizon { sim.schedule(.power(.unplug), at: session.end, priority: PhoneEvent.worldPriority) }
+    mutating func startWorld() {
+        if world.charging.first?.start == .start {
+            plugIn()
+            chargerStep = 1
         }
+        scheduleCharger()
         if let first = world.networkChange(0) {
             if first.time == .start { changeNetwork(0) } else { scheduleWorld(.network(0), at: first.time) }
         }
@@ -197,6 +199,22 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         eventStorm = "more than 16384 events within a simulated second at \(sim.now), the last from \(what)"
         return sink
+    }
+
+    /// Schedules the charger's next plug-in or unplug: one at a time, so that the event queue
+    /// does not hold the horizon's sessions.
+    mutating func scheduleCharger() {
+        let step = chargerStep
+        guard step / 2 < world.charging.count else { return }
+        chargerStep += 1
+        let session = world.charging[step / 2]
+        if step % 2 == 0 {
+            sim.schedule(.power(.plugIn), at: session.start, priority: PhoneEvent.chargerPriority)
+        } else if session.end < world.horizon {
+            // A session the horizon cuts goes on while the work still running finishes: the
+            // cut is not an unplug, which would end processing work that requires power.
+            sim.schedule(.power(.unplug), at: session.end, priority: PhoneEvent.chargerPriority)
+        }
     }
 
     mutating func scheduleWorld(_ event: PhoneEvent, at time: SimInstant) {

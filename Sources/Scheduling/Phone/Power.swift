@@ -7,8 +7,12 @@ extension PhoneSimulation {
     /// A charger, battery or load event; whether a policy may see a change.
     mutating func handlePower(_ event: PowerEvent) -> Bool {
         switch event {
-        case .plugIn: plugIn()
-        case .unplug: unplug()
+        case .plugIn:
+            plugIn()
+            scheduleCharger()
+        case .unplug:
+            unplug()
+            scheduleCharger()
         case .optimizedRelease: books.holding = false
         case .level: batteryReachedLevel()
         case .replan:

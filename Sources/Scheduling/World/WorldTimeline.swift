@@ -4,7 +4,8 @@ import SimRandom
 
 /// The exogenous world of one replication (or its traces): the same for every policy.
 ///
-/// Charging is drawn before the run. The network's changes are drawn a day at a time as the
+/// Charging is drawn before the run (a session or two a day), and the run schedules its
+/// plug-ins and unplugs one at a time. The network's changes are drawn a day at a time as the
 /// run goes (`networkChange(_:)`), and the person's launches, calls,
 /// interruptions and the purges their launches bring are drawn a week at a time as the run
 /// goes (`launch(_:)`, `call(_:)`, `interruption(_:)`, `purge(_:)` draw what they need;

@@ -64,12 +64,13 @@ public struct DuetPolicy: RegisteredPolicy {
     /// Requests started on battery, and on cellular, whose cost is charged when they end.
     var onBattery = TaskIDBits()
     var onCellular = TaskIDBits()
-    /// The application rule's score per app, for the prediction bins and the predictor's state
-    /// `appScoresKey` names. It changes at a bin boundary (a launch counts in its bin from the
-    /// next day on), not at each decision: a division per bin and a square root per refresh
-    /// request per decision were a twentieth of a run. The predictor's state is in the key
-    /// all the same, so the cache does not depend on that reasoning.
-    var appScores: [Double?] = []
+    /// The application rule's score per app, for the prediction bins `appScoresKey` names and
+    /// the app's launches the predictor had learned (`learned`). It changes at a bin boundary
+    /// (a launch counts in its bin from the next day on), not at each decision: a division per
+    /// bin and a square root per refresh request per decision were a twentieth of a run. The
+    /// app's learned launches are in the key all the same, so the cache does not depend on
+    /// that reasoning; another app's launch leaves it.
+    var appScores: [(score: Double, learned: Int)?] = []
     var appScoresKey: AppScoresKey?
     /// Per app and kind, what the rules answered in the decision numbered `stamp`; per app,
     /// what its use earns, kept across decisions until its `until` or until the app's record
@@ -88,7 +89,8 @@ public struct DuetPolicy: RegisteredPolicy {
 
     struct AppScoresKey: Equatable {
         var firstBin, lastBin: SimInstant
-        var launchesLearned, appsLearned: Int
+        var firstDay: Int64
+        var appsLearned: Int
     }
 
     /// The model with `parameters`, no history and full budgets.
@@ -128,7 +130,7 @@ public struct DuetPolicy: RegisteredPolicy {
         let key = AppScoresKey(
             firstBin: predictor.binStart(of: state.now),
             lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
-            launchesLearned: predictor.learned, appsLearned: predictor.hits.count)
+            firstDay: predictor.firstDay, appsLearned: predictor.hits.count)
         if key != appScoresKey {
             appScoresKey = key
             for a in appScores.indices { appScores[a] = nil }
@@ -173,12 +175,20 @@ public struct DuetPolicy: RegisteredPolicy {
             var appScore = 0.0
             if task.kind.isRefreshLike {
                 if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
-                if appScores[task.app] == nil {
-                    appScores[task.app] = Self.applicationScore(
+                let learned = predictor.learnedLaunches(of: task.app)
+                if let kept = appScores[task.app], kept.learned == learned {
+                    appScore = kept.score
+                } else {
+                    appScore = Self.applicationScore(
                         predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
                         certain: parameters.certainLaunchProbability)
+                    appScores[task.app] = (appScore, learned)
                 }
-                appScore = appScores[task.app]!
+                assert(
+                    appScore
+                        == Self.applicationScore(
+                            predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                            certain: parameters.certainLaunchProbability), "a kept application score differs from a fresh one")
             }
             let key = UseKey(
                 launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,

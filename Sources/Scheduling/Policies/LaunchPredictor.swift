@@ -77,6 +77,10 @@ public struct LaunchPredictor: Sendable {
         return min(1, (h + prior * priorDays) / (elapsed + priorDays))
     }
 
+    /// How many of `app`'s launches have been learned: its probabilities change only with it
+    /// (and the bin and the record's first day).
+    func learnedLaunches(of app: Int) -> Int { app < cursor.count ? cursor[app] : 0 }
+
     /// The start of the bin that holds `time`.
     public func binStart(of time: SimInstant) -> SimInstant {
         time - SimDuration(microseconds: time.timeOfDay.microseconds % binWidth.microseconds)

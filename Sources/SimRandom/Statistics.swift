@@ -41,30 +41,39 @@ public enum Statistics {
     ///
     /// For finite values and infinities other than -0.0 the order of the bits is the order of
     /// the values. With a NaN or a -0.0 present (where `<` and the bits disagree), it falls
-    /// back to `sorted()`, so the result is always `sorted()`'s.
+    /// back to `sorted()`, so the result is always `sorted()`'s. Zeros, when they are an
+    /// eighth or more of the values (a policy that starts requests at once has mostly zero
+    /// latencies), are counted out and put back between the negatives and the positives.
     public static func sortedAscending(_ data: [Double]) -> [Double] {
         let n = data.count
         guard n > 64 else { return data.sorted() }
+        var zeros = 0
+        for x in data {
+            if x.isNaN || (x == 0 && x.sign == .minus) { return data.sorted() }
+            if x == 0 { zeros += 1 }
+        }
+        if zeros >= n / 8, zeros > 0 {
+            var sorted = sortedAscending(data.filter { $0 != 0 })
+            let positives = sorted.firstIndex { $0 > 0 } ?? sorted.count
+            sorted.insert(contentsOf: repeatElement(0, count: zeros), at: positives)
+            return sorted
+        }
         var keys = [UInt64](repeating: 0, count: n)
         var counts = [Int](repeating: 0, count: 8 * 256)
-        let usable = data.withUnsafeBufferPointer { values in
+        data.withUnsafeBufferPointer { values in
             keys.withUnsafeMutableBufferPointer { keys in
                 counts.withUnsafeMutableBufferPointer { counts in
                     for i in 0..<n {
-                        let x = values[i]
-                        if x.isNaN || (x == 0 && x.sign == .minus) { return false }
                         // Negative values: all bits flipped (larger magnitude sorts first);
                         // positive ones: the sign bit set, so they sort after every negative.
-                        let bits = x.bitPattern
+                        let bits = values[i].bitPattern
                         let key = bits >> 63 == 1 ? ~bits : bits | (1 << 63)
                         keys[i] = key
                         for pass in 0..<8 { counts[pass * 256 + Int(truncatingIfNeeded: key >> (8 * UInt64(pass))) & 0xFF] += 1 }
                     }
-                    return true
                 }
             }
         }
-        guard usable else { return data.sorted() }
         var other = [UInt64](repeating: 0, count: n)
         return keys.withUnsafeMutableBufferPointer { a in
             other.withUnsafeMutableBufferPointer { b in

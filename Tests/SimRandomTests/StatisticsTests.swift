@@ -36,9 +36,11 @@ struct StatisticsTests {
             let mixed = (0..<n).map { _ in (stream.uniform() - 0.5) * pow(10, stream.uniform() * 40 - 20) }
             let ties = (0..<n).map { _ in Double(Int(stream.uniform() * 5)) }
             let narrow = (0..<n).map { _ in 1 + stream.uniform() * 1e-9 }
+            let mostlyZero = (0..<n).map { _ in stream.uniform() < 0.9 ? 0 : stream.uniform() - 0.3 }
+            let allZero = [Double](repeating: 0, count: n)
             var special = mixed
             if n > 3 { special[0] = .infinity; special[1] = -.infinity; special[2] = .greatestFiniteMagnitude; special[3] = -.leastNonzeroMagnitude }
-            for sample in [latencies, mixed, ties, narrow, special] {
+            for sample in [latencies, mixed, ties, narrow, special, mostlyZero, allZero] {
                 #expect(same(Statistics.sortedAscending(sample), sample.sorted()), "n = \(n)")
             }
         }

@@ -143,7 +143,7 @@ extension PhoneSimulation {
 
     /// Whether a burst still going on some link has served `owner`.
     func radioUsers(contain owner: TransferOwner) -> Bool {
-        for r in radios.links.indices where radios.links[r].isUser(owner) { return true }
+        for r in radios.links.indices where radios.links[r].users.contains(owner) { return true }
         return false
     }
 

@@ -66,10 +66,6 @@ struct RadioLink {
     /// The distinct owners this burst (from leaving idle or the tail, to the end of the tail
     /// that follows) has served: they share its tail.
     private(set) var users: [TransferOwner] = []
-    /// `users` as a set, for `isUser`: a saturated link's burst never ends, and its users
-    /// run to thousands (at 500 apps a search of them was a tenth of a run).
-    private var userTasks = TaskIDBits()
-    private var foregroundIsUser = false
     /// Owners of bursts that are over, the first `settledCount` entries (the driver reads them,
     /// then `clearSettled()`).
     private(set) var settled: [TransferOwner] = []
@@ -341,13 +337,7 @@ struct RadioLink {
             return
         }
         let owner = buffer[head].owner
-        if !isUser(owner) {
-            users.append(owner)
-            switch owner {
-            case .task(let i): userTasks.insert(i)
-            case .foreground: foregroundIsUser = true
-            }
-        }
+        if !users.contains(owner) { users.append(owner) }
         let up = buffer[head].upBits
         let (bits, mbps) = up > 0 ? (up, upMbps) : (buffer[head].downBits, downMbps)
         // Rounded up to the microsecond, so the phase never ends before its last bit.
@@ -409,22 +399,12 @@ struct RadioLink {
         }
     }
 
-    /// Whether the current burst has served `owner`.
-    func isUser(_ owner: TransferOwner) -> Bool {
-        switch owner {
-        case .task(let i): userTasks.contains(i)
-        case .foreground: foregroundIsUser
-        }
-    }
-
     /// The current burst is over: its users are settled.
     mutating func endBurst() {
         for owner in users {
             if settledCount < settled.count { settled[settledCount] = owner } else { settled.append(owner) }
             settledCount += 1
-            if case .task(let i) = owner { _ = userTasks.remove(i) }
         }
-        foregroundIsUser = false
         if !users.isEmpty { users.removeAll(keepingCapacity: true) }
     }
 

@@ -47,7 +47,7 @@ extension AndroidPolicy {
             .duration("restricted_screen", \.parameters.restrictedScreen, help: "screen-on time since last use before RESTRICTED"),
             .flag("restricted_bucket", \.parameters.restrictedBucket, help: "apps unused long enough become RESTRICTED (Android 12+)"),
             .flag(
-                "android16_defaults", help: "Android 16's adjusted quotas (ACTIVE 20 min per 30 min, WORKING_SET per 4 h, FREQUENT per 12 h)",
+                "android16_defaults", help: "Android 16's adjusted quotas (ACTIVE 20 min per 60 min, WORKING_SET per 4 h, FREQUENT per 12 h)",
                 get: { $0.parameters.android16 },
                 set: {
                     $0.parameters.android16 = $1

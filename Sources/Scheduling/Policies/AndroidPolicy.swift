@@ -64,12 +64,12 @@ public struct AndroidPolicy: RegisteredPolicy {
             QuotaTracker.Limits(time: .minutes(10), window: .hours(24), maxJobs: 48, maxSessions: 3),
             QuotaTracker.Limits(time: .minutes(10), window: .hours(24), maxJobs: 10, maxSessions: 1),
         ]
-        /// Android 16's, with its adjusted-defaults flag: ACTIVE 20 min per 30 min, WORKING_SET
-        /// 10 min per 4 h, FREQUENT 10 min per 12 h.
+        /// Android 16's, with its adjust-quota and window-tuning flags both on: ACTIVE 20 min per
+        /// 60 min, WORKING_SET 10 min per 4 h, FREQUENT 10 min per 12 h.
         public static let android16Quotas: [QuotaTracker.Limits] = {
             var q = legacyQuotas
             q[0].time = .minutes(20)
-            q[0].window = .minutes(30)
+            q[0].window = .minutes(60)
             q[1].window = .hours(4)
             q[2].window = .hours(12)
             return q

@@ -167,6 +167,21 @@ struct BackgroundMechanismTests {
         #expect(run.transitions(of: 0).filter { $0.1 == .suspended && $0.2 == .background }.map(\.0) == [at(0, 10), at(0, 20), at(1, 0)])
     }
 
+    /// Every factor but app usage applies to silent pushes (docs/sources.md §4): on battery at
+    /// or below the critical level they wait, and the charger delivers the newest.
+    @Test func pushesWaitAtCriticalBatteryUntilTheCharger() throws {
+        var s = pusher([at(0, 10), at(0, 20)])
+        s.battery.initialCharge = 0.15
+        s.chargingTrace = [ChargingSession(start: at(1), end: at(3))]
+        let run = try simulate(s, EagerPolicy())
+        let pushes = run.records.filter { $0.request.kind == MechanismRegistry.kind(SilentPushes.self) }.sorted { $0.request.id < $1.request.id }
+        #expect(pushes.map(\.outcome) == [.replaced, .completed])
+        #expect(pushes.map(\.started) == [nil, at(1)])
+        s.battery.initialCharge = 0.5
+        let above = try simulate(s, EagerPolicy()).records.filter { $0.request.kind == MechanismRegistry.kind(SilentPushes.self) }
+        #expect(above.compactMap(\.started).sorted() == [at(0, 10), at(0, 20)])
+    }
+
     @Test func noPushReachesASwipedAwayAppUntilItIsOpenedAgain() throws {
         let s = pusher(
             [at(0, 10), at(0, 50), at(1, 30)],

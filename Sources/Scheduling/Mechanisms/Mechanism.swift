@@ -163,6 +163,8 @@ public protocol MechanismHost: ~Copyable {
     var lowPowerMode: Bool { get }
     /// Whether a charger is powering the phone.
     var isCharging: Bool { get }
+    /// The battery's charge, a fraction of its capacity.
+    var charge: Double { get }
     /// The connection the phone uses now: Wi-Fi, cellular or none.
     var connection: NetworkKind { get }
     /// Whether Background App Refresh lets app `app` run in the background (the phone's

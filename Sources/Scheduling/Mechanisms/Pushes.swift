@@ -30,9 +30,10 @@ public struct PushArrival: Equatable, Sendable {
 /// a Poisson process (drawn as the run goes, so memory does not grow with the horizon), or a
 /// trace replays them. None reaches an app the person swiped away, that exits on suspend or
 /// that lacks `remote-notification`; the system holds the newest (an older held one is
-/// replaced) until the phone is on, Low Power Mode off, Background App Refresh on and fewer
-/// than `system.pushes_per_hour` were delivered to the app in the last hour, then wakes the
-/// app for `system.wake_budget`.
+/// replaced) until the phone is on, Low Power Mode off, Background App Refresh on, the battery
+/// above `system.silent_push.critical_battery_pct` or charging (every factor but app usage
+/// applies, docs/sources.md §4) and fewer than `system.pushes_per_hour` were delivered to the
+/// app in the last hour, then wakes the app for `system.wake_budget`.
 public final class SilentPushes: Mechanism {
     /// `silent_push`.
     public static let name = "silent_push"
@@ -46,6 +47,12 @@ public final class SilentPushes: Mechanism {
         .seconds("cpu", .exponential(mean: 2), help: "CPU time of a push's handler"),
         .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
         .kilobytes("down_kb", .fixed(20_000), help: "bytes the handler receives"),
+    ]
+    /// The keys of `system.silent_push`.
+    public static let systemParameters: [PolicyParameterInfo] = [
+        .number(
+            "critical_battery_pct", 20, in: NumberRange(0...100), unit: "percent",
+            help: "on battery at or below this charge, pushes wait for the charger (the critical-battery factor)")
     ]
     /// `app.<name>.push`: each push's arrival and work.
     public static let streams = ["push"]
@@ -64,6 +71,7 @@ public final class SilentPushes: Mechanism {
     }
 
     let sections: [Section?]
+    let criticalCharge: Double
     let kind = MechanismRegistry.kind(SilentPushes.self)
     /// Per app: deliveries within the last hour, oldest first; the newest push held (a task);
     /// whether a timer waits for the hour to roll on; the next push drawn, not yet arrived.
@@ -77,6 +85,7 @@ public final class SilentPushes: Mechanism {
 
     /// The run's mechanism, from each app's section.
     public init(apps: [MechanismValues?], system: MechanismValues) {
+        criticalCharge = system.number("critical_battery_pct") / 100
         sections = apps.map { v in
             v.map {
                 Section(
@@ -157,7 +166,10 @@ public final class SilentPushes: Mechanism {
             host.end(task, .dropped, rejection: nil)
             return
         }
-        guard host.phoneIsOn, !host.lowPowerMode, host.backgroundAppRefresh(app) else { return }
+        // The battery only climbs back over the critical level on the charger, whose plug-in
+        // calls `gatesChanged`.
+        guard host.phoneIsOn, !host.lowPowerMode, host.backgroundAppRefresh(app), host.isCharging || host.charge > criticalCharge
+        else { return }
         let hour = SimDuration.hours(1), now = host.now
         deliveries[app].removeAll { $0 <= now - hour }
         if deliveries[app].count >= host.scenario.system.pushesPerHour {

@@ -106,6 +106,8 @@ extension PhoneSimulation: MechanismHost {
     public var lowPowerMode: Bool { books.lowPower }
     /// Whether a charger powers the phone.
     public var isCharging: Bool { books.isCharging }
+    /// The battery's charge, a fraction.
+    public var charge: Double { books.battery.charge }
     /// The connection in use.
     public var connection: NetworkKind { radios.connection.kind }
     /// The setting is not off, and the app's switch is on.

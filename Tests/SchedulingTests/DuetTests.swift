@@ -238,6 +238,27 @@ struct DuetTests {
         #expect(run.summary.backgroundEnergyJ < eager.summary.backgroundEnergyJ / 10)
     }
 
+    /// The allowance is a budget spent in bursts when use is likely (docs/sources.md §4: an
+    /// iOS 26 app's refreshes 21 minutes apart): with the person opening news at 8:00 and
+    /// 8:20 daily, the refreshes before those launches come sooner than the allowance's
+    /// spacing; with `burstScore` off every gap keeps that spacing (three hours at four a day).
+    @Test func refreshesComeInBurstsWhenUseIsLikely() throws {
+        let news = quarterHourly("news")
+        let launches = (0..<5).flatMap { d in
+            [use(0, at(24 * Int64(d) + 8), at(24 * Int64(d) + 8, 2)), use(0, at(24 * Int64(d) + 8, 20), at(24 * Int64(d) + 8, 22))]
+        }
+        let s = world(hours: 120, apps: [news], launches: launches, network: [(.zero, wifiState)])
+        var p = DuetPolicy.Parameters()
+        p.idleWindowAfter = nil
+        let burst = starts(try simulate(s, DuetPolicy(p)))
+        let gaps = zip(burst, burst.dropFirst()).map { $1 - $0 }
+        #expect(gaps.contains { $0 < .hours(1) }, "\(burst)")
+        #expect(gaps.allSatisfy { $0 >= p.minLaunchSpacing }, "the rate limit still holds: \(burst)")
+        p.burstScore = nil
+        let spaced = starts(try simulate(s, DuetPolicy(p)))
+        #expect(zip(spaced, spaced.dropFirst()).allSatisfy { $1 - $0 >= .hours(3) }, "\(spaced)")
+    }
+
     /// On a charger and Wi-Fi with the phone idle for half an hour, the application rule gives
     /// way for each app's first refresh: an app opened in the evening, which nothing predicts
     /// at night, is refreshed at night within its allowance; without the window it waits for a

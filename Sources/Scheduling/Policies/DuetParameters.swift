@@ -58,6 +58,11 @@ extension DuetPolicy {
         /// (0.5: an app earning two a day gets them at least 6 hours apart), so that a night on
         /// the charger does not spend a day's allowance before the morning's predicted use.
         public var allowanceSpread = 0.5
+        /// A refresh whose application score reaches this may come sooner than that spacing
+        /// (the count a day still holds): the allowance is a budget spent in bursts when use is
+        /// likely, as logs show refreshes 15-21 min apart (docs/sources.md §4); `nil`: the
+        /// spacing always holds.
+        public var burstScore: Double? = 0.5
         /// The span over which an app's launches a day are counted.
         public var usageWindow: SimDuration = .days(7)
         /// An app not opened for this long gets no refresh until it is opened again.
@@ -165,6 +170,9 @@ extension DuetPolicy {
         .number(
             "allowance_spread", \.parameters.allowanceSpread, in: 0...1, unit: "a share of a day per refresh",
             help: "an app's refresh launches are at least this share of a day over its allowance apart"),
+        .optionalNumber(
+            "burst_score", \.parameters.burstScore, in: NumberRange(0...1), unit: "an application score",
+            help: "a refresh whose application score reaches this may come sooner than allowance_spread (none: never)"),
         .duration("usage_window", \.parameters.usageWindow, in: .positive, help: "the span over which an app's launches a day are counted"),
         .duration("pause_after", \.parameters.pauseAfter, in: .positive, help: "an app not opened for this long gets no refresh until opened"),
         .duration("learning_period", \.parameters.learningPeriod, help: "no refresh in this span after an app's first use"),

@@ -35,7 +35,7 @@ import SimEngine
 /// - **Energy budget**, **data budget**: work on battery, or on cellular, spends a budget
 ///   refilled evenly over the day; empty: must not.
 /// - **Overdue** (off unless `maxWait` is set): waiting longer than that: must.
-/// - **Processing due**: a processing request eligible for `processingDueAfter` (2 days) whose
+/// - **Processing due**: a processing request eligible for `processingDueAfter` (1 day) whose
 ///   app was used within `processingUsedWithin` (7 days): must.
 ///
 /// Combination by rank (dasd's numbers): any absolutely must not holds the request; else any

@@ -204,7 +204,7 @@ extension DuetPolicy {
                     guard visit(.newApp, .mustNot) else { return }
                 } else if use.perDay <= 0 {
                     guard visit(.appUnused, .mustNot) else { return }
-                } else if let held = allowanceHolds(use.perDay, launches, now: now, wake: &wake) {
+                } else if let held = allowanceHolds(use.perDay, launches, now: now, appScore: appScore, wake: &wake) {
                     guard visit(held, .mustNot) else { return }
                 }
             } else if processing, p.processingFollowsUse, let last = launches.lastProcessing,
@@ -263,9 +263,12 @@ extension DuetPolicy {
 
         /// Whether the app's allowance holds a refresh now, and if so by which rule: at most
         /// `perDay` refresh launches in any day, at least `allowanceSpread` of a day over
-        /// `perDay` apart; an app whose last task overran counts over `misbehaviourFactor`
-        /// days and spaces by that factor too. Requests started at `now` are one launch.
-        func allowanceHolds(_ perDay: Double, _ launches: borrowing Launches, now: SimInstant, wake: inout SimInstant?) -> Rule? {
+        /// `perDay` apart unless the app's score reaches `burstScore`; an app whose last task
+        /// overran counts over `misbehaviourFactor` days and spaces by that factor too (no
+        /// burst). Requests started at `now` are one launch.
+        func allowanceHolds(
+            _ perDay: Double, _ launches: borrowing Launches, now: SimInstant, appScore: Double, wake: inout SimInstant?
+        ) -> Rule? {
             let p = parameters
             let factor = launches.overran ? p.misbehaviourFactor : 1
             let day = SimDuration.days(1).microseconds
@@ -289,6 +292,7 @@ extension DuetPolicy {
                 if let oldest { later(oldest + window) }
                 return Double(normal + 1) > perDay ? .allowance : .misbehaviour
             }
+            if !launches.overran, let burst = p.burstScore, appScore >= burst { return nil }
             let spacing = Int64(Double(day) / perDay * p.allowanceSpread)
             let stretched = launches.overran ? Int64(Double(spacing) * factor) : spacing
             if let last, now < last + stretched {

@@ -273,6 +273,21 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
         }
     }
 
+    /// A real-number parameter that may be `none`, stored at `property`.
+    public static func optionalNumber(
+        _ name: String, _ property: WritableKeyPath<P, Double?> & Sendable, in range: NumberRange, unit: String, help: String
+    ) -> Self {
+        stored(name, property, .optionalNumber(range, unit: unit), help) {
+            $0.map { .number($0) } ?? .off
+        } from: {
+            switch $0 {
+            case .number(let v): .some(v)
+            case .off: .some(nil)
+            default: nil
+            }
+        }
+    }
+
     /// A real-number parameter that the policy stores in another unit: `get` gives the value
     /// as scenarios write it, `set` stores one (a percentage kept as a fraction).
     public static func number(

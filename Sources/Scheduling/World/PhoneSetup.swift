@@ -48,11 +48,11 @@ public struct SystemRules: Equatable, Sendable {
     /// Time a refresh task may run before it expires: "up to 30 seconds" (docs/sources.md §2).
     public var refreshBudget: SimDuration = .seconds(30)
     /// The time granted to each refresh, in seconds, drawn per refresh and at most
-    /// `refreshBudget`; `nil`: every refresh gets the whole budget. Developers see grants
-    /// vary, some expiring within seconds, a report saw 15 s (docs/sources.md §2-3
-    /// [secondary]); no distribution is published, so the default, a log-normal with median
-    /// 15 s and sigma 0.8 (about 9% under 5 s, 19% the whole 30 s), is an assumption (§12).
-    public var refreshGrant: Distribution? = .lognormal(median: 15, sigma: 0.8)
+    /// `refreshBudget`; `nil`: every refresh gets the whole budget. Developers see most
+    /// refreshes that expire do so 2-5 s after launch (docs/sources.md §4 [secondary]); no
+    /// distribution is published, so the default, uniform from 2 s to the 30 s budget, is
+    /// calibrated against that report (docs/validation.md) and an assumption (§12).
+    public var refreshGrant: Distribution? = .uniform(low: 2, high: 30)
     /// Time a processing task may run: "can run for minutes" (docs/sources.md §2); 5 minutes is an
     /// assumption within "several minutes".
     public var processingBudget: SimDuration = .minutes(5)

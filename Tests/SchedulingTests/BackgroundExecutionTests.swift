@@ -5,8 +5,8 @@ import Testing
 
 @testable import Scheduling
 
-/// A quiet phone: always on Wi-Fi, no charger unless `charging` is given, and a person who
-/// does only what `launches` and `calls` say.
+/// A quiet phone: always on Wi-Fi, no charger unless `charging` is given, a person who does
+/// only what `launches` and `calls` say, and every refresh granted the whole budget.
 func quiet(
     hours: Int64 = 24, apps: [AppParameters], launches: [AppLaunch] = [], calls: [Call] = [],
     purges: [Purge] = [], charging: [ChargingSession] = []
@@ -15,6 +15,7 @@ func quiet(
     s.duration = .hours(hours)
     s.network = network([(.zero, wifiState)])
     s.chargingTrace = charging
+    s.system.refreshGrant = nil
     var people = PeopleTimeline()
     people.launches = launches
     people.calls = calls

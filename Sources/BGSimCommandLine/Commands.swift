@@ -60,7 +60,7 @@ struct Run: AsyncParsableCommand {
         print(
             ComparisonTable.render(
                 scenario, PolicySummary.summarise(outcome.runs[0], policies: scenario.policies),
-                replications: outcome.replications))
+                replications: outcome.replications, outcome: outcome))
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
     }

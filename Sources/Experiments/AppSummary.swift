@@ -18,6 +18,7 @@ struct AppSummary: Sendable {
     /// (runs.csv has `staleness_mean_s` too).
     static let metrics: [(column: String, name: String, zeroWhenAbsent: Bool)] = [
         ("runs_per_day", "app_runs_per_day", true),
+        ("gap_median_s", "app_gap_median_s", false),
         ("completed", "app_completed_per_day", true),
         ("expired", "app_expired_per_day", true),
         ("rejected", "app_rejected_per_day", true),

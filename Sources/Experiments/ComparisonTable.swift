@@ -41,8 +41,11 @@ public enum ComparisonTable {
     }
 
     /// The best mean per column is starred among the deployable policies: a bound (the
-    /// oracle) is shown but not starred.
-    public static func render(_ scenario: Scenario, _ summaries: [PolicySummary], replications: Int? = nil) -> String {
+    /// oracle) is shown but not starred. With a run's `outcome`, a third table gives each
+    /// scheduled task's runs a day and gap between runs.
+    public static func render(
+        _ scenario: Scenario, _ summaries: [PolicySummary], replications: Int? = nil, outcome: StudyOutcome? = nil
+    ) -> String {
         let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
         var rows: [[String]] = [["policy"] + columns.map(\.title)]
         let best = columns.map { column in
@@ -69,7 +72,37 @@ public enum ComparisonTable {
         out += summaries.contains { $0.policy.isBound } ? " (bounds not starred)\n" : "\n"
         out += aligned(rows)
         out += mechanismShares(summaries, metricIndex)
+        out += runsPerApp(outcome?.apps ?? [], policies: summaries.map(\.policy.name))
         return out
+    }
+
+    /// What a person could observe of each scheduled task (refresh, processing, legacy fetch):
+    /// its runs a day and the median gap between its runs, means over replications. Latency
+    /// counts only the requests that started, and many are replaced before they do.
+    static func runsPerApp(_ apps: [AppSummary], policies: [String]) -> String {
+        var tasks: [(app: String, identifier: String)] = []
+        var cells: [String: (runs: Double, gap: Double)] = [:]
+        for row in apps where row.metric == "app_runs_per_day" || row.metric == "app_gap_median_s" {
+            if !tasks.contains(where: { $0 == (row.app, row.identifier) }) { tasks.append((row.app, row.identifier)) }
+            let key = row.policy.name + "\u{1f}" + row.app + "\u{1f}" + row.identifier
+            var cell = cells[key] ?? (.nan, .nan)
+            if row.metric == "app_runs_per_day" { cell.runs = row.interval.mean } else { cell.gap = row.interval.mean }
+            cells[key] = cell
+        }
+        guard !tasks.isEmpty else { return "" }
+        let titles = tasks.map { t in
+            tasks.filter { $0.app == t.app }.count > 1 ? t.app + " " + (t.identifier.split(separator: ".").last.map(String.init) ?? t.identifier) : t.app
+        }
+        var rows: [[String]] = [["policy"] + titles]
+        for policy in policies {
+            rows.append(
+                [policy]
+                    + tasks.map { t in
+                        guard let c = cells[policy + "\u{1f}" + t.app + "\u{1f}" + t.identifier], c.runs.isFinite else { return "-" }
+                        return fixed(c.runs, 1) + " " + (c.gap.isFinite ? duration(c.gap) : "-")
+                    })
+        }
+        return "\nscheduled tasks: runs a day and median gap between runs (means over replications):\n" + aligned(rows)
     }
 
     static func aligned(_ rows: [[String]]) -> String {

@@ -196,6 +196,8 @@ public struct StudyOutcome: Sendable {
     public var ran: Int
     /// Units found finished from an earlier invocation (resume).
     public var skipped: Int
+    /// A run's per-app rows of summary.csv (none for a sweep or without apps.csv).
+    var apps: [AppSummary] = []
 }
 
 extension Experiment {
@@ -243,11 +245,11 @@ extension Experiment {
                 runs = try readRuns(plan, replications: n) { _ in store }
             }
         }
-        let written = try writeResults(
+        let (written, apps) = try writeResults(
             plan, runs: runs, replications: n, precision: outcome, options: options,
             storeOf: { _ in store }, to: folder)
         try? FileManager.default.removeItem(at: store.folder)
-        return StudyOutcome(runs: runs, replications: n, precision: outcome, written: written, ran: ran, skipped: skipped)
+        return StudyOutcome(runs: runs, replications: n, precision: outcome, written: written, ran: ran, skipped: skipped, apps: apps)
     }
 
     /// Runs `units` on up to `jobs` threads, each into the store as it finishes.
@@ -312,21 +314,23 @@ extension Experiment {
     }
 
     /// Writes a study's result files from its units (each atomically, `manifest.json` last)
-    /// and returns their names in the order written.
+    /// and returns their names in the order written, with a run's per-app summary rows.
     static func writeResults(
         _ plan: StudyPlan, runs: [[RunValues]], replications: Int, precision: PrecisionOutcome?,
         options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL
-    ) throws(RuntimeFailure) -> [String] {
+    ) throws(RuntimeFailure) -> (written: [String], apps: [AppSummary]) {
         let policies = plan.policies
         // A run's summary has per-app rows, from its units' apps.csv rows (a sweep's would
         // multiply its summary by the apps; its apps.csv has them).
         var appSummaries: (@Sendable (Int) -> [AppSummary])?
+        var appRows: [AppSummary] = []
         if options.record.apps, !plan.isSweep {
             let rows = try AppSummary.rows(policies: policies, replications: replications) { k, r in
                 let u = UnitKey(point: 0, policy: k, replication: r)
                 return storeOf(u).file(u, "apps.csv")
             }
             appSummaries = { _ in rows }
+            appRows = rows
         }
         // Each point's summaries and comparisons are made as its rows are written.
         var files: [(name: String, content: OutputContent)] = [
@@ -366,6 +370,6 @@ extension Experiment {
             progress: options.writing.map { writing in
                 { name, done, total in writing("\(counted[name] ?? "parts") of \(name) written", done, total) }
             })
-        return files.map(\.name) + ["manifest.json"]
+        return (files.map(\.name) + ["manifest.json"], appRows)
     }
 }

@@ -287,10 +287,11 @@ extension Experiment {
         try OutputFiles.createFolder(folder, "output folder ")
         let lock = try FolderLock(folder)
         defer { lock.release() }
-        let written = try writeResults(
+        let (written, apps) = try writeResults(
             plan, runs: runs, replications: plan.replications, precision: nil, options: options,
             storeOf: storeOf, to: folder)
-        return StudyOutcome(runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount)
+        return StudyOutcome(
+            runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount, apps: apps)
     }
 
     /// Which shards (K/N) were given, when all split the study the same way: the shards not

@@ -169,6 +169,15 @@ let verifyScript = #"""
             if not close(float(srow["mean"]), sum(values) / len(values), 1e-9) or not close(float(srow["zero_pct"]), zero, 1e-9):
                 errors.append("summary.csv %s/%s/%s: app_runs_per_day mean %s zero_pct %s, apps.csv gives %r, %r" % (
                     srow["policy"], srow["app"], srow["identifier"], srow["mean"], srow["zero_pct"], sum(values) / len(values), zero))
+        # app_gap_median_s: the mean over the replications that have a gap (a mean over runs).
+        for srow in tables["summary.csv"]:
+            if srow["metric"] != "app_gap_median_s":
+                continue
+            gaps = [float(a["gap_median_s"]) for a in apps if (a["policy"], a["app"], a["identifier"]) == (srow["policy"], srow["app"], srow["identifier"])
+                    and a["gap_median_s"] not in ("", "nan")]
+            if gaps and not close(float(srow["mean"]), sum(gaps) / len(gaps), 1e-9):
+                errors.append("summary.csv %s/%s/%s: app_gap_median_s mean %s, apps.csv gives %r" % (
+                    srow["policy"], srow["app"], srow["identifier"], srow["mean"], sum(gaps) / len(gaps)))
     for r in tables["runs.csv"]:
         key = (r["policy"], r["replication"])
         bg, phone = float(r["background_energy_j"]), float(r["phone_energy_j"])

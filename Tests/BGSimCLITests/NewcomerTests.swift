@@ -49,6 +49,40 @@ struct NewcomerTests {
         #expect(
             !printed.isEmpty && tables(readme) == printed,
             "README.md's block is not what `bgsim run models/scenarios/default.yaml` prints: paste its tables there")
+        // The third table's cells are summary.csv's per-app means: runs a day, median gap.
+        let summary = try String(contentsOf: out.appendingPathComponent("default/summary.csv"), encoding: .utf8)
+        var means: [String: Double] = [:]
+        for line in summary.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count > 10, f[2] == "app_runs_per_day" || f[2] == "app_gap_median_s", let mean = Double(f[4]) else { continue }
+            means[f[1] + "/" + f[9] + "/" + f[10] + "/" + f[2]] = mean
+        }
+        let lines = printed.map(String.init)
+        guard let head = lines.firstIndex(where: { $0.hasPrefix("scheduled tasks: runs a day") }) else {
+            Issue.record("no table of runs a day per app")
+            return
+        }
+        let columns = lines[head + 1].split(separator: " ").dropFirst().map(String.init)
+        #expect(columns.first == "news" && columns.contains("legacy-reader"), "\(columns)")
+        func seconds(_ text: Substring) -> Double? {
+            guard let unit = text.last, let x = Double(text.dropLast()) else { return nil }
+            return unit == "h" ? x * 3600 : unit == "m" ? x * 60 : unit == "s" ? x : nil
+        }
+        var checked = 0
+        for row in lines[(head + 2)...] where !row.isEmpty {
+            let f = row.split(separator: " ")
+            let policy = String(f[0])
+            guard let news = means[policy + "/news/com.example.news.refresh/app_runs_per_day"],
+                let gap = means[policy + "/news/com.example.news.refresh/app_gap_median_s"]
+            else {
+                Issue.record("summary.csv has no news rows for \(policy)")
+                continue
+            }
+            #expect(String(format: "%.1f", news) == f[1], "\(policy): news runs a day \(f[1]), summary.csv \(news)")
+            #expect(seconds(f[2]).map { abs($0 - gap) <= 0.05 * gap + 1 } == true, "\(policy): news gap \(f[2]), summary.csv \(gap) s")
+            checked += 1
+        }
+        #expect(checked == 6, "a row per policy")
     }
 
     /// `bgsim mechanisms` lists every declared mechanism's keys from its declaration, exactly

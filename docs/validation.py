@@ -143,6 +143,8 @@ def main():
                   events=True)
         heavy = Run(tmp, "heavy", "models/scenarios/default.yaml", "--set", "policies=[eager, ios]", "--set", "people=heavy",
                     events=True, timeline=True)
+        pushes_free = Run(tmp, "pushes-free", "models/scenarios/default.yaml", "--set", "policies=[ios]", "--set", "people=heavy",
+                          "--set", "system.silent_push.critical_battery_pct=0", events=True, timeline=True)
         morning = Run(tmp, "morning", "models/scenarios/validation/morning.yaml", "--set",
                       "policies=[eager, ios, {name: ios, label: ios-no-prediction, application_weight: 0}]", events=True)
         doze = Run(tmp, "doze", "models/scenarios/validation/doze.yaml")
@@ -151,7 +153,7 @@ def main():
         quota = Run(tmp, "quota", "models/scenarios/validation/quota.yaml")
         fleet = Run(tmp, "fleet", "models/scenarios/fleet.yaml", "--set", "apps=[feed]", "--set",
                     "policies=[ios, android, {name: ios, label: ios-quality-50, min_network_quality: 50}]", tasks=False)
-    runs = [feeds, variants, poor, handler, with_handler, base, nogrant, byday, lpm, heavy, morning, doze, full, quota, fleet]
+    runs = [feeds, variants, poor, handler, with_handler, base, nogrant, byday, lpm, heavy, pushes_free, morning, doze, full, quota, fleet]
     cal = "Calibration: observations the defaults were chosen against"
     ios = "Held out, iOS: what iPhones are seen to do and what Apple says (§1, §2, §4, §5)"
     aosp = "Held out, Android: AOSP's code (§9)"
@@ -238,6 +240,11 @@ def main():
     Row(ios, "Below about 20% on battery background work pauses", "§4 (WWDC20 10063)",
         "none started on battery below 20%", f"{below:.2f} refreshes an hour below 20% ({below_h:.1f} h a week); heavy user",
         below_h > 0 and below == 0, f"eager {e_below:.2f} an hour", e_below > 0)
+    push_below, _ = per_hour(heavy, "ios", {"silent_push"}, 0, 20.0001)
+    push_free, _ = per_hour(pushes_free, "ios", {"silent_push"}, 0, 20.0001)
+    Row(ios, "Silent pushes meet every factor but app usage, critical battery included", "§4 (WWDC20 10063)",
+        "none delivered on battery at or below 20%", f"{push_below:.2f} an hour at or below 20% on battery; heavy user", push_below == 0,
+        f"`system.silent_push.critical_battery_pct: 0`: {push_free:.2f} an hour", push_free > 0)
     lpm_on = [r for r in lpm.started("ios", {"refresh", "fetch"}) if lpm.state("ios", r["replication"], float(r["started_s"]))["low_power_mode"] == "1"]
     lpm_held = sum(1 for r in lpm.tasks if r["policy"] == "eager" and r["kind"] in ("refresh", "fetch") and float(r["held_low_power_mode_s"] or 0) > 0)
     Row(ios, "Low Power Mode stops refresh", "§5 (Apple, HT205234)", "none while on", f"{len(lpm_on) / lpm.reps:.1f} a week while on", not lpm_on,

@@ -335,9 +335,24 @@ struct Policies: ParsableCommand {
             let origin = PolicyRegistry.builtIn.contains { $0 == type } ? "" : " (registered)"
             print("\(i == 0 ? "" : "\n")\(name)\(origin): \(type.summary)\(type.isClairvoyant ? " (a bound: sees the future)" : "")")
             for p in type.parameterInfo {
-                print("  \(p.name): \(p.kind.expected), default \(Self.describe(p.defaultValue)); \(p.help)")
+                print("  \(p.name): \(p.kind.expected), default \(Self.describe(p.defaultValue)); \(p.help)\(Self.provenance(p))")
             }
         }
+    }
+
+    /// Where a parameter's default comes from: the sources' section that fixes it, or, for an
+    /// assumption, the range it could plausibly take and why (docs/sources.md §12).
+    static func provenance(_ p: PolicyParameterInfo) -> String {
+        if let source = p.source { return source.hasPrefix("§") ? " [source: \(source)]" : " [\(source)]" }
+        guard let r = p.plausible else { return "" }
+        func end(_ x: Double) -> String {
+            switch p.kind {
+            case .duration: "\(SimDuration(seconds: x))"
+            case .flag: x == 0 ? "false" : "true"
+            default: describe(.number(x))
+            }
+        }
+        return " [assumption: plausible \(end(r.low)) to \(end(r.high)); \(r.why)]"
     }
 
     /// `value` as a scenario file writes it; a distribution in its key's unit.

@@ -28,6 +28,31 @@ struct DocumentationTests {
         try? String(contentsOf: repoRoot.appendingPathComponent(path), encoding: .utf8)
     }
 
+    /// Every `ios` parameter's default is fixed by a source (a section of docs/sources.md that
+    /// exists) or is an assumption with a plausible range around it, which docs/sources.md
+    /// lists with its reason: an assumption without a range fails here.
+    @Test func everyIosDefaultHasASourceOrAPlausibleRange() throws {
+        let doc = try #require(Self.text("docs/sources.md"))
+        let sections = try Self.sourceSections()
+        var assumptions = 0
+        for p in DuetPolicy.parameterInfo {
+            switch (p.source, p.plausible) {
+            case (let source?, nil):
+                if source.hasPrefix("§") {
+                    #expect(Int(source.dropFirst()).map(sections.contains) == true, "\(p.name): \(source) is no section of docs/sources.md")
+                }
+            case (nil, let range?):
+                assumptions += 1
+                #expect(range.contains(p.defaultValue), "\(p.name): the default lies outside its plausible range")
+                #expect(!range.why.isEmpty)
+                #expect(doc.contains("| `\(p.name)` | "), "docs/sources.md §12 has no row for \(p.name)'s range")
+            default:
+                Issue.record("\(p.name): neither a source nor a plausible range (an assumption needs one)")
+            }
+        }
+        #expect(assumptions >= 15, "the assumptions of docs/sources.md §12")
+    }
+
     /// The section numbers `## N.` of docs/sources.md.
     static func sourceSections() throws -> Set<Int> {
         let doc = try #require(text("docs/sources.md"))

@@ -131,95 +131,153 @@ extension DuetPolicy {
 
     /// Every number of the model, as scenario keys.
     public static let parameters: [PolicyParameter<Self>] = [
-        .number("threshold", \.parameters.threshold, in: 0...2, unit: "a score threshold", help: "the weighted mean a request's scores must reach"),
+        .number("threshold", \.parameters.threshold, in: 0...2, unit: "a score threshold", help: "the weighted mean a request's scores must reach")
+            .assumption(
+                0.3, 0.5,
+                why:
+                    "at 0.25 a by-day refresh passed at any hour with two weeks of history; above 0.5 a refresh near a predicted launch needs a near-certain one"
+            ),
         .number(
             "critical_battery_pct", \.parameters.criticalBattery, in: 0...100, unit: "a level in percent",
-            help: "on battery at or below this level, refresh and processing must not run"),
+            help: "on battery at or below this level, refresh and processing must not run"
+        ).sourced("§4"),
         .number(
             "refresh_battery_floor_pct", \.parameters.refreshBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
-            help: "B of refresh (utility) work: its battery score is 0 here, and at or below B - 1 it must not run"),
+            help: "B of refresh (utility) work: its battery score is 0 here, and at or below B - 1 it must not run"
+        ).sourced("§4"),
         .number(
             "refresh_battery_exponent", \.parameters.refreshBattery.exponent, in: .above(0), unit: "an exponent",
-            help: "k of refresh work's battery curve"),
+            help: "k of refresh work's battery curve"
+        ).sourced("§4"),
         .number(
             "processing_battery_floor_pct", \.parameters.processingBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
-            help: "B of processing (maintenance) work"),
+            help: "B of processing (maintenance) work"
+        ).sourced("§4"),
         .number(
             "processing_battery_exponent", \.parameters.processingBattery.exponent, in: .above(0), unit: "an exponent",
-            help: "k of processing work's battery curve"),
-        .number("plugged_in_bonus", \.parameters.pluggedInBonus, in: NumberRange(1...), unit: "a factor", help: "factor on the battery score while plugged in"),
+            help: "k of processing work's battery curve"
+        ).sourced("§4"),
+        .number("plugged_in_bonus", \.parameters.pluggedInBonus, in: NumberRange(1...), unit: "a factor", help: "factor on the battery score while plugged in")
+            .sourced("§4"),
         .number(
             "rescore_step_pct", \.parameters.rescoreStep, in: 0...100, unit: "percentage points",
-            help: "level changes smaller than this do not rescore the battery"),
-        .flag("processing_needs_power", \.parameters.processingNeedsPower, help: "processing must not run on battery"),
+            help: "level changes smaller than this do not rescore the battery"
+        ).sourced("§4"),
+        .flag("processing_needs_power", \.parameters.processingNeedsPower, help: "processing must not run on battery").sourced("§4"),
         .number(
             "low_power_level_pct", \.parameters.lowPowerLevel, in: 0...100, unit: "a level in percent",
-            help: "with Low Power Mode on, below this level work must not run"),
+            help: "with Low Power Mode on, below this level work must not run"
+        ).sourced("§4"),
         .duration(
             "processing_idle_after", \.parameters.processingIdleAfter,
-            help: "processing runs only once the phone has been unused this long"),
+            help: "processing runs only once the phone has been unused this long"
+        ).sourced("§4"),
         .number(
             "refreshes_per_launch", \.parameters.refreshesPerLaunch, in: NumberRange(0...), unit: "refreshes a day per launch a day",
-            help: "refresh launches a day an app earns per launch a day of its own, over usage_window"),
+            help: "refresh launches a day an app earns per launch a day of its own, over usage_window"
+        )
+        .assumption(1, 4, why: "from 1 to about 4 the app opened daily stays in the 1-4 refreshes a day developers see"),
         .number(
             "min_refreshes_per_day", \.parameters.minRefreshesPerDay, in: NumberRange(0...), unit: "refreshes a day",
-            help: "the fewest refresh launches a day an app in use earns"),
+            help: "the fewest refresh launches a day an app in use earns"
+        )
+        .assumption(0.5, 1, why: "an app not opened daily gets one a day at most; below a half it would look paused"),
         .number(
             "max_refreshes_per_day", \.parameters.maxRefreshesPerDay, in: NumberRange(0...), unit: "refreshes a day",
-            help: "the most refresh launches a day an app earns"),
+            help: "the most refresh launches a day an app earns"
+        )
+        .assumption(4, 12, why: "developers see 1-4 a day for daily use and up to 9-10 a day on older iOS; the cap binds for the most used apps only"),
         .number(
             "allowance_spread", \.parameters.allowanceSpread, in: 0...1, unit: "a share of a day per refresh",
-            help: "an app's refresh launches are at least this share of a day over its allowance apart"),
+            help: "an app's refresh launches are at least this share of a day over its allowance apart"
+        )
+        .assumption(0.25, 0.75, why: "no source says how evenly an allowance is spread; above 0, a night on the charger cannot spend a whole day's"),
         .optionalNumber(
             "burst_score", \.parameters.burstScore, in: NumberRange(0...1), unit: "an application score",
-            help: "a refresh whose application score reaches this may come sooner than allowance_spread (none: never)"),
-        .duration("usage_window", \.parameters.usageWindow, in: .positive, help: "the span over which an app's launches a day are counted"),
-        .duration("pause_after", \.parameters.pauseAfter, in: .positive, help: "an app not opened for this long gets no refresh until opened"),
-        .duration("learning_period", \.parameters.learningPeriod, help: "no refresh in this span after an app's first use"),
+            help: "a refresh whose application score reaches this may come sooner than allowance_spread (none: never)"
+        )
+        .assumption(
+            0.3, 0.8,
+            why:
+                "0.5 is the score of a launch as likely as dasd's certain bin; 0.3 lets bursts come in most predicted hours, 0.8 only before near-certain launches"
+        ),
+        .duration("usage_window", \.parameters.usageWindow, in: .positive, help: "the span over which an app's launches a day are counted")
+            .assumption(.days(3), .days(14), why: "an app's use counted over days to weeks; the system keeps about two weeks of history"),
+        .duration("pause_after", \.parameters.pauseAfter, in: .positive, help: "an app not opened for this long gets no refresh until opened")
+            .assumption(.days(1), .days(4), why: "maintainers: refreshes pause if the app is not opened daily, and the less it is opened the fewer"),
+        .duration("learning_period", \.parameters.learningPeriod, help: "no refresh in this span after an app's first use")
+            .assumption(.hours(12), .days(3), why: "a new install waits more than 24 h for its first refresh, and days before refreshes come regularly"),
         .number(
             "misbehaviour_factor", \.parameters.misbehaviourFactor, in: NumberRange(1...), unit: "a factor",
-            help: "an app whose last task the system terminated for overrunning waits this many times its spacing"),
+            help: "an app whose last task the system terminated for overrunning waits this many times its spacing"
+        )
+        .assumption(1.5, 5, why: "Apple says an app that overruns is launched less, with no figure"),
         .flag(
             "processing_follows_use", \.parameters.processingFollowsUse,
-            help: "after a processing launch, an app's processing waits until the app is opened again"),
+            help: "after a processing launch, an app's processing waits until the app is opened again"
+        ).assumption(0, 1, why: "processing follows use as refresh does; whether a processing launch waits for the next use is not published"),
         .optionalDuration(
             "rescore_every", \.parameters.rescoreEvery, in: .microseconds(1)...(.days(1)),
-            help: "how often the requests held are scored again, from midnight (none: only when an input changes and at the times the rules name)"),
+            help: "how often the requests held are scored again, from midnight (none: only when an input changes and at the times the rules name)"
+        )
+        .assumption(.minutes(2), .minutes(30), why: "dasd rescores its list periodically, at a period not published; 7.5 min is the predictor's bin"),
         .duration(
             "launch_lookahead", \.parameters.launchLookahead, in: .microseconds(1)...(.days(1)),
-            help: "how far ahead the application rule looks for predicted launches (at most a day: each request's score reads every 7.5-minute bin in it)"),
+            help: "how far ahead the application rule looks for predicted launches (at most a day: each request's score reads every 7.5-minute bin in it)"
+        ).sourced("§4"),
         .number(
             "default_launch_probability", \.parameters.defaultLaunchProbability, in: 0...1, unit: "a probability",
-            help: "a bin's launch probability before any history"),
+            help: "a bin's launch probability before any history"
+        ).sourced("§4"),
         .number(
             "certain_launch_probability", \.parameters.certainLaunchProbability, in: 0...1, unit: "a probability",
-            help: "a predicted probability above this counts as 1"),
-        .number("battery_weight", \.parameters.batteryWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the battery score"),
-        .number("application_weight", \.parameters.applicationWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the application score"),
-        .number("network_weight", \.parameters.networkWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the network quality score"),
+            help: "a predicted probability above this counts as 1"
+        ).sourced("§4"),
+        .number("battery_weight", \.parameters.batteryWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the battery score").sourced("§4"),
+        .number("application_weight", \.parameters.applicationWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the application score").sourced(
+            "§4"),
+        .number("network_weight", \.parameters.networkWeight, in: NumberRange(0...), unit: "a weight", help: "weight of the network quality score").sourced(
+            "§4"),
         .number(
             "min_network_quality", \.parameters.minNetworkQuality, in: 0...100, unit: "a quality",
-            help: "below this connection quality (0-100) work must not run"),
+            help: "below this connection quality (0-100) work must not run"
+        )
+        .assumption(5, 30, why: "a log showed a Wi-Fi quality of 50 required, which blacks out ordinary connections where developers see refreshes"),
         .number(
             "energy_budget_j_per_day", \.parameters.energyBudgetPerDay, in: NumberRange(0...), unit: "joules per day",
-            help: "battery energy background work may take per day"),
+            help: "battery energy background work may take per day"
+        )
+        .assumption(150, 1500, why: "WWDC names an energy budget handed out over the day, with no size: from a third of a percent to 3% of a 12.4 Wh battery"),
         .number(
             "data_budget_mb_per_day", in: NumberRange(0...), unit: "megabytes per day", help: "cellular data background work may use per day",
-            get: { $0.parameters.dataBudgetPerDay / 1e6 }, set: { $0.parameters.dataBudgetPerDay = $1 * 1e6 }),
-        .duration("min_launch_spacing", \.parameters.minLaunchSpacing, help: "shortest time between two background launches of one app"),
+            get: { $0.parameters.dataBudgetPerDay / 1e6 }, set: { $0.parameters.dataBudgetPerDay = $1 * 1e6 }
+        )
+        .assumption(10, 200, why: "WWDC names a data budget, with no size; Apple asks for refreshes under 100 KB"),
+        .duration("min_launch_spacing", \.parameters.minLaunchSpacing, help: "shortest time between two background launches of one app")
+            .assumption(.minutes(5), .minutes(30), why: "WWDC names rate limiting with no period; apps ask for refreshes 15 min apart at the most"),
         .optionalDuration(
-            "max_wait", \.parameters.maxWait, in: .positive, help: "a request waiting this long must run (none: never)"),
+            "max_wait", \.parameters.maxWait, in: .positive, help: "a request waiting this long must run (none: never)"
+        ).sourced("a what-if, off by default"),
         .optionalDuration(
             "processing_due_after", \.parameters.processingDueAfter, in: .positive,
-            help: "a processing request waiting this long must run, if its app was used recently (none: never)"),
+            help: "a processing request waiting this long must run, if its app was used recently (none: never)"
+        )
+        .assumption(.hours(12), .days(2), why: "the SDK tries to run a request within two days of its app's use"),
         .duration(
             "processing_used_within", \.parameters.processingUsedWithin, in: .positive,
-            help: "how recently the app must have been used for processing_due_after"),
+            help: "how recently the app must have been used for processing_due_after"
+        ).sourced("§2"),
         .optionalDuration(
             "idle_window_after", \.parameters.idleWindowAfter,
-            help: "idle this long on a charger and Wi-Fi, refresh and fetch skip the application rule (none: never)"),
+            help: "idle this long on a charger and Wi-Fi, refresh and fetch skip the application rule (none: never)"
+        )
+        .assumption(
+            .minutes(10), .hours(2),
+            why: "practitioners see background time overnight on the charger with the phone idle, with no figure; processing waits about 5 min after locking"),
         .number(
             "idle_window_share", \.parameters.idleWindowShare, in: 0...1, unit: "a share of the allowance",
-            help: "the share of an app's daily allowance (at least one) an idle window may spend"),
+            help: "the share of an app's daily allowance (at least one) an idle window may spend"
+        )
+        .assumption(0.25, 1, why: "how much of an app's day the night may spend is not published"),
     ]
 }

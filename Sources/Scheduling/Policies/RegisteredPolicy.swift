@@ -57,7 +57,10 @@ extension RegisteredPolicy {
     /// The parameters' descriptions, without the policy type.
     public static var parameterInfo: [PolicyParameterInfo] {
         let defaults = Self()
-        return parameters.map { PolicyParameterInfo(name: $0.name, kind: $0.kind, defaultValue: $0.get(defaults), help: $0.help) }
+        return parameters.map {
+            PolicyParameterInfo(
+                name: $0.name, kind: $0.kind, defaultValue: $0.get(defaults), help: $0.help, plausible: $0.plausible, source: $0.source)
+        }
     }
 
     /// The parameters' names, in declaration order.
@@ -65,148 +68,6 @@ extension RegisteredPolicy {
 
     /// The parameters' names and kinds, what a reader checks, without making their defaults.
     public static var parameterKinds: [(name: String, kind: PolicyParameterKind)] { parameters.map { ($0.name, $0.kind) } }
-}
-
-/// A value of a policy's parameter, as read from a scenario: a `ParameterValue` (PhoneWorld), the type
-/// mechanisms' keys share.
-public typealias PolicyParameterValue = ParameterValue
-
-extension ClosedRange<SimDuration> {
-    /// The longest a duration parameter may be: a century, beyond any horizon and far from
-    /// overflowing the instants it is added to.
-    public static var longestParameter: SimDuration { .days(36_500) }
-    /// From zero to ``longestParameter``: the default range of a duration parameter.
-    public static var nonNegative: Self { .zero...longestParameter }
-    /// From one microsecond to ``longestParameter``.
-    public static var positive: Self { .microseconds(1)...longestParameter }
-    /// From one second to ``longestParameter``: for a period that repeats for as long as a
-    /// state lasts (Doze's IDLE), which the policy walks through one by one, so that a run
-    /// takes at most a few steps per simulated second.
-    public static var period: Self { .seconds(1)...longestParameter }
-}
-
-/// The numbers a real-valued parameter accepts: each bound open, closed or absent.
-public struct NumberRange: Sendable, Equatable {
-    /// The lowest value, or `-infinity` for none.
-    public var lower: Double
-    /// Whether `lower` itself is accepted.
-    public var lowerIncluded: Bool
-    /// The highest value, or `infinity` for none.
-    public var upper: Double
-    /// Whether `upper` itself is accepted.
-    public var upperIncluded: Bool
-
-    /// Values from `lower` to `upper`, each included as the flags say.
-    public init(lower: Double, lowerIncluded: Bool = true, upper: Double, upperIncluded: Bool = true) {
-        self.lower = lower
-        self.lowerIncluded = lowerIncluded
-        self.upper = upper
-        self.upperIncluded = upperIncluded
-    }
-    /// `range`, both ends included.
-    public init(_ range: ClosedRange<Double>) { self.init(lower: range.lowerBound, upper: range.upperBound) }
-    /// `range`, its upper end excluded.
-    public init(_ range: Range<Double>) { self.init(lower: range.lowerBound, upper: range.upperBound, upperIncluded: false) }
-    /// `range`: its lower end and above.
-    public init(_ range: PartialRangeFrom<Double>) { self.init(lower: range.lowerBound, upper: .infinity) }
-    /// Every value above `lower`, `lower` excluded.
-    public static func above(_ lower: Double) -> NumberRange {
-        NumberRange(lower: lower, lowerIncluded: false, upper: .infinity)
-    }
-
-    /// Whether `x` is in the range.
-    public func contains(_ x: Double) -> Bool {
-        (lowerIncluded ? x >= lower : x > lower) && (upperIncluded ? x <= upper : x < upper)
-    }
-
-    /// The range in words: `from 0 to 2`, `>= 0`, `> 0`, `from 0 to less than 100`.
-    public var description: String {
-        func show(_ x: Double) -> String {
-            x == x.rounded() && abs(x) < 1e15 ? String(Int64(x)) : "\(x)"
-        }
-        switch (lower.isFinite, upper.isFinite) {
-        case (true, true):
-            return "from \(lowerIncluded ? "" : "more than ")\(show(lower)) to \(upperIncluded ? "" : "less than ")\(show(upper))"
-        case (true, false): return "\(lowerIncluded ? ">=" : ">") \(show(lower))"
-        case (false, true): return "\(upperIncluded ? "<=" : "<") \(show(upper))"
-        case (false, false): return "any number"
-        }
-    }
-}
-
-/// What a parameter accepts: its kind and range.
-public enum PolicyParameterKind: Sendable, Equatable {
-    /// A duration within the range (`15m`, `2h`); also `none` when `noneAllowed`.
-    case duration(ClosedRange<SimDuration>, noneAllowed: Bool)
-    /// A number within the range, in `unit` (for messages and docs: `a probability`).
-    case number(NumberRange, unit: String)
-    /// A number within the range, in `unit`, or `none` (a default that depends on other keys).
-    case optionalNumber(NumberRange, unit: String)
-    /// A whole number within the range, of `unit` (`a whole number of jobs`).
-    case integer(ClosedRange<Int>, unit: String)
-    /// `true` or `false`.
-    case flag
-    /// A name: letters, digits, `.`, `_` or `-` (an identifier such as `com.example.export`).
-    case text
-    /// A quantity drawn per use, fixed (`3s`) or of a shape (`{exponential: 3s}`), in `unit`.
-    case distribution(DistributionUnit)
-    /// A list of places of the network model (`[home, work]`).
-    case places
-    /// One of the listed names (`audio`).
-    case choice([String])
-    /// A list of the listed names (`[start, handler]`), or `none` (a default that depends on
-    /// other keys).
-    case choices([String])
-
-    /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
-    public var expected: String {
-        switch self {
-        case .duration(let r, let none):
-            "a duration from \(r.lowerBound) to \(r.upperBound)\(none ? ", or none" : "")"
-        case .number(let r, let unit): "\(unit) \(r.description)"
-        case .optionalNumber(let r, let unit): "\(unit) \(r.description), or none"
-        case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
-        case .flag: "true or false"
-        case .text: "a name of letters, digits, '.', '_' or '-'"
-        case .distribution(let unit): "\(unit.expected), or {exponential|uniform|lognormal: ...} of it"
-        case .places: "a list of places of the network model, such as [home, work]"
-        case .choice(let names): "one of \(names.joined(separator: ", "))"
-        case .choices(let names): "a list of \(names.joined(separator: ", ")), or none"
-        }
-    }
-}
-
-/// What a distribution key's values are: seconds (written as durations) or bytes (written in
-/// kilobytes of 1000 bytes).
-public enum DistributionUnit: Sendable, Equatable {
-    /// Written `3s`, drawn in seconds.
-    case seconds
-    /// Written in kilobytes, drawn in bytes.
-    case kilobytes
-
-    /// A value's spelling, for messages.
-    public var expected: String {
-        switch self {
-        case .seconds: "a duration such as 3s"
-        case .kilobytes: "a size in kilobytes from 0 to 1e9"
-        }
-    }
-}
-
-/// A parameter's name, kind, default and documentation: what a scenario reader and the
-/// documentation need, without the policy type.
-public struct PolicyParameterInfo: Sendable, Equatable {
-    /// The key in a scenario's policy entry (`max_delay`); `group.key` for a key of a nested
-    /// mapping (`quota_rare.max_jobs`, written `quota_rare: {max_jobs: 5}`).
-    public let name: String
-    /// What it accepts.
-    public let kind: PolicyParameterKind
-    /// The value of a policy made with `init()`.
-    public let defaultValue: PolicyParameterValue
-    /// What it means, with its unit.
-    public let help: String
-    /// Whether a section that has the key must give it: it has no default.
-    public var isRequired = false
 }
 
 /// One parameter of a ``RegisteredPolicy``: its scenario key, what it accepts, and the
@@ -220,10 +81,46 @@ public struct PolicyParameter<P: RegisteredPolicy>: Sendable {
     public let help: String
     let get: @Sendable (P) -> PolicyParameterValue
     let set: @Sendable (inout P, PolicyParameterValue) -> Void
+    /// Where the default could plausibly lie, if it is an assumption.
+    public private(set) var plausible: PlausibleRange?
+    /// The section of docs/sources.md that fixes the default, if one does.
+    public private(set) var source: String?
+
+    init(
+        name: String, kind: PolicyParameterKind, help: String, get: @escaping @Sendable (P) -> PolicyParameterValue,
+        set: @escaping @Sendable (inout P, PolicyParameterValue) -> Void
+    ) {
+        self.name = name
+        self.kind = kind
+        self.help = help
+        self.get = get
+        self.set = set
+    }
 
     /// The name, kind, default and help, without the policy type.
     public var info: PolicyParameterInfo {
-        PolicyParameterInfo(name: name, kind: kind, defaultValue: get(P()), help: help)
+        PolicyParameterInfo(name: name, kind: kind, defaultValue: get(P()), help: help, plausible: plausible, source: source)
+    }
+
+    /// The parameter, its default fixed by `section` of docs/sources.md (`§4`), or needing no
+    /// source for the reason given (`a what-if, off by default`).
+    public func sourced(_ section: String) -> Self {
+        var copy = self
+        copy.source = section
+        return copy
+    }
+
+    /// The parameter, marked an assumption: no source fixes its default, which could lie
+    /// anywhere from `low` to `high` (its own unit) for the reason `why`.
+    public func assumption(_ low: Double, _ high: Double, why: String) -> Self {
+        var copy = self
+        copy.plausible = PlausibleRange(low, high, why: why)
+        return copy
+    }
+
+    /// A duration parameter marked an assumption, plausible from `low` to `high`.
+    public func assumption(_ low: SimDuration, _ high: SimDuration, why: String) -> Self {
+        assumption(low.seconds, high.seconds, why: why)
     }
 
     /// A duration parameter stored at `property`, within `range`.

@@ -159,9 +159,13 @@ notebooks: python
 ## $(PYTHON_ENV) that uses Debian's pandas and matplotlib; `$(PYTHON_ENV)/bin/python` then has it.
 ## Elsewhere: `pip install ./python` (pandas and matplotlib from PyPI).
 PYTHON_ENV := .build/python
+SALIB_VERSION := 1.5.1
 python: deps-notebooks
 	@test -x $(PYTHON_ENV)/bin/python || /usr/bin/python3 -m venv --system-site-packages $(PYTHON_ENV)
 	$(PYTHON_ENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps --no-index ./python
+	@# SALib checks bgsim's sensitivity estimators (python/tests/test_sensitivity.py); its
+	@# other dependencies are Debian's (deps-notebooks).
+	@$(PYTHON_ENV)/bin/python -c 'import SALib.analyze.sobol' 2>/dev/null || $(PYTHON_ENV)/bin/python -m pip install --quiet --no-deps 'SALib==$(SALIB_VERSION)'
 	@rm -rf python/build python/*.egg-info
 	@# The notebook's kernel is this environment's Python, which has the reader.
 	@$(PYTHON_ENV)/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
@@ -172,15 +176,16 @@ python: deps-notebooks
 test-python: python
 	cd "$$(mktemp -d)" && BGSIM_BINARY=$(CURDIR)/.build/debug/bgsim $(CURDIR)/$(PYTHON_ENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
 
-NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel, pytest
+NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel, pytest, scipy, multiprocess
 # Debian's python3 makes a virtual environment only with python3-venv's pip wheel.
 HAS_VENV := ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1
 deps-notebooks:
 	@if ! /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' 2>/dev/null || ! $(HAS_VENV); then \
-	  echo "Installing Python's pandas, matplotlib, nbconvert, ipykernel, pytest and venv with apt-get..."; \
+	  echo "Installing Python's pandas, matplotlib, nbconvert, ipykernel, pytest, scipy, multiprocess and venv with apt-get..."; \
 	  $(SUDO) apt-get update -qq && \
 	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pandas python3-matplotlib \
-	    python3-nbconvert python3-nbclient python3-ipykernel python3-pytest python3-venv python3-pip >/dev/null && \
+	    python3-nbconvert python3-nbclient python3-ipykernel python3-pytest python3-venv python3-pip \
+	    python3-scipy python3-multiprocess >/dev/null && \
 	  /usr/bin/python3 -c '$(NOTEBOOK_MODULES)' && $(HAS_VENV) || { echo "error: installing the notebook's packages failed" >&2; exit 1; }; \
 	fi
 

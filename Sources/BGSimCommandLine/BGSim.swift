@@ -50,7 +50,7 @@ struct BGSim: AsyncParsableCommand {
         version: Manifest.toolVersion,
         subcommands: [
             Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
-            Mechanisms.self,
+            Mechanisms.self, SensitivityCommand.self,
         ]
     )
 }

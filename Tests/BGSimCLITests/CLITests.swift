@@ -400,6 +400,8 @@ struct CLITests {
         (["run", "x.yaml", "--out", ""], "error: --out '': expected a folder for the results"),
         (["run", "x.yaml", "--out", "/"], "error: --out /: the root folder; expected a folder for the results"),
         (["merge", "s1", "./s2/", "--out", "s2"], "error: --out s2 is the shard folder ./s2/; merge into another folder"),
+        (["sensitivity", "check", "--samples", "1"], "error: --samples 1: expected 2 to 65536"),
+        (["sensitivity", "check", "--levels", "3"], "error: --levels 3: expected an even number from 2 to 20"),
     ])
     func usageErrorsExitTwo(arguments: [String], firstLine: String) throws {
         let r = try bgsim(arguments)
@@ -407,6 +409,24 @@ struct CLITests {
         #expect(r.stderr.hasPrefix(firstLine), "\(r.stderr)")
         // One line: the usage block no longer follows the error; --help shows it.
         #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
+    }
+
+    /// `bgsim sensitivity check` writes the points, outputs and estimates of its Ishigami check,
+    /// and fails (exit 1) when the estimates are further from the known indices than asked.
+    @Test func theSensitivityCheckWritesItsFilesAndFailsOutsideItsTolerance() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(["sensitivity", "check", "--out", "c"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("Ishigami, 40960 evaluations: Sobol' first and total indices (known)\n"), "\(r.stdout)")
+        #expect(r.stdout.contains("  x3: 0.000 (0.000)"), "\(r.stdout)")
+        for (name, rows) in [("sobol.csv", 40_961), ("morris.csv", 201), ("indices.csv", 7)] {
+            let text = try String(contentsOf: dir.appendingPathComponent("c/\(name)"), encoding: .utf8)
+            #expect(text.split(separator: "\n").count == rows, "\(name)")
+        }
+        let tight = try bgsim(["sensitivity", "check", "--samples", "64", "--tolerance", "0.0001", "--out", "t"], in: dir)
+        #expect(tight.status == 1 && tight.stderr.hasPrefix("error: the largest error of a Sobol' index, "), "\(tight.stderr)")
+        #expect(try bgsim(["sensitivity", "--help"]).stdout.contains("check"))
     }
 
     /// A negative number given to an option reaches the option's own check (the parser took

@@ -440,7 +440,8 @@ struct Validate: AsyncParsableCommand {
         let width = min(keys.map(\.path.count).max() ?? 0, 56)
         for k in keys {
             let pad = String(repeating: " ", count: max(0, width - k.path.count))
-            out += "\(k.path):\(pad) \(k.value)\(k.given ? "" : "  # default")\n"
+            let remarks = (k.given ? [] : ["default"]) + (k.note.map { [$0] } ?? [])
+            out += "\(k.path):\(pad) \(k.value)\(remarks.isEmpty ? "" : "  # " + remarks.joined(separator: "; "))\n"
         }
         return out
     }

@@ -12,6 +12,8 @@ package final class KeyListing: Sendable {
         package var path: String
         package var value: String
         package var given: Bool
+        /// A remark for the reader: an assumption's plausible range.
+        package var note: String?
     }
 
     private let entries = Mutex<[Entry]>([])
@@ -57,6 +59,34 @@ package final class KeyListing: Sendable {
 
     func add(_ path: ConfigKeyPath, _ value: String, given: Bool) {
         entries.withLock { $0.append(Entry(path: path.description, value: value, given: given)) }
+    }
+
+    /// Replaces the entry of an optional key read as unset (`~`) by its default in the file's
+    /// own words, in place (`addDefault` finds the spelling).
+    func respellDefault<T>(_ value: T, at path: ConfigKeyPath, _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T) {
+        let mark = count
+        addDefault(value, at: path, read)
+        let added = entries.withLock { e in
+            defer { e.removeLast(e.count - mark) }
+            return e.count == mark + 1 ? e[mark].value : nil
+        }
+        guard let added else { return }
+        let key = path.description
+        entries.withLock { e in
+            if let i = e.lastIndex(where: { $0.path == key && !$0.given }) {
+                e[i].value = added
+            } else {
+                e.append(Entry(path: key, value: added, given: false))
+            }
+        }
+    }
+
+    /// Adds `note` to the latest entry for `path`.
+    func annotate(_ path: ConfigKeyPath, _ note: String) {
+        let key = path.description
+        entries.withLock { e in
+            if let i = e.lastIndex(where: { $0.path == key }) { e[i].note = note }
+        }
     }
     var count: Int { entries.withLock { $0.count } }
     func truncate(_ n: Int) { entries.withLock { $0.removeLast($0.count - n) } }

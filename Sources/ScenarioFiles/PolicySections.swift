@@ -46,7 +46,29 @@ extension Scenario {
             try g.finish()
         }
         try m.finish()
+        if let listing = KeyListing.ifActive { listParameters(rule, at: path, r, listing) }
         return PolicySpec(rule, label: label)
+    }
+
+    /// For `bgsim validate --print`: each parameter the entry does not give, with its default,
+    /// and each assumption's plausible range (docs/sources.md §12).
+    static func listParameters(_ rule: PolicySpec.Rule, at path: ConfigKeyPath, _ r: ConfigReader, _ listing: KeyListing) {
+        for info in rule.type.parameterInfo {
+            var p = path
+            for part in info.name.split(separator: ".") { p = p.appending(String(part)) }
+            if rule.values[info.name] == nil {
+                listing.respellDefault(info.defaultValue, at: p) { n, q throws(ScenarioError) in try readParameter(info.kind, n, q, r) }
+            }
+            guard let range = info.plausible else { continue }
+            func end(_ x: Double) -> String {
+                switch info.kind {
+                case .duration: "\(SimDuration(seconds: x))"
+                case .flag: x == 0 ? "false" : "true"
+                default: KeyListing.number(x)
+                }
+            }
+            listing.annotate(p, "assumption: plausible \(end(range.low)) to \(end(range.high))")
+        }
     }
 
     /// One parameter's value, read and checked as its declaration says.

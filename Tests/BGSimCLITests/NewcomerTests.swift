@@ -169,6 +169,10 @@ struct NewcomerTests {
         #expect(lines.count > 500, "\(lines.count) keys")
         #expect(lines.contains { $0.hasPrefix("charging.top_up_from:") && $0.hasSuffix("08:00  # default") })
         #expect(lines.contains { $0.hasPrefix("phone.battery.capacity_wh:") && $0.hasSuffix(" 12.98") })
+        // A policy's parameters with their defaults, and each assumption's plausible range.
+        #expect(lines.contains { $0.hasPrefix("policies[3].threshold:") && $0.hasSuffix(" 0.4  # default; assumption: plausible 0.3 to 0.5") })
+        #expect(lines.contains { $0.hasPrefix("policies[3].idle_window_after:") && $0.hasSuffix(" 30m  # default; assumption: plausible 10m to 2h") })
+        #expect(lines.contains { $0.hasPrefix("policies[4].inactive_after:") && $0.hasSuffix(" 30m  # default") })
         let defaults = lines.filter { $0.hasSuffix("  # default") && !$0.contains("(built in") && !$0.hasSuffix(" ~  # default") }
         #expect(defaults.count > 100)
         // The printed defaults, each set with --set, read back as the defaults: the run's

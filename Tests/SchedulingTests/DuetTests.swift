@@ -259,6 +259,25 @@ struct DuetTests {
         #expect(zip(spaced, spaced.dropFirst()).allSatisfy { $1 - $0 >= .hours(3) }, "\(spaced)")
     }
 
+    /// An allowance under one a day is one refresh every 1 / allowance days, not none: with
+    /// half a refresh a day earned, refreshes come two days apart (found by varying
+    /// `min_refreshes_per_day` over its plausible range: below 1 a rarely used app got none).
+    @Test func anAllowanceUnderOneADayRefreshesEveryFewDays() throws {
+        let app = quarterHourly("rare")
+        let s = world(hours: 24 * 8, apps: [app], launches: [use(0, at(9), at(9, 2))], network: [(.zero, wifiState)])
+        var p = DuetPolicy.Parameters()
+        p.minRefreshesPerDay = 0.5
+        p.refreshesPerLaunch = 0.1
+        p.learningPeriod = .zero
+        p.pauseAfter = .days(30)
+        p.idleWindowAfter = nil
+        p.threshold = 0
+        let runs = starts(try simulate(s, DuetPolicy(p)))
+        #expect(runs.count >= 3 && runs.count <= 4, "\(runs)")
+        #expect(zip(runs, runs.dropFirst()).allSatisfy { $1 - $0 >= .days(2) }, "\(runs)")
+        #expect(DuetPolicy.Rules.allowanceSpan(0.5) == 2 && DuetPolicy.Rules.allowanceSpan(3) == 1 && DuetPolicy.Rules.allowanceSpan(0.01) == 7)
+    }
+
     /// On a charger and Wi-Fi with the phone idle for half an hour, the application rule gives
     /// way for each app's first refresh: an app opened in the evening, which nothing predicts
     /// at night, is refreshed at night within its allowance; without the window it waits for a

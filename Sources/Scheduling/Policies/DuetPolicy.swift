@@ -208,7 +208,7 @@ public struct DuetPolicy: RegisteredPolicy {
                 chosen.append(task.id)
                 launches[task.app].last = state.now
                 if task.kind.isRefreshLike {
-                    let keep = state.now - SimDuration(seconds: 86_400 * max(1, parameters.misbehaviourFactor))
+                    let keep = state.now - SimDuration(seconds: 86_400 * max(1, parameters.misbehaviourFactor) * Self.keptSpan(parameters))
                     launches[task.app].recentRefreshes.removeAll { $0 <= keep }
                     launches[task.app].recentRefreshes.append(state.now)
                 }
@@ -225,6 +225,10 @@ public struct DuetPolicy: RegisteredPolicy {
         return PolicyDecision(
             start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)
     }
+
+    /// The longest span an allowance is counted over (`Rules.allowanceSpan` of the smallest
+    /// allowance an app in use earns): the refreshes kept per app cover it.
+    static func keptSpan(_ p: Parameters) -> Double { p.minRefreshesPerDay > 0 ? Rules.allowanceSpan(p.minRefreshesPerDay) : 7 }
 
     /// The first instant after `now` on the grid of `every` from midnight: the next periodic
     /// rescoring (with the default period, the next prediction bin).

@@ -262,18 +262,21 @@ extension DuetPolicy {
         }
 
         /// Whether the app's allowance holds a refresh now, and if so by which rule: at most
-        /// `perDay` refresh launches in any day, at least `allowanceSpread` of a day over
+        /// `perDay` refresh launches in any day (an allowance under one a day: one in any
+        /// 1 / `perDay` days, at most a week), at least `allowanceSpread` of a day over
         /// `perDay` apart unless the app's score reaches `burstScore`; an app whose last task
-        /// overran counts over `misbehaviourFactor` days and spaces by that factor too (no
-        /// burst). Requests started at `now` are one launch.
+        /// overran counts over `misbehaviourFactor` times as long and spaces by that factor
+        /// too (no burst). Requests started at `now` are one launch.
         func allowanceHolds(
             _ perDay: Double, _ launches: borrowing Launches, now: SimInstant, appScore: Double, wake: inout SimInstant?
         ) -> Rule? {
             let p = parameters
             let factor = launches.overran ? p.misbehaviourFactor : 1
-            let day = SimDuration.days(1).microseconds
+            let span = Self.allowanceSpan(perDay)
             // Whole microseconds: this runs for every refresh request at every decision.
+            let day = Int64(Double(SimDuration.days(1).microseconds) * span)
             let window = launches.overran ? Int64(Double(day) * factor) : day
+            let allowed = perDay * span
             var count = 0, normal = 0
             var oldest: Int64?, last: Int64?
             let now = now.microseconds
@@ -288,12 +291,12 @@ extension DuetPolicy {
                 }
             }
             func later(_ t: Int64) { if t > now { wake = min(wake ?? .init(microseconds: t), .init(microseconds: t)) } }
-            if Double(count + 1) > perDay {
+            if Double(count + 1) > allowed {
                 if let oldest { later(oldest + window) }
-                return Double(normal + 1) > perDay ? .allowance : .misbehaviour
+                return Double(normal + 1) > allowed ? .allowance : .misbehaviour
             }
             if !launches.overran, let burst = p.burstScore, appScore >= burst { return nil }
-            let spacing = Int64(Double(day) / perDay * p.allowanceSpread)
+            let spacing = Int64(Double(SimDuration.days(1).microseconds) / perDay * p.allowanceSpread)
             let stretched = launches.overran ? Int64(Double(spacing) * factor) : spacing
             if let last, now < last + stretched {
                 later(last + stretched)
@@ -301,6 +304,11 @@ extension DuetPolicy {
             }
             return nil
         }
+
+        /// The days over which an allowance of `perDay` is counted: one, or for an allowance
+        /// under one a day as many as it takes to earn one refresh, at most seven (so that an
+        /// app earning 0.6 a day gets one every 1.7 days, not none).
+        static func allowanceSpan(_ perDay: Double) -> Double { perDay >= 1 ? 1 : min(7, 1 / perDay) }
 
         /// `clamp(((L - B) / (100 - B))^k, 0, 1)`, times the bonus when plugged in.
         func batteryScore(_ curve: BatteryCurve, level: Double, _ state: DeviceState) -> Double {

@@ -40,6 +40,18 @@ struct ForecastCommand: AsyncParsableCommand {
     @Option(help: "People the built-in sweep runs each change on (0: no sweep).")
     var sweepPeople = 100
 
+    @Flag(help: "Skip the answers' ranges over the assumptions (each assumption of ios varied over its plausible range).")
+    var noRanges = false
+
+    @Option(help: "People each point of the ranges' design runs on (the fleet's first).")
+    var rangePeople = 20
+
+    @Option(help: "Morris trajectories of the ranges' design: trajectories × (assumptions + 1) points.")
+    var rangeTrajectories = 6
+
+    @Option(help: "Base samples of the ranges' Sobol' design over the top assumptions: samples × (top + 2) points.")
+    var rangeSamples = 64
+
     @Option(help: "The scenario to place the app in (default: the bundled models/scenarios/fleet.yaml).")
     var scenario: String?
 
@@ -68,6 +80,11 @@ struct ForecastCommand: AsyncParsableCommand {
         guard (1...100_000).contains(people) else { throw ValidationError("--people must be from 1 to 100000, got \(people)") }
         guard (0...people).contains(sweepPeople) else { throw ValidationError("--sweep-people must be from 0 to --people (\(people)), got \(sweepPeople)") }
         if let jobs, !(1...4096).contains(jobs) { throw ValidationError("--jobs must be from 1 to 4096, got \(jobs)") }
+        guard (1...1000).contains(rangePeople) else { throw ValidationError("--range-people must be from 1 to 1000, got \(rangePeople)") }
+        guard (2...100).contains(rangeTrajectories) else {
+            throw ValidationError("--range-trajectories must be from 2 to 100, got \(rangeTrajectories)")
+        }
+        guard (2...1024).contains(rangeSamples) else { throw ValidationError("--range-samples must be from 2 to 1024, got \(rangeSamples)") }
         for text in overrides where Override(parsing: text) == nil {
             throw ValidationError("--set '\(text)': expected key.path=value, such as 'apps[0].tasks[0].interval=30m'")
         }
@@ -85,7 +102,12 @@ struct ForecastCommand: AsyncParsableCommand {
         let reporter = quiet ? nil : ProgressReporter(jobs: jobs)
         var progress: (@Sendable (Int, Int) -> Void)?
         if let reporter { progress = { done, total in reporter.update(done: done, total: total, skipped: 0) } }
-        let forecast = try await Forecast.run(setup, sweepPeople: sweepPeople, jobs: jobs, progress: progress)
+        var design = Forecast.RangeDesign()
+        design.people = rangePeople
+        design.trajectories = rangeTrajectories
+        design.samples = rangeSamples
+        let forecast = try await Forecast.run(
+            setup, sweepPeople: sweepPeople, ranges: noRanges ? nil : design, jobs: jobs, progress: progress)
         reporter?.finish()
         let rows = forecast.rows()
         let page = ForecastPage(forecast, rows: rows)

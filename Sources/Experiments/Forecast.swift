@@ -54,6 +54,9 @@ public struct Forecast: Sendable {
     public var typical: [(policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]])]
     /// The fleet's drawn key paths (the traits' names).
     public var traitNames: [String]
+    /// Each answer over the assumptions' plausible ranges (none with `--no-ranges`, or for a
+    /// policy without assumptions).
+    public var ranges: [AssumptionRange] = []
 
     /// The variants a forecast's sweep runs: each a change a developer can make to the app or
     /// a difference between people, at two levels either side of the base.
@@ -106,7 +109,9 @@ public struct Forecast: Sendable {
     /// Runs the forecast: the base on every person under each policy, the sweep's variants on
     /// the first `sweepPeople` of them, and each policy's typical person once more for their
     /// week. Results depend on the setup only, not on `jobs`.
-    public static func run(_ setup: ForecastSetup, sweepPeople: Int, jobs: Int, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> Forecast {
+    public static func run(
+        _ setup: ForecastSetup, sweepPeople: Int, ranges: RangeDesign? = nil, jobs: Int, progress: (@Sendable (Int, Int) -> Void)? = nil
+    ) async throws -> Forecast {
         let base = setup.scenario
         let people = base.replications
         var scenarios: [(name: String, description: String, scenario: Scenario, people: Int)] = [("base", "as the fleet is", base, people)]
@@ -172,8 +177,12 @@ public struct Forecast: Sendable {
             let (records, holds) = try Self.records(base, policy: p, replication: chosen, app: app)
             typical.append((v.policy, chosen, records, holds))
         }
-        return Forecast(
+        var forecast = Forecast(
             setup: setup, identifiers: identifiers, variants: variants, typical: typical, traitNames: base.fleet.map(\.path.description))
+        if let ranges, let people = variants.first(where: { $0.name == "base" && $0.policy == DuetPolicy.policyName })?.people {
+            forecast.ranges = try await rangeStudy(setup, design: ranges, base: people, jobs: jobs, progress: progress)
+        }
+        return forecast
     }
 
     /// One person's results for the app.

@@ -142,6 +142,21 @@ extension Forecast {
                 }
             }
         }
+        // The answers over the assumptions' ranges: variant `ranges`, the mean at the defaults
+        // and the percentiles over the design's points; each top assumption's share in percent.
+        for r in ranges {
+            let kind = identifiers.first { $0.identifier == r.identifier }?.kind ?? .refresh
+            out.append(
+                Row(
+                    policy: r.policy, variant: "ranges", identifier: r.identifier, kind: kind, metric: r.metric, people: r.people,
+                    mean: r.atDefaults, median: r.median, p10: r.p10, p90: r.p90, zeroPct: .nan))
+            for (a, share) in r.shares {
+                out.append(
+                    Row(
+                        policy: r.policy, variant: "ranges", identifier: r.identifier, kind: kind, metric: "\(r.metric):share:\(a)",
+                        people: r.people, mean: 100 * share, median: .nan, p10: .nan, p90: .nan, zeroPct: .nan))
+            }
+        }
         return out
     }
 

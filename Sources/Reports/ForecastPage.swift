@@ -78,6 +78,7 @@ public struct ForecastPage {
                 if let refused = row(policy, id, "rejected_per_day"), refused.mean > 0 {
                     out += "    refused at submit: \(Self.n(refused.mean)) a day (the page's table says why)\n"
                 }
+                if let line = rangeLine(policy, id) { out += "    " + line + "\n" }
             }
         }
         return out
@@ -383,6 +384,9 @@ public struct ForecastPage {
         var s = "# Forecast: \(Quoting.markdown(appName))\n\n" + Quoting.markdown(intro) + "\n\n"
         s += Quoting.markdownBlock(answer, info: "text") + "\n"
         s += "## How often and at what cost\n\n" + mainTable.markdown + "\n"
+        if !forecast.ranges.isEmpty {
+            s += "## Over the assumptions\n\n" + Quoting.markdown(rangeIntro) + "\n\n" + rangeTable.markdown + "\n"
+        }
         s += "## Expirations and why (per day, mean over people)\n\n" + expirationTable.markdown + "\n"
         s += "## When it runs (runs a day in each hour, mean over people)\n\n"
         var hours = Table(header: ["policy", "task"] + (0..<24).map { "\($0)h" }, rows: [])
@@ -424,6 +428,15 @@ public struct ForecastPage {
             """
         s += "<h1>Forecast: \(Quoting.html(appName))</h1>\n<p>\(Quoting.html(intro))</p>\n<pre>\(Quoting.html(answer))</pre>\n"
         s += "<h2>How often and at what cost</h2>\n<div class=\"wide\">" + mainTable.html + "</div>\n"
+        if !forecast.ranges.isEmpty {
+            s += "<h2>Over the assumptions</h2>\n<p>\(Quoting.html(rangeIntro))</p>\n" + rangeTable.html
+            for policy in policies {
+                for (id, _) in forecast.identifiers {
+                    let chart = rangeChart(policy, id)
+                    if !chart.isEmpty { s += "<h3>\(Quoting.html(id)) under \(Quoting.html(policy))</h3>\n" + chart + "\n" }
+                }
+            }
+        }
         s += "<h2>Expirations and why (per day, mean over people)</h2>\n" + expirationTable.html
         s += "<h2>When it runs</h2>\n"
         for policy in policies {

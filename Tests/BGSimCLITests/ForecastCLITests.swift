@@ -22,7 +22,8 @@ struct ForecastCLITests {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
         let app = repo.appendingPathComponent("models/apps/video-editor.yaml").path
-        let r = try bgsim(["forecast", app, "--people", "6", "--sweep-people", "2", "--set", "duration=2d", "--out", "f", "--jobs", "2"], in: dir)
+        let r = try bgsim(
+            ["forecast", app, "--people", "6", "--sweep-people", "2", "--set", "duration=2d", "--no-ranges", "--out", "f", "--jobs", "2"], in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("ios continued_processing com.example.video.export.*: runs 0 a day"), "\(r.stdout)")
         #expect(r.stdout.contains("    refused at submit: "), "\(r.stdout)")
@@ -33,7 +34,9 @@ struct ForecastCLITests {
     @Test func theExampleAppGetsAnAnswerAndAPage() throws {
         let dir = try scratch()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let r = try bgsim(["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d", "--out", "f", "--jobs", "2"], in: dir)
+        let small = ["--range-people", "1", "--range-trajectories", "2", "--range-samples", "2"]
+        let r = try bgsim(
+            ["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d"] + small + ["--out", "f", "--jobs", "2"], in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasPrefix("mynews: 24 people of 3.0 days each, under ios\n"), "\(r.stdout)")
         for id in ["com.example.mynews.refresh", "com.example.mynews.reindex"] {
@@ -47,7 +50,7 @@ struct ForecastCLITests {
         #expect(manifest["kind"] as? String == "forecast" && manifest["app"] as? String == "mynews" && manifest["people"] as? Int == 24)
         #expect(
             manifest["command_line"] as? [String]
-                == ["bgsim", "forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d"])
+                == ["bgsim", "forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d"] + small)
         let listed = try #require(manifest["files"] as? [[String: Any]])
         #expect(listed.map { $0["name"] as? String } == ["forecast.csv", "people.csv", "forecast.md", "forecast.html"])
         for entry in listed {
@@ -62,7 +65,9 @@ struct ForecastCLITests {
         #expect(base.map { $0["identifier"]! } == ["com.example.mynews.refresh", "com.example.mynews.reindex"])
         #expect(base.allSatisfy { $0["people"] == "24" })
         // Every change of the sweep has a paired difference for the refresh.
-        let changes = rows.filter { $0["variant"] != "base" && $0["metric"] == "runs_per_day" && $0["identifier"] == "com.example.mynews.refresh" }
+        let changes = rows.filter {
+            !["base", "ranges"].contains($0["variant"]) && $0["metric"] == "runs_per_day" && $0["identifier"] == "com.example.mynews.refresh"
+        }
         #expect(changes.count == 10 && changes.allSatisfy { $0["people"] == "8" && !($0["difference_mean"] ?? "").isEmpty })
         // people.csv: a row per person and identifier, the person's drawn values, runs a day as forecast.csv's mean.
         let people = try Self.csv(dir.appendingPathComponent("f/people.csv"))
@@ -70,10 +75,35 @@ struct ForecastCLITests {
         let refresh = people.filter { $0["identifier"] == "com.example.mynews.refresh" }.map { Double($0["runs_per_day"]!)! }
         let mean = try #require(base.first.flatMap { Double($0["mean"]!) })
         #expect(abs(refresh.reduce(0, +) / 24 - mean) < 1e-9)
+        // The answers over the assumptions' ranges: 2 × 20 Morris points and 2 × 5 Sobol' points,
+        // each on the same first person; per identifier three metrics, their shares adding to 100%.
+        #expect(r.stdout.contains("across the assumptions' ranges: "), "\(r.stdout)")
+        #expect(r.stdout.contains("(p10-p90 of 50 points; "), "\(r.stdout)")
+        for id in ["com.example.mynews.refresh", "com.example.mynews.reindex"] {
+            let ranges = rows.filter { $0["variant"] == "ranges" && $0["identifier"] == id }
+            let answers = ranges.filter { !$0["metric"]!.contains(":share:") }
+            #expect(answers.map { $0["metric"]! } == ["runs_per_day", "energy_per_day_j", "none_pct"], "\(id)")
+            for a in answers {
+                let (p10, median, p90) = (Double(a["p10"]!)!, Double(a["median"]!)!, Double(a["p90"]!)!)
+                #expect(a["people"] == "1" && p10 <= median && median <= p90, "\(a)")
+                let shares = ranges.filter { $0["metric"]!.hasPrefix(a["metric"]! + ":share:") }.map { Double($0["mean"]!)! }
+                #expect(shares.isEmpty || abs(shares.reduce(0, +) - 100) < 1e-6, "\(id) \(a["metric"]!): shares \(shares)")
+                #expect(shares.count <= 3)
+            }
+        }
+        // At the defaults the range's answer is the base's first person's, reused.
+        let first = people.filter { $0["identifier"] == "com.example.mynews.refresh" }.prefix(1).map { Double($0["runs_per_day"]!)! }
+        let atDefaults = try #require(
+            rows.first { $0["variant"] == "ranges" && $0["identifier"] == "com.example.mynews.refresh" && $0["metric"] == "runs_per_day" })
+        #expect(abs(Double(atDefaults["mean"]!)! - first.reduce(0, +)) < 1e-9)
         let html = try String(contentsOf: dir.appendingPathComponent("f/forecast.html"), encoding: .utf8)
         #expect(!html.contains("<script") && html.contains("<svg") && html.contains("A week on a typical phone"))
+        #expect(html.contains("<h2>Over the assumptions</h2>"))
         let md = try String(contentsOf: dir.appendingPathComponent("f/forecast.md"), encoding: .utf8)
-        for section in ["## How often and at what cost", "## What held it", "## How it changes", "## Who gets nothing", "## What these numbers rest on"] {
+        for section in [
+            "## How often and at what cost", "## Over the assumptions", "## What held it", "## How it changes", "## Who gets nothing",
+            "## What these numbers rest on",
+        ] {
             #expect(md.contains(section), "forecast.md lacks \(section)")
         }
         // Each assumption links to its section of docs/sources.md, whose heading it names.
@@ -85,7 +115,8 @@ struct ForecastCLITests {
         #expect(html.contains("docs/sources.md#4-how-ios-decides-the-duet-activity-scheduler\""))
         // The same forecast on one thread writes the same bytes.
         let one = try bgsim(
-            ["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d", "--out", "g", "--jobs", "1", "--quiet"], in: dir)
+            ["forecast", Self.app, "--people", "24", "--sweep-people", "8", "--set", "duration=3d"] + small + ["--out", "g", "--jobs", "1", "--quiet"],
+            in: dir)
         #expect(one.status == 0)
         for name in ["forecast.csv", "people.csv", "forecast.md", "forecast.html", "manifest.json"] {
             #expect(
@@ -104,7 +135,8 @@ struct ForecastCLITests {
             "network={wifi_radio: wifi, cellular_radio: lte, weekday: [{at: \"00:00\", \(slow), place: home}, {at: \"09:00\", \(slow), place: work}], "
             + "weekend: [{at: \"00:00\", \(slow), place: home}]}"
         let r = try bgsim(
-            ["forecast", Self.app, "--person", "median", "--people", "3", "--sweep-people", "0", "--set", network, "--out", "f", "--quiet"], in: dir)
+            ["forecast", Self.app, "--person", "median", "--people", "3", "--sweep-people", "0", "--set", network, "--no-ranges", "--out", "f", "--quiet"],
+            in: dir)
         #expect(r.status == 0, "\(r.stderr)")
         let people = try Self.csv(dir.appendingPathComponent("f/people.csv"))
         let refresh = people.filter { $0["identifier"] == "com.example.mynews.refresh" }

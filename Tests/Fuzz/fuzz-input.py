@@ -235,6 +235,8 @@ def make_case(rng, n, template):
         files["app.yaml"] = mutate_text(rng, read("Examples/forecast/news-app.yaml"))
         args = ["forecast", "app.yaml", "--people", str(rng.randint(1, 4)), "--sweep-people", str(rng.randint(0, 1)),
                 "--set", "duration=1d", "--out", "out", "--quiet", "--jobs", "1"]
+        # The ranges over the assumptions: a small design now and then (60 points), else none.
+        args += ["--range-people", "1", "--range-trajectories", "2", "--range-samples", "4"] if rng.random() < 0.2 else ["--no-ranges"]
         if rng.random() < 0.3:
             args += ["--set", rng.choice(SET_PATHS) + "=" + rng.choice(HOSTILE)]
     elif kind == "report":

@@ -192,8 +192,9 @@ browser "$tmp/fleet/report.html" "$tmp/fleet.png"
 check "$tmp/fleet/report.html" "$tmp/fleet.png" 17  # 5 paired, 3 means, scatter, 2 people, 6 timelines (no CDF: a fleet writes no tasks.csv)
 laidout "run=$(measure "$tmp/run/report.html")" "sweep=$(measure "$tmp/sweep/report.html")" "fleet=$(measure "$tmp/fleet/report.html")"
 grep -q 'whose night is on the charger' "$tmp/run/report.html" || { echo "report test: the run's timeline is not on a typical day with a charging night" >&2; exit 1; }
-"$bgsim" forecast Examples/forecast/news-app.yaml --people 12 --sweep-people 4 --set duration=3d --out "$tmp/forecast" --quiet
+"$bgsim" forecast Examples/forecast/news-app.yaml --people 12 --sweep-people 4 --set duration=3d --out "$tmp/forecast" --quiet \
+  --range-people 2 --range-trajectories 2 --range-samples 4
 browser "$tmp/forecast/forecast.html" "$tmp/forecast.png"
-check "$tmp/forecast/forecast.html" "$tmp/forecast.png" 3  # runs by hour of 2 tasks, a typical week
+check "$tmp/forecast/forecast.html" "$tmp/forecast.png" 4  # what the refresh depends on, runs by hour of 2 tasks, a typical week
 if [ -n "${REPORT_SCREENSHOTS:-}" ]; then cp "$tmp/run.png" "$tmp/sweep.png" "$tmp/fleet.png" "$tmp/forecast.png" "$REPORT_SCREENSHOTS/"; fi
 echo "report test passed: run, fleet and sweep reports and a forecast's page render in chromium with every chart and no request, laid out as promised"

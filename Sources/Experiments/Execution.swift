@@ -52,29 +52,37 @@ public struct UnitStore: Sendable {
         return names.compactMap { $0.hasSuffix(".unit.txt") ? UnitKey(folderName: String($0.dropLast(9))) : nil }.sorted()
     }
 
-    /// Runs one unit and records it: its old record goes first, so that rows being rewritten
-    /// are never taken for a finished unit's.
-    func run(_ u: UnitKey, of plan: StudyPlan, record: RecordOptions) throws {
-        unlink(path(u, "unit.txt"))
-        for name in Self.rowFiles { unlink(path(u, name)) }
-        let prefix = Experiment.pointFields(plan, u.point).prefix(1) + [plan.policies[u.policy].name, String(u.replication)]
+    /// Runs one simulation and records it as each of `units` (a unit and those that reuse it,
+    /// `StudyPlan.source(of:)`; all of one policy and replication): each unit's old record goes
+    /// first, so that rows being rewritten are never taken for a finished unit's.
+    func run(_ units: [UnitKey], of plan: StudyPlan, record: RecordOptions) throws {
+        let u = units[0]
+        for v in units {
+            unlink(path(v, "unit.txt"))
+            for name in Self.rowFiles { unlink(path(v, name)) }
+        }
+        func prefix(_ v: UnitKey) -> [String] {
+            Array(Experiment.pointFields(plan, v.point).prefix(1) + [plan.policies[v.policy].name, String(v.replication)])
+        }
+        var rows = RowDestination(prefix: prefix(u)) { file(u, $0) }
+        rows.copies = units.dropFirst().map { v in (prefix(v), { file(v, $0) }) }
         let result: RunResult
         do {
             result = try Experiment.run(
                 // The point's own spec: a sweep axis may set a policy's parameters (same label).
                 plan.points[u.point].scenario, policy: plan.points[u.point].scenario.policies[u.policy], replication: u.replication,
-                record: record, rows: RowDestination(prefix: Array(prefix)) { file(u, $0) })
+                record: record, rows: rows)
         } catch {
             // A failure the input caused at run time (an event storm) leaves none of the
-            // unit's rows behind, and names the point of a sweep.
-            for name in Self.rowFiles { unlink(path(u, name)) }
+            // units' rows behind, and names the point of a sweep.
+            for v in units { for name in Self.rowFiles { unlink(path(v, name)) } }
             if let e = error as? ScenarioError, plan.points.count > 1 {
                 throw ScenarioError(.invalid, file: e.file, message: "point \(u.point): " + e.message)
             }
             throw error
         }
         let values = zip(RunMetrics.columns, result.values).map { CSVWriter.number($1, count: $0.isCount) }
-        try UnitRecord.write(fingerprint: plan.fingerprint(of: u, record: record), values: values, of: u, in: self)
+        for v in units { try UnitRecord.write(fingerprint: plan.fingerprint(of: v, record: record), values: values, of: v, in: self) }
     }
 }
 
@@ -196,8 +204,13 @@ public struct StudyOutcome: Sendable {
     public var ran: Int
     /// Units found finished from an earlier invocation (resume).
     public var skipped: Int
+    /// Simulations run by this invocation: `ran` less the units that took another's
+    /// (`StudyPlan.source(of:)`).
+    public var simulated = 0
     /// A run's per-app rows of summary.csv (none for a sweep or without apps.csv).
     var apps: [AppSummary] = []
+    /// A morris sweep's conclusions (sensitivity.csv), or nil.
+    public var conclusions: [Conclusion]?
 }
 
 extension Experiment {
@@ -210,7 +223,7 @@ extension Experiment {
         let lock = try FolderLock(folder)
         defer { lock.release() }
         OutputFiles.removeLeftovers(in: folder)
-        var ran = 0, skipped = 0
+        var ran = 0, skipped = 0, simulated = 0
         func runUnits(_ reps: Range<Int>) async throws {
             let mine = plan.units(replications: reps, shard: options.shard)
             // Only units with a record can be finished: one listing of the store instead of a
@@ -222,14 +235,23 @@ extension Experiment {
             let ranBefore = ran
             skipped += mine.count - todo.count
             ran += todo.count
-            try await execute(plan, units: todo, jobs: options.jobs, record: options.record, store: store) { [ran, skipped] done in
+            // A unit whose inputs an earlier point's unit shares is written by that simulation.
+            // (A group whose source finished before an interruption runs as its first unit.)
+            var groups: [UnitKey: [UnitKey]] = [:]
+            for u in todo { groups[plan.source(of: u), default: []].append(u) }
+            let running = Set(todo)
+            let sims = todo.compactMap { u in groups[u] } + groups.filter { !running.contains($0.key) }.sorted { $0.key < $1.key }.map(\.value)
+            simulated += sims.count
+            try await execute(plan, groups: sims, jobs: options.jobs, record: options.record, store: store) { [ran, skipped] done in
                 options.progress?(ranBefore + done, ran, skipped)
             }
         }
         if let shard = options.shard {
             try await runUnits(0..<plan.replications)
             let written = try writeShardManifest(plan, shard: shard, options: options, store: store, to: folder)
-            return StudyOutcome(runs: [], replications: plan.replications, precision: nil, written: written, ran: ran, skipped: skipped)
+            var outcome = StudyOutcome(runs: [], replications: plan.replications, precision: nil, written: written, ran: ran, skipped: skipped)
+            outcome.simulated = simulated
+            return outcome
         }
         var n = options.precision?.initial(plan.replications) ?? plan.replications
         try await runUnits(0..<n)
@@ -245,31 +267,37 @@ extension Experiment {
                 runs = try readRuns(plan, replications: n) { _ in store }
             }
         }
-        let (written, apps) = try writeResults(
+        let (written, apps, conclusions) = try writeResults(
             plan, runs: runs, replications: n, precision: outcome, options: options,
             storeOf: { _ in store }, to: folder)
         try? FileManager.default.removeItem(at: store.folder)
-        return StudyOutcome(runs: runs, replications: n, precision: outcome, written: written, ran: ran, skipped: skipped, apps: apps)
+        return StudyOutcome(
+            runs: runs, replications: n, precision: outcome, written: written, ran: ran, skipped: skipped, simulated: simulated, apps: apps,
+            conclusions: conclusions)
     }
 
-    /// Runs `units` on up to `jobs` threads, each into the store as it finishes.
+    /// Runs `groups` (each one simulation, recorded as each of its units) on up to `jobs`
+    /// threads, each into the store as it finishes; `progress` counts units.
     static func execute(
-        _ plan: StudyPlan, units: [UnitKey], jobs: Int, record: RecordOptions, store: UnitStore,
+        _ plan: StudyPlan, groups: [[UnitKey]], jobs: Int, record: RecordOptions, store: UnitStore,
         progress: (Int) -> Void
     ) async throws {
-        guard !units.isEmpty else { return }
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        guard !groups.isEmpty else { return }
+        try await withThrowingTaskGroup(of: Int.self) { group in
             var next = 0, done = 0
             func launch() {
-                let u = units[next]
+                let units = groups[next]
                 next += 1
-                group.addTask { try store.run(u, of: plan, record: record) }
+                group.addTask {
+                    try store.run(units, of: plan, record: record)
+                    return units.count
+                }
             }
-            while next < min(max(jobs, 1), units.count) { launch() }
-            while try await group.next() != nil {
-                done += 1
+            while next < min(max(jobs, 1), groups.count) { launch() }
+            while let count = try await group.next() {
+                done += count
                 progress(done)
-                if next < units.count { launch() }
+                if next < groups.count { launch() }
             }
         }
     }
@@ -318,7 +346,7 @@ extension Experiment {
     static func writeResults(
         _ plan: StudyPlan, runs: [[RunValues]], replications: Int, precision: PrecisionOutcome?,
         options: StudyOptions, storeOf: (UnitKey) -> UnitStore, to folder: URL
-    ) throws(RuntimeFailure) -> (written: [String], apps: [AppSummary]) {
+    ) throws(RuntimeFailure) -> (written: [String], apps: [AppSummary], conclusions: [Conclusion]?) {
         let policies = plan.policies
         // A run's summary has per-app rows, from its units' apps.csv rows (a sweep's would
         // multiply its summary by the apps; its apps.csv has them).
@@ -347,6 +375,12 @@ extension Experiment {
                 }.content
             ),
         ]
+        // A morris sweep says which conclusions hold over its ranges (`bgsim sensitivity`).
+        let conclusions = Conclusion.analyse(plan) { p in
+            let baseline = policies.first { $0.label == plan.points[p].scenario.metrics.baseline }!
+            return PairedComparison.compare(runs[p], policies: policies, baseline: baseline)
+        }
+        if let conclusions { files.append(("sensitivity.csv", .text(Conclusion.csv(plan, conclusions)))) }
         let units = plan.units(replications: 0..<replications)
         func parts(_ name: String, _ header: [String]) -> (String, OutputContent) {
             let head = plan.isSweep ? ["point"] + header : header
@@ -370,6 +404,6 @@ extension Experiment {
             progress: options.writing.map { writing in
                 { name, done, total in writing("\(counted[name] ?? "parts") of \(name) written", done, total) }
             })
-        return (files.map(\.name) + ["manifest.json"], appRows)
+        return (files.map(\.name) + ["manifest.json"], appRows, conclusions)
     }
 }

@@ -7,7 +7,7 @@ import SimRandom
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 16
+    public static let schemaVersion = 17
     /// Every result file's columns that do not depend on the study (a sweep's axes and a
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.
@@ -29,6 +29,7 @@ public struct Manifest: Sendable {
             ("timeline.csv", TimelineRows.header),
             ("events.csv", EventRows.header),
             ("forecast.csv", Forecast.header),
+            ("sensitivity.csv", ["scenario"] + Conclusion.header),
         ]
     }
 

@@ -46,6 +46,13 @@ public struct StudyPlan: Sendable {
     var sweepJSON: String?
     /// The sweep's design (`grid`, `lhs`, ...), or nil for a run.
     public var design: String?
+    /// The sweep's design whole, or nil for a run.
+    public var sweepDesign: SweepDesign?
+    /// Per policy, per point: the first point whose unit of that policy has the same inputs,
+    /// so runs the same simulation (empty: every unit is its own). A point that sets only
+    /// another policy's parameters leaves a policy's units as they were: a sweep over one
+    /// policy's parameters simulates the others once.
+    private var sources: [[Int32]] = []
 
     /// Whether the plan comes from a sweep file.
     public var isSweep: Bool { sweepJSON != nil }
@@ -86,6 +93,7 @@ public struct StudyPlan: Sendable {
         file = sweep.file
         parameters = sweep.design.axes.map(\.path.description)
         design = sweep.design.kind.rawValue
+        sweepDesign = sweep.design
         let count = sweep.design.pointCount
         let pointValues = sweep.design.makePoints()
         guard count > 0 else { throw ScenarioError(.invalid, file: sweep.file, keyPath: "axes", message: "the design has no points") }
@@ -168,6 +176,50 @@ public struct StudyPlan: Sendable {
 
         fingerprint = digest!.hex()
         sweepJSON = sweep.resolvedJSON
+        sources = Self.sources(points, axes: sweep.design.axes.map(\.path))
+    }
+
+    /// Each (policy, point)'s source: the first point with the same values of the axes that
+    /// reach that policy's units, which are every axis but those setting another policy's
+    /// parameters (`policies[2].threshold`). Points differ only by their axes' values (the
+    /// rest of every point's scenario is the same), so those values are the unit's inputs;
+    /// the specs are compared too, so a reuse is never taken on the axes' word alone.
+    static func sources(_ points: [Point], axes: [ConfigKeyPath]) -> [[Int32]] {
+        let labels = points[0].scenario.policies.map(\.label)
+        let policyOf: [Int?] = axes.map { path in
+            guard path.components.count == 3, path.components[0] == .key("policies") else { return nil }
+            switch path.components[1] {
+            case .index(let i): return i
+            case .key(let label): return labels.firstIndex(of: label)
+            }
+        }
+        guard policyOf.contains(where: { $0 != nil }) else { return [] }
+        let policies = points[0].scenario.policies.count
+        return (0..<policies).map { k in
+            var first: [[String]: Int32] = [:]
+            return points.indices.map { p in
+                let key = zip(points[p].values, policyOf).compactMap { value, policy in policy == nil || policy == k ? value : nil }
+                if let q = first[key], points[Int(q)].scenario.policies[k] == points[p].scenario.policies[k] { return q }
+                first[key] = first[key] ?? Int32(p)
+                return Int32(p)
+            }
+        }
+    }
+
+    /// An axis as people read it: a policy's parameter under the policy's label
+    /// (`policies[3].refreshes_per_launch` as `ios.refreshes_per_launch`), others as written.
+    public func axisName(_ path: String) -> String {
+        guard path.hasPrefix("policies["), let close = path.firstIndex(of: "]"),
+            let i = Int(path[path.index(path.startIndex, offsetBy: 9)..<close]), policies.indices.contains(i)
+        else { return path }
+        return policies[i].label + path[path.index(after: close)...]
+    }
+
+    /// The unit that runs the same simulation as `u`, first in point order (`u` itself when
+    /// no earlier point's does).
+    public func source(of u: UnitKey) -> UnitKey {
+        guard !sources.isEmpty else { return u }
+        return UnitKey(point: Int(sources[u.policy][u.point]), policy: u.policy, replication: u.replication)
     }
 
     /// Units in the plan: points x policies x replications.
@@ -183,14 +235,15 @@ public struct StudyPlan: Sendable {
     public func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
 
     /// The units of replications `reps` of every point and policy, in canonical order; with a
-    /// shard, only the shard's.
+    /// shard, only the shard's: those whose source's canonical index it holds, so that a unit
+    /// and the units reusing its simulation are in one shard.
     public func units(replications reps: Range<Int>, shard: Shard? = nil) -> [UnitKey] {
         var units: [UnitKey] = []
         for p in points.indices {
             for k in policies.indices {
                 for r in reps {
                     let u = UnitKey(point: p, policy: k, replication: r)
-                    if let shard, !shard.contains(index(of: u)) { continue }
+                    if let shard, !shard.contains(index(of: source(of: u))) { continue }
                     units.append(u)
                 }
             }

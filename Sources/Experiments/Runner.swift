@@ -46,6 +46,13 @@ struct RowDestination {
     var prefix: [String]
     /// Where the rows of a result file (`tasks.csv`) go.
     var file: (String) -> URL
+    /// Other units that take the same rows under their own first fields (`StudyPlan.source(of:)`).
+    var copies: [(prefix: [String], file: (String) -> URL)] = []
+
+    /// A writer of the rows of `name` to every destination.
+    func writer(_ name: String) throws(RuntimeFailure) -> PartWriter {
+        try PartWriter(file(name), prefix: prefix, copies: copies.map { ($0.file(name), $0.prefix) })
+    }
 }
 
 /// Runs the units of a scenario: every policy in every replication.
@@ -95,13 +102,13 @@ public enum Experiment {
         var tasks: PartWriter?, timeline: PartWriter?
         let names = scenario.setup.apps.map(\.name)
         if record.tasks, let rows {
-            let writer = try PartWriter(rows.file("tasks.csv"), prefix: rows.prefix)
+            let writer = try rows.writer("tasks.csv")
             sink.onTask = { task in writer.append { TaskRows.write(task, appNames: names, to: $0) } }
             tasks = writer
         }
         if record.apps, rows != nil { sink.apps = AppTallies(apps: names.count) }
         if let every = record.timelineEvery, let rows {
-            let writer = try PartWriter(rows.file("timeline.csv"), prefix: rows.prefix)
+            let writer = try rows.writer("timeline.csv")
             sink.timeline = TimelineSampler(every: every) { sample in writer.append { TimelineRows.write(sample, appNames: names, to: $0) } }
             timeline = writer
         }
@@ -115,7 +122,7 @@ public enum Experiment {
         try tasks?.close()
         try timeline?.close()
         if let tallies = done.apps, let rows {
-            let writer = try PartWriter(rows.file("apps.csv"), prefix: rows.prefix)
+            let writer = try rows.writer("apps.csv")
             let context = AppRows.Context(
                 days: scenario.setup.duration.seconds / 86_400, batteryJ: scenario.setup.battery.capacityJ, metrics: done.metrics,
                 appNames: names)
@@ -124,7 +131,7 @@ public enum Experiment {
         }
         var events = done.events?.events
         if let log = events, let rows {
-            let writer = try PartWriter(rows.file("events.csv"), prefix: rows.prefix)
+            let writer = try rows.writer("events.csv")
             for e in log { writer.append { EventRows.write(e, appNames: names, to: $0) } }
             try writer.close()
             events = nil

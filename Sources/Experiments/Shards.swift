@@ -287,11 +287,12 @@ extension Experiment {
         try OutputFiles.createFolder(folder, "output folder ")
         let lock = try FolderLock(folder)
         defer { lock.release() }
-        let (written, apps) = try writeResults(
+        let (written, apps, conclusions) = try writeResults(
             plan, runs: runs, replications: plan.replications, precision: nil, options: options,
             storeOf: storeOf, to: folder)
         return StudyOutcome(
-            runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount, apps: apps)
+            runs: runs, replications: plan.replications, precision: nil, written: written, ran: 0, skipped: plan.unitCount, apps: apps,
+            conclusions: conclusions)
     }
 
     /// Which shards (K/N) were given, when all split the study the same way: the shards not

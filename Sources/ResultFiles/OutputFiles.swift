@@ -81,7 +81,7 @@ public enum OutputFiles {
     /// Every file a run or sweep writes into its folder, and the report `bgsim report` writes
     /// beside them by default.
     public static let studyFiles = [
-        "runs.csv", "summary.csv", "comparisons.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv",
+        "runs.csv", "summary.csv", "comparisons.csv", "sensitivity.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv",
         "report.html", "report.md",
     ]
 

@@ -11,7 +11,7 @@ import SimRandom
 /// scenario: ../scenarios/default.yaml   # relative to the sweep file
 /// set: {duration: 7d}                   # applied to every point (optional)
 /// replications: 5                       # optional: replaces the scenario's
-/// design: grid                          # grid, zip, random, lhs or sobol
+/// design: grid                          # grid, zip, random, lhs, sobol or morris
 /// axes:
 ///   - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
 ///   - {path: people.sessions_per_day, from: 20, to: 100, steps: 5, integer: true}
@@ -30,6 +30,10 @@ public struct SweepDesign: Sendable, Equatable {
         case lhs
         /// GSL's Sobol sequence (`gsl_qrng_sobol`, at most 40 axes): low discrepancy, no seed.
         case sobol
+        /// Morris's trajectories (`trajectories` of them, on a grid of `levels` levels, from
+        /// `design_seed`): consecutive points of a trajectory differ in one axis, so each step
+        /// is that axis's elementary effect on every result (`bgsim sensitivity`).
+        case morris
     }
 
     /// One axis: a key path and either values or a range.
@@ -76,8 +80,12 @@ public struct SweepDesign: Sendable, Equatable {
     public var axes: [Axis]
     /// Points of a random, lhs or sobol design.
     public var points: Int
-    /// Seed of a random or lhs design (`design_seed`), independent of the simulation's seed.
+    /// Seed of a random, lhs or morris design (`design_seed`), independent of the simulation's seed.
     public var seed: UInt64
+    /// A morris design's trajectories, each of one point more than the axes.
+    public var trajectories = 0
+    /// A morris design's grid: each axis takes `levels` evenly spread values (an even number).
+    public var levels = 4
 
     /// The most points a sweep may have, whatever its design. The plan reads and keeps every
     /// point's scenario before anything runs (about 3 kB and, on one core, 1 ms a point for
@@ -96,6 +104,9 @@ public struct SweepDesign: Sendable, Equatable {
             }
         case .zip: return axes.map(\.valueCount).min() ?? 0
         case .random, .lhs, .sobol: return points
+        case .morris:
+            let (n, overflow) = trajectories.multipliedReportingOverflow(by: axes.count + 1)
+            return overflow ? Int.max : n
         }
     }
 
@@ -120,6 +131,8 @@ public struct SweepDesign: Sendable, Equatable {
         /// Sobol: GSL's generator and its output.
         var sobol: UnsafeMutablePointer<gsl_qrng>?
         var u: [Double] = []
+        /// Morris: every point of the unit cube (trajectories × (axes + 1) × axes numbers).
+        var morris: [[Double]] = []
 
         init(_ design: SweepDesign) {
             self.design = design
@@ -144,6 +157,8 @@ public struct SweepDesign: Sendable, Equatable {
             case .sobol:
                 sobol = gsl_qrng_alloc(bgsim_qrng_sobol(), UInt32(design.axes.count))
                 u = [Double](repeating: 0, count: design.axes.count)
+            case .morris:
+                morris = design.morrisGrid()
             }
         }
 
@@ -175,11 +190,22 @@ public struct SweepDesign: Sendable, Equatable {
                 guard let sobol else { return nil }
                 _ = u.withUnsafeMutableBufferPointer { gsl_qrng_get(sobol, $0.baseAddress) }
                 return zip(axes, u).map { $0.value(at: $1) }
+            case .morris:
+                return zip(axes, morris[index]).map { $0.value(at: $1) }
             }
         }
     }
 
-    static func stream(_ seed: UInt64, _ name: String) -> RandomStream {
+    /// A morris design's points in the unit cube, each coordinate on its grid level exactly
+    /// (`k / (levels - 1)`), so that a level gives one value whatever the steps that led to it.
+    package func morrisGrid() -> [[Double]] {
+        let top = Double(levels - 1)
+        return Sensitivity.morrisDesign(
+            factors: axes.count, trajectories: trajectories, levels: levels, stream: SweepDesign.stream(seed, "sweep.morris")
+        ).map { $0.map { ($0 * top).rounded() / top } }
+    }
+
+    package static func stream(_ seed: UInt64, _ name: String) -> RandomStream {
         // mt19937 always exists, so this cannot fail.
         try! RandomStream(kind: .mt19937, seed: StreamID(masterSeed: seed, replication: 0, name: name).seed)
     }
@@ -287,11 +313,30 @@ public struct Sweep: Sendable {
         }
         let sampled = kind == .random || kind == .lhs || kind == .sobol
         let points = try top.optional("points", default: 0) { n, p throws(ScenarioError) in
-            guard sampled else { throw r.error(n, p, "'points' is for random, lhs and sobol designs; a \(kind.rawValue) design's points come from its axes") }
+            guard sampled else {
+                throw r.error(
+                    n, p,
+                    kind == .morris
+                        ? "a morris design's points are its trajectories, each of one point more than the axes: give 'trajectories'"
+                        : "'points' is for random, lhs and sobol designs; a \(kind.rawValue) design's points come from its axes")
+            }
             return try r.integer(n, p, "a number of points from 1 to \(SweepDesign.maxPoints)", in: 1...SweepDesign.maxPoints)
         }
         if sampled && points == 0 {
             throw r.error(tree, ConfigKeyPath([.key("points")]), "missing; a \(kind.rawValue) design needs the number of points, such as points: 20")
+        }
+        let trajectories = try top.optional("trajectories", default: 0) { n, p throws(ScenarioError) in
+            guard kind == .morris else { throw r.error(n, p, "'trajectories' is for a morris design") }
+            return try r.integer(n, p, "a number of trajectories from 2 to 10000", in: 2...10_000)
+        }
+        if kind == .morris && trajectories == 0 {
+            throw r.error(tree, ConfigKeyPath([.key("trajectories")]), "missing; a morris design needs its number of trajectories, such as trajectories: 10")
+        }
+        let levels = try top.optional("levels", default: 4) { n, p throws(ScenarioError) in
+            guard kind == .morris else { throw r.error(n, p, "'levels' is for a morris design") }
+            let levels = try r.integer(n, p, "an even number of levels from 2 to 20", in: 2...20)
+            guard levels % 2 == 0 else { throw r.error(n, p, "expected an even number of levels from 2 to 20 (Morris's steps need it), got \(levels)") }
+            return levels
         }
         let seed = try top.optional("design_seed", default: UInt64(1), r.seed)
         let axes = try top.required("axes", "a list of axes, such as [{path: people.sessions_per_day, values: [20, 50]}]") {
@@ -303,7 +348,9 @@ public struct Sweep: Sendable {
                 tree, ConfigKeyPath([.key("axes")]),
                 "a zip design needs axes of equal length; got \(axes.map { "\($0.path): \($0.valueCount)" }.joined(separator: ", "))")
         }
-        let design = SweepDesign(kind: kind, axes: axes, points: points, seed: seed)
+        var design = SweepDesign(kind: kind, axes: axes, points: points, seed: seed)
+        design.trajectories = trajectories
+        design.levels = levels
         if design.pointCount > SweepDesign.maxPoints {
             let total = design.pointCount == Int.max ? "more than \(Int.max)" : "\(design.pointCount)"
             throw r.error(

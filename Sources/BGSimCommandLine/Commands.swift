@@ -136,23 +136,36 @@ struct SweepCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
         let sweep = try BundledExamples.resolve(self.sweep, prefer: .sweep)
+        try await Self.run(
+            sweep, overrides: overrides, seed: seed, replications: replications, output: output, precision: precision, slurm: slurm)
+    }
+
+    /// Runs the sweep in `file` as `bgsim sweep` does (or writes its Slurm scripts); shared with
+    /// `bgsim sensitivity`, whose study is a sweep. Returns the outcome of a whole study.
+    @discardableResult
+    static func run(
+        _ file: String, overrides: [String], seed: String?, replications: String?, output: OutputOptions,
+        precision: PrecisionOptions, slurm: SlurmOptions
+    ) async throws -> (StudyPlan, StudyOutcome)? {
+        let all = ScenarioOptions.overrides(overrides, seed: seed, replications: replications)
         let reading = output.progress()
         let plan = try StudyPlan(
-            sweep: Experiments.Sweep.load(file: sweep), overrides: all, jobs: output.jobCount,
+            sweep: Experiments.Sweep.load(file: file), overrides: all, jobs: output.jobCount,
             progress: reading.map { r in { r.reading($0, of: $1) } })
         reading?.finish()
         try output.checkTimeline(plan)
-        if try slurm.emit(plan, file: sweep, overrides: overrides, seed: seed, replications: replications, output: output) { return }
+        if try slurm.emit(plan, file: file, overrides: overrides, seed: seed, replications: replications, output: output) { return nil }
         try precision.check(plan)
         let outcome = try await perform(plan, output: output, overrides: all, precision: precision.goal)
-        guard !output.quiet, output.shard == nil else { return }
+        guard !output.quiet, output.shard == nil else { return nil }
         print(
             "Sweep '\(plan.name)': \(Self.shape(plan, replications: outcome.replications)) "
-                + "(\(outcome.ran) units run, \(outcome.skipped) already finished).")
+                + "(\(outcome.ran) units run\(outcome.simulated < outcome.ran ? " in \(outcome.simulated) simulations" : ""), "
+                + "\(outcome.skipped) already finished).")
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
+        return (plan, outcome)
     }
 }
 

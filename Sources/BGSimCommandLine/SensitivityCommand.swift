@@ -1,6 +1,8 @@
 import ArgumentParser
+import Experiments
 import Foundation
 import ResultFiles
+import ScenarioFiles
 import SimRandom
 
 /// How far an answer depends on the model's assumptions (docs/sources.md §11-12).
@@ -11,10 +13,12 @@ struct SensitivityCommand: ParsableCommand {
         discussion: """
             bgsim varies each assumption of a model (a default no published figure fixes, \
             listed with its plausible range by 'bgsim policies') over its range to say how far \
-            an answer depends on it. 'bgsim sensitivity check' checks the methods on a function \
-            whose indices are known.
+            an answer depends on it. 'bgsim sensitivity SCENARIO' reruns a study over the \
+            ranges and says which of its paired differences keep their sign; 'bgsim \
+            sensitivity check' checks the methods on a function whose indices are known.
             """,
-        subcommands: [SensitivityCheck.self]
+        subcommands: [SensitivityStudy.self, SensitivityCheck.self],
+        defaultSubcommand: SensitivityStudy.self
     )
 }
 

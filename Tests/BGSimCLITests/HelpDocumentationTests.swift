@@ -36,9 +36,9 @@ struct HelpDocumentationTests {
         #expect(Self.options(inHelp: help) == ["--out", "--jobs"])
     }
 
-    @Test(arguments: ["run", "sweep", "merge", "validate", "report", "forecast"])
+    @Test(arguments: ["run", "sweep", "merge", "validate", "report", "forecast", "sensitivity study", "sensitivity check"])
     func everyOptionOfASubcommandIsDocumented(command: String) throws {
-        let help = try bgsim([command, "--help"])
+        let help = try bgsim(command.split(separator: " ").map(String.init) + ["--help"])
         #expect(help.status == 0)
         let docs = try FileManager.default.contentsOfDirectory(atPath: repo.appendingPathComponent("docs").path)
             .filter { $0.hasSuffix(".md") }

@@ -264,6 +264,7 @@ public struct Report {
         body += mechanismTable(policies, colors)
         body += "</section>"
         body += pairedSection(colors: colors)
+        body += sensitivitySection()
 
         // Bars.
         body += "<section><h2>Energy, latency, staleness</h2><div class=\"grid\">"

@@ -44,6 +44,7 @@ extension Report {
         s += "\nPareto front among deployable policies (background energy against staleness, lower is better on both): "
         s += front.map { "\(md(r.policies[$0])) (\(SVG.number(energy[$0])) J, \(SVG.duration(stale[$0])))" }.joined(separator: "; ") + ".\n"
         s += pairedMarkdown()
+        s += sensitivityMarkdown()
         if !r.fleet.isEmpty, let baseline = r.baseline {
             s += "\n### People, against \(md(baseline)), person by person\n\nEach replication is one person drawn from the fleet ("
             s += r.fleet.map(Quoting.markdownCode).joined(separator: ", ") + ").\n\n"

@@ -157,6 +157,8 @@ public struct ResultSet {
     var tasks: CSVTable?
     /// A run's apps.csv, when written: the columns the report's per-app section reads.
     var apps: CSVTable?
+    /// A morris sweep's sensitivity.csv (`bgsim sensitivity`), when written.
+    var sensitivity: CSVTable?
 
     /// Reads `manifest.json` and `runs.csv`, and of `tasks.csv`, if present, the columns the
     /// report draws from. Nothing is drawn from `summary.csv` (the report's intervals are made
@@ -211,6 +213,9 @@ public struct ResultSet {
         let apps =
             kind == "run" && FileManager.default.fileExists(atPath: appsURL.path)
             ? try CSVTable.read(appsURL, columns: Report.appColumns) : nil
+        let sensitivityURL = url.appendingPathComponent("sensitivity.csv")
+        let sensitivity =
+            kind == "sweep" && FileManager.default.fileExists(atPath: sensitivityURL.path) ? try CSVTable.read(sensitivityURL) : nil
         return ResultSet(
             folder: url, kind: kind, scenarioName: try string("scenario"), policies: policies,
             baseline: json["baseline"] as? String, parameters: json["parameters"] as? [String] ?? [],
@@ -222,7 +227,8 @@ public struct ResultSet {
             resolvedScenario: json["resolved_scenario"],
             resolvedScenarioText: rawValue(of: "resolved_scenario", in: data),
             resolvedSweepText: rawValue(of: "resolved_sweep", in: data), scenarioFile: json["scenario_file"] as? String,
-            planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks, apps: apps)
+            planDigest: json["plan_sha256"] as? String, runs: runs, tasks: tasks, apps: apps,
+            sensitivity: sensitivity)
     }
 
     /// Each file the manifest lists that is present has its size and SHA-256; runs.csv must be.

@@ -26,7 +26,7 @@ SUFFIX_UNITS = [
 ]
 
 # The result files a study may hold, in the order `Study.files` lists them.
-RESULT_FILES = ["runs.csv", "summary.csv", "comparisons.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv"]
+RESULT_FILES = ["runs.csv", "summary.csv", "comparisons.csv", "sensitivity.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv"]
 
 # runs.csv's columns that say which run a row is, not what it measured.
 _RUN_KEYS = ["scenario", "point", "policy", "replication", "seed"]
@@ -53,7 +53,8 @@ class Study:
     `policies` (in the study's order), `baseline`, `parameters` (a sweep's swept key paths),
     `traits` (a fleet's per-person columns), `colors` ({policy: "#RRGGBB"}, as the report draws
     them), and each result file as a DataFrame: `runs`, `summary`, `comparisons`, `apps`, and,
-    when the study wrote them, `tasks`, `timeline`, `events` (read on first use; `None` when absent).
+    when the study wrote them, `tasks`, `timeline`, `events`, `sensitivity` (read on first use;
+    `None` when absent).
     """
 
     def __init__(self, folder, verify=True):
@@ -136,6 +137,10 @@ class Study:
     tasks = property(lambda self: self.frame("tasks.csv"), doc="tasks.csv: one row per task, when written.")
     timeline = property(lambda self: self.frame("timeline.csv"), doc="timeline.csv, when written (--timeline).")
     events = property(lambda self: self.frame("events.csv"), doc="events.csv, when written (--events).")
+    sensitivity = property(
+        lambda self: self.frame("sensitivity.csv"),
+        doc="sensitivity.csv, from `bgsim sensitivity` (a morris sweep): each paired difference's verdict and each assumption's part.",
+    )
 
     @property
     def metrics(self):
@@ -213,6 +218,49 @@ class Study:
                 }
             )
         return pd.DataFrame(out).set_index("policy")
+
+    def axis_name(self, path):
+        """An axis as the report names it: `policies[3].threshold` as `ios.threshold`."""
+        if path.startswith("policies[") and "]" in path:
+            index = path[len("policies[") : path.index("]")]
+            if index.isdigit() and int(index) < len(self.policies):
+                return self.policies[int(index)] + path[path.index("]") + 1 :]
+        return path
+
+    def conclusions(self, metric=None):
+        """Of a `bgsim sensitivity` study: one row per paired difference (policy, metric), with
+        its verdict over the assumptions' ranges (holds, flips, unsure or none), its points
+        above, below and across zero, the range of its mean, the assumptions whose steps
+        flipped its sign (`flipped_by`, most flips first) and the two it moves most with
+        (`moves_most_with`, by share of Morris's mu*), as the report's section shows them."""
+        s = self.sensitivity
+        if s is None:
+            raise ResultsError(f"{self.folder}: no sensitivity.csv (written by `bgsim sensitivity` and morris sweeps)")
+        if metric is not None:
+            s = s[s["metric"] == metric]
+        rows = []
+        for (policy, metric_name), group in s.groupby(["policy", "metric"], sort=False, observed=True):
+            first = group.iloc[0]
+            flipped = group[group["flips"] > 0].sort_values("flips", ascending=False, kind="stable")
+            moves = group[group["share"] > 0].sort_values("share", ascending=False, kind="stable").head(2)
+            rows.append(
+                {
+                    "policy": policy,
+                    "baseline": first["baseline"],
+                    "metric": metric_name,
+                    "verdict": first["verdict"],
+                    "points": int(first["points"]),
+                    "above": int(first["above"]),
+                    "below": int(first["below"]),
+                    "neither": int(first["neither"]),
+                    "difference_min": first["difference_min"],
+                    "difference_max": first["difference_max"],
+                    "flipped_by": [self.axis_name(a) for a in flipped["assumption"]],
+                    "moves_most_with": [self.axis_name(a) for a in moves["assumption"]],
+                    "unit": unit(metric_name),
+                }
+            )
+        return pd.DataFrame(rows).set_index(["policy", "metric"])
 
     def per_app(self, column="runs_per_day"):
         """Each policy's and app's scheduled tasks (refresh, processing, legacy fetch) across

@@ -36,6 +36,11 @@ def studies(tmp_path_factory):
     bgsim_run(["run", "default", "--set", "duration=2d", "--replications", "4", "--out", "run", "--quiet"], root)
     bgsim_run(["run", "fleet", "--set", "duration=1d", "--replications", "30", "--out", "fleet", "--quiet"], root)
     bgsim_run(["sweep", "refresh-setting", "--set", "duration=6h", "--replications", "3", "--out", "sweep", "--quiet"], root)
+    bgsim_run(
+        ["sensitivity", "default", "--set", "duration=1d", "--set", "metrics.baseline=ios", "--replications", "3"]
+        + ["--trajectories", "3", "--no-tasks", "--out", "sensitivity", "--quiet"],
+        root,
+    )
     return root
 
 
@@ -173,3 +178,52 @@ def test_figures_are_drawn_in_the_studys_colours(studies, tmp_path):
     assert (tmp_path / "paired.png").stat().st_size > 10_000
     for figure in [bgsim.plot.means(study), bgsim.plot.per_app(study), bgsim.plot.people(bgsim.load(studies / "fleet"))]:
         figure.savefig(tmp_path / "f.png")
+
+
+def test_sensitivity_is_comparisons_csv_over_the_design(studies):
+    """sensitivity.csv recomputed from comparisons.csv: each difference's points above, below
+    and across zero, its range and verdict, and per axis the trajectory steps that moved it
+    and those that changed its sign (consecutive points of a trajectory differ in one axis)."""
+    study = bgsim.load(studies / "sensitivity")
+    c, s, axes = study.comparisons, study.sensitivity, study.parameters
+    k = len(axes)
+    assert k == 19 and study.manifest["points"] == 3 * (k + 1)
+    checked = 0
+    for (policy, metric), group in s.groupby(["policy", "metric"], sort=False, observed=True):
+        rows = c[(c["policy"] == policy) & (c["metric"] == metric)].sort_values("point")
+        mean, low, high = list(rows["difference_mean"]), list(rows["ci95_low"]), list(rows["ci95_high"])
+        finite = [i for i, m in enumerate(mean) if m == m]
+        above = sum(1 for i in finite if low[i] > 0)
+        below = sum(1 for i in finite if high[i] < 0)
+        first = group.iloc[0]
+        assert (first["points"], first["above"], first["below"], first["neither"]) == (len(finite), above, below, len(finite) - above - below)
+        if finite:
+            assert close(first["difference_min"], min(mean[i] for i in finite))
+            assert close(first["difference_max"], max(mean[i] for i in finite))
+        verdict = (
+            "holds" if finite and (above == len(finite) or below == len(finite))
+            else "flips" if above and below
+            else "none" if finite and min(mean[i] for i in finite) == 0 == max(mean[i] for i in finite)
+            else "unsure"
+        )
+        assert first["verdict"] == verdict, (policy, metric)
+        values = rows[axes].astype(str).values
+        steps, flips = [0] * k, [0] * k
+        for i in range(1, len(rows)):
+            if i % (k + 1) == 0:
+                continue
+            changed = [a for a in range(k) if values[i][a] != values[i - 1][a]]
+            assert len(changed) == 1, (i, changed)
+            if mean[i] == mean[i] and mean[i - 1] == mean[i - 1]:
+                steps[changed[0]] += 1
+                flips[changed[0]] += mean[i] * mean[i - 1] < 0
+        assert list(group["assumption"]) == axes
+        assert list(group["steps"]) == steps and list(group["flips"]) == flips, (policy, metric)
+        shares = group["share"].dropna()
+        if len(shares):
+            assert close(shares.sum(), 1.0, rel=1e-9)
+        checked += 1
+    assert checked == len(study.policies[1:]) * len(study.metrics)
+    table = study.conclusions("background_energy_j")
+    assert set(table["verdict"]) <= {"holds", "flips", "unsure", "none"}
+    assert all(name.startswith("ios.") for names in table["flipped_by"] for name in names)

@@ -9,7 +9,7 @@
 from . import plot
 from .colors import policy_colors
 from .stats import interval, t_quantile
-from .study import ResultsError, Study, load, unit
+from .study import BadResults, ResultsError, Study, load, unit
 
-__all__ = ["load", "Study", "ResultsError", "unit", "policy_colors", "interval", "t_quantile", "plot"]
+__all__ = ["load", "Study", "ResultsError", "BadResults", "unit", "policy_colors", "interval", "t_quantile", "plot"]
 __version__ = "0.3.0"

@@ -4,6 +4,7 @@ import hashlib
 import json
 import math
 import os
+import stat
 from pathlib import Path
 
 import pandas as pd
@@ -28,6 +29,22 @@ SUFFIX_UNITS = [
 # The result files a study may hold, in the order `Study.files` lists them.
 RESULT_FILES = ["runs.csv", "summary.csv", "comparisons.csv", "sensitivity.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv"]
 
+# The files a manifest may list, as bgsim names them: nothing else is opened.
+MANIFEST_FILES = set(RESULT_FILES) | {"report.html", "report.md"}
+
+# The most bytes a result file may hold to be read (`load(max_bytes=...)` changes it): the
+# CLI's own input limit. pandas needs several times a file's size; a file larger than this is
+# refused before it is opened.
+MAX_BYTES = 256 << 20
+
+# The most columns a result file's header may have (runs.csv has about 200, plus a sweep's
+# axes and a fleet's traits), and the most bytes that header may take.
+MAX_COLUMNS = 10_000
+MAX_HEADER_BYTES = 1 << 20
+
+# The most replications, points and policies a manifest may claim (bgsim's own limits).
+MAX_COUNT = {"replications": 1_000_000, "points": 100_000, "policies": 1_000}
+
 # runs.csv's columns that say which run a row is, not what it measured.
 _RUN_KEYS = ["scenario", "point", "policy", "replication", "seed"]
 
@@ -46,6 +63,11 @@ class ResultsError(Exception):
     """A folder that is not a complete bgsim results folder, or a file that differs from its manifest."""
 
 
+class BadResults(ResultsError):
+    """A folder whose files or manifest are damaged, or made to lead the reader astray: a file
+    named outside the folder, a link, a special file, a size or a count out of its range."""
+
+
 class Study:
     """One results folder of `bgsim run`, `bgsim sweep` or `bgsim merge`.
 
@@ -57,27 +79,87 @@ class Study:
     `None` when absent).
     """
 
-    def __init__(self, folder, verify=True):
+    def __init__(self, folder, verify=True, max_bytes=MAX_BYTES):
         self.folder = Path(folder)
+        self.max_bytes = max_bytes
         manifest = self.folder / "manifest.json"
         if not manifest.is_file():
             raise ResultsError(f"{manifest}: missing: is {self.folder} a bgsim results folder? (a run writes manifest.json last)")
+        self._regular(manifest)
         try:
             self.manifest = json.loads(manifest.read_text(encoding="utf-8"))
         except ValueError as e:
             raise ResultsError(f"{manifest}: not JSON ({e})") from None
+        if not isinstance(self.manifest, dict):
+            raise BadResults(f"{manifest}: not a JSON object")
         self.kind = self.manifest.get("kind")
         if self.kind not in ("run", "sweep"):
             raise ResultsError(f"{manifest}: kind {self.kind!r}: expected a run's or a sweep's folder (a forecast's or a shard's is not read here)")
-        self.policies = list(self.manifest["policies"])
+        self.policies = self._names("policies", required=True)
         self.baseline = self.manifest.get("baseline") or self.policies[0]
-        self.parameters = list(self.manifest.get("parameters", []))
-        self.traits = list(self.manifest.get("fleet", []))
-        self.colors = dict(self.manifest.get("policy_colors") or policy_colors(self.policies))
+        if not isinstance(self.baseline, str):
+            raise BadResults(f"{manifest}: 'baseline' is not a name")
+        self.parameters = self._names("parameters")
+        self.traits = self._names("fleet")
+        for key in ["replications", "points"]:
+            value = self.manifest.get(key, 1)
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_COUNT[key]:
+                raise BadResults(f"{manifest}: '{key}' is {value!r}; expected a whole number from 1 to {MAX_COUNT[key]}")
+        self._listed = {}
+        files = self.manifest.get("files", [])
+        if not isinstance(files, list):
+            raise BadResults(f"{manifest}: 'files' is not a list")
+        for f in files:
+            if not isinstance(f, dict) or not isinstance(f.get("name"), str) or f["name"] not in MANIFEST_FILES:
+                name = f.get("name") if isinstance(f, dict) else f
+                raise BadResults(f"{manifest}: lists {name!r}, not a file bgsim writes ({', '.join(sorted(MANIFEST_FILES))}, in the folder itself)")
+            if not isinstance(f.get("bytes"), int) or not isinstance(f.get("sha256"), str):
+                raise BadResults(f"{manifest}: the entry of {f['name']} needs 'bytes' and 'sha256'")
+            self._listed[f["name"]] = f
+        colors = self.manifest.get("policy_colors")
+        self.colors = dict(colors) if isinstance(colors, dict) else policy_colors(self.policies)
         self.program = self.manifest.get("program", {})
         self._frames = {}
         if verify:
             self.verify()
+
+    def _names(self, key, required=False):
+        """A manifest's list of names (`policies`, `parameters`, `fleet`), checked."""
+        value = self.manifest.get(key)
+        if value is None and not required:
+            return []
+        if not isinstance(value, list) or not value and required or not all(isinstance(v, str) for v in value) or len(value) > MAX_COUNT["policies"]:
+            raise BadResults(f"{self.folder / 'manifest.json'}: '{key}' is not a list of names")
+        return list(value)
+
+    def _regular(self, path):
+        """`path` as the folder's own regular file: not a link, not a device, a pipe or a folder."""
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise BadResults(f"{path}: a symbolic link; the reader reads only the folder's own files")
+        if not stat.S_ISREG(info.st_mode):
+            raise BadResults(f"{path}: not a regular file")
+        return info
+
+    def _checked(self, name):
+        """The path of result file `name`, after the checks every read makes: a name bgsim
+        writes, listed in the manifest, the folder's own regular file, the size the manifest
+        gives and within `max_bytes`. None when the study did not write it."""
+        path = self.folder / name
+        info = self._regular(path)
+        if info is None:
+            return None
+        listed = self._listed.get(name)
+        if listed is None:
+            raise BadResults(f"{self.folder / 'manifest.json'}: lists no {name}, which the folder holds; the reader reads only what the manifest lists")
+        if info.st_size != listed["bytes"]:
+            raise BadResults(f"{path}: {info.st_size} bytes, the manifest says {listed['bytes']}: changed since bgsim wrote it")
+        if self.max_bytes is not None and info.st_size > self.max_bytes:
+            raise BadResults(f"{path}: {info.st_size} bytes, larger than the reader's limit of {self.max_bytes} (load(folder, max_bytes=...) raises it)")
+        return path
 
     def __repr__(self):
         what = f"sweep over {', '.join(self.parameters)}" if self.kind == "sweep" else "run"
@@ -93,14 +175,14 @@ class Study:
         """Checks each file the manifest lists that is present against its size and SHA-256, as
         `bgsim report` does; runs.csv must be there (a bundled dataset leaves out its largest
         files, which are then simply absent)."""
-        for f in self.manifest.get("files", []):
-            path = self.folder / f["name"]
-            if not path.is_file():
-                if f["name"] == "runs.csv":
-                    raise ResultsError(f"{path}: listed in the manifest but missing")
+        if "runs.csv" not in self._listed:
+            raise BadResults(f"{self.folder / 'manifest.json'}: lists no runs.csv")
+        for name, f in self._listed.items():
+            path = self._checked(name)
+            if path is None:
+                if name == "runs.csv":
+                    raise ResultsError(f"{self.folder / name}: listed in the manifest but missing")
                 continue
-            if path.stat().st_size != f["bytes"]:
-                raise ResultsError(f"{path}: {path.stat().st_size} bytes, the manifest says {f['bytes']}: changed since bgsim wrote it")
             digest = hashlib.sha256()
             with open(path, "rb") as handle:
                 for block in iter(lambda: handle.read(1 << 20), b""):
@@ -119,16 +201,33 @@ class Study:
         Policies are an ordered categorical in the study's order; text columns stay text
         (a fleet's drawn value `off` is the string "off", not a boolean).
         """
+        if name not in RESULT_FILES:
+            raise ValueError(f"{name!r} is not a result file ({', '.join(RESULT_FILES)})")
         if name not in self._frames:
-            path = self.folder / name
-            if not path.is_file():
+            path = self._checked(name)
+            if path is None:
+                if name == "runs.csv":
+                    raise BadResults(f"{self.folder / name}: missing")
                 self._frames[name] = None
             else:
+                self._check_header(path)
                 df = pd.read_csv(path, keep_default_na=False, na_values=[""], low_memory=False)
                 if "policy" in df.columns:
                     df["policy"] = pd.Categorical(df["policy"], categories=self.policies, ordered=True)
                 self._frames[name] = df
         return self._frames[name]
+
+    @staticmethod
+    def _check_header(path):
+        """Refuses a header pandas would take minutes over: longer than MAX_HEADER_BYTES or of
+        more than MAX_COLUMNS columns."""
+        with open(path, "rb") as f:
+            header = f.readline(MAX_HEADER_BYTES + 1)
+        if len(header) > MAX_HEADER_BYTES:
+            raise BadResults(f"{path}: a header longer than {MAX_HEADER_BYTES} bytes, which no file bgsim writes has")
+        columns = header.count(b",") + 1
+        if columns > MAX_COLUMNS:
+            raise BadResults(f"{path}: {columns} columns in its header; bgsim's files have at most {MAX_COLUMNS}")
 
     runs = property(lambda self: self.frame("runs.csv"), doc="runs.csv: one row per policy, replication (and point).")
     summary = property(lambda self: self.frame("summary.csv"), doc="summary.csv: each metric's interval per policy (and point).")
@@ -271,7 +370,14 @@ class Study:
         if apps is None:
             raise ResultsError(f"{self.folder}: no apps.csv (written by bgsim 0.3 and later)")
         apps = apps[apps["kind"].isin(["refresh", "processing", "fetch"])]
-        n = self.manifest["replications"] * max(1, int(self.manifest.get("points", 1)))
+        # Replications (and points) as runs.csv holds them, not as the manifest claims.
+        keys = ["replication"] + (["point"] if "point" in self.runs.columns else [])
+        n = len(self.runs[keys].drop_duplicates())
+        if n != self.manifest.get("replications", 1) * self.manifest.get("points", 1):
+            raise BadResults(
+                f"{self.folder / 'manifest.json'}: {self.manifest.get('replications')} replications of {self.manifest.get('points', 1)} point(s), "
+                f"but runs.csv has {n}"
+            )
         zero_when_absent = column.endswith("_per_day") or column.endswith("per_day_j") or column in ("completed", "expired", "rejected", "started")
         rows = []
         for (policy, app, identifier), group in apps.groupby(["policy", "app", "identifier"], sort=False, observed=True):
@@ -308,13 +414,15 @@ class Study:
         return wide
 
 
-def load(folder=None, verify=True):
+def load(folder=None, verify=True, max_bytes=MAX_BYTES):
     """Reads a results folder: `bgsim.load("results/default")`.
 
     Without a folder, `$BGSIM_RESULTS`. Each file the manifest lists is checked against its
-    SHA-256 first (verify=False skips it, for files edited on purpose).
+    SHA-256 first (verify=False skips it, for files edited on purpose). Only the folder's own
+    regular files that the manifest lists are read, each of the size it gives and at most
+    `max_bytes` (256 MiB; None for no limit); anything else raises `BadResults`.
     """
     folder = folder or os.environ.get("BGSIM_RESULTS")
     if not folder:
         raise ResultsError("no folder given and $BGSIM_RESULTS is not set")
-    return Study(folder, verify=verify)
+    return Study(folder, verify=verify, max_bytes=max_bytes)

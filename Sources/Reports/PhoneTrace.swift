@@ -105,12 +105,18 @@ public struct PhoneTrace: MetricsSink, Sendable {
 }
 
 extension Experiment {
+    /// How far past the window a trace's run goes.
+    public static let traceLookahead = SimDuration.days(7)
+
     /// Re-simulates `policy` in `replication` of the scenario and records its trace over `window`.
     public static func trace(
         _ scenario: Scenario, policy: PolicySpec, replication: Int,
-        window: Range<SimInstant>
+        window: Range<SimInstant>, lookahead: SimDuration = traceLookahead
     ) throws -> PhoneTrace {
-        let scenario = try FleetPeople.person(scenario, replication: replication)
+        var scenario = try FleetPeople.person(scenario, replication: replication)
+        // Nothing after the window is drawn: the run ends a week past it (a week of future
+        // for a policy that sees it), which leaves the window as a whole run has it.
+        scenario.setup.duration = min(scenario.setup.duration, window.upperBound - .start + lookahead)
         let sink = PhoneTrace(apps: scenario.setup.apps.count, window: window)
         let streams = try WorldStreams(
             setup: scenario.setup, masterSeed: scenario.seed,

@@ -28,16 +28,21 @@ extension Report {
         return spreads.min { abs($0.1 - median) < abs($1.1 - median) }!.0
     }
 
+    /// The days a typical day is chosen among, from day 1: a report re-simulates them, so a
+    /// study of years is not re-simulated whole for one day's picture.
+    static let typicalDayCandidates = 14
+
     /// A typical day of the replication shown: not day 0 when there are others (it starts at
-    /// midnight with no evening before it, so its night has no charger), a day whose night
-    /// (midnight to 6:00) has the phone on the charger when any has, and among those the one
-    /// whose number of task runs under the first policy is nearest their median. Returns the
-    /// day and a phrase saying why.
+    /// midnight with no evening before it, so its night has no charger), among the next
+    /// `typicalDayCandidates` days a day whose night (midnight to 6:00) has the phone on the
+    /// charger when any has, and among those the one whose number of task runs under the first
+    /// policy is nearest their median. Returns the day and a phrase saying why.
     func typicalDay(_ scenario: Scenario, days: Int) throws -> (Int, String) {
         guard days > 1, let policy = scenario.policies.first else { return (0, "") }
-        let end = SimInstant.after(scenario.setup.duration)
+        let last = min(days, Self.typicalDayCandidates + 1)
+        let end = min(SimInstant.after(scenario.setup.duration), SimInstant.after(.days(Int64(last))))
         let trace = try Experiment.trace(scenario, policy: policy, replication: options.replication, window: .start..<end)
-        let candidates = Array(1..<days)
+        let candidates = Array(1..<last)
         func chargedAtNight(_ d: Int) -> Bool {
             let night = SimInstant.after(.days(Int64(d)))..<SimInstant.after(.days(Int64(d)) + .hours(6))
             return Timeline.segments(trace.charging, from: night.lowerBound, to: night.upperBound).contains { $0.2 }
@@ -50,7 +55,7 @@ extension Report {
         }
         let median = Statistics.quantile(sorted: runs.sorted(), 0.5)
         let k = pool.indices.min { abs(runs[$0] - median) < abs(runs[$1] - median) }!
-        var why = "\(Int(runs[k])) task runs under \(policy.name), the median of \(charged.isEmpty ? "days 1 to \(days - 1)" : "the days")"
+        var why = "\(Int(runs[k])) task runs under \(policy.name), the median of \(charged.isEmpty ? "days 1 to \(last - 1)" : "the days\(last < days ? " 1 to \(last - 1)" : "")")"
         if !charged.isEmpty { why += " whose night is on the charger" }
         return (pool[k], why)
     }

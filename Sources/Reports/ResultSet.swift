@@ -194,8 +194,13 @@ public struct ResultSet {
         guard let policies = json["policies"] as? [String], !policies.isEmpty else {
             throw ReportError("\(manifestURL.path): key 'policies' missing or empty")
         }
-        guard let replications = json["replications"] as? Int else {
-            throw ReportError("\(manifestURL.path): key 'replications' missing or not an integer")
+        // Counts size what the report makes: each is checked against bgsim's own limits first.
+        guard let replications = json["replications"] as? Int, (1...1_000_000).contains(replications) else {
+            throw ReportError("\(manifestURL.path): key 'replications' missing or not a whole number from 1 to 1000000")
+        }
+        let points = json["points"] as? Int ?? 1
+        guard (1...SweepDesign.maxPoints).contains(points), kind == "sweep" || points == 1 else {
+            throw ReportError("\(manifestURL.path): key 'points' is not a whole number from 1 to \(kind == "sweep" ? SweepDesign.maxPoints : 1)")
         }
         if verify { try checkDigests(json["files"], in: url, manifest: manifestURL.path) }
         let runs = try CSVTable.read(url.appendingPathComponent("runs.csv"))
@@ -204,7 +209,7 @@ public struct ResultSet {
                 throw ReportError("\(url.appendingPathComponent(name).path): no '\(column)' column (is this a bgsim results folder?)")
             }
         }
-        try checkRuns(runs, file: url.appendingPathComponent("runs.csv").path, policies: policies, replications: replications)
+        try checkRuns(runs, file: url.appendingPathComponent("runs.csv").path, policies: policies, replications: replications, points: points)
         let tasksURL = url.appendingPathComponent("tasks.csv")
         let tasks =
             FileManager.default.fileExists(atPath: tasksURL.path)
@@ -253,11 +258,11 @@ public struct ResultSet {
     }
 
     /// runs.csv as bgsim writes it: rows, and in them numbers where numbers go, replications
-    /// the manifest has, and only its policies.
-    static func checkRuns(_ runs: CSVTable, file: String, policies: [String], replications: Int) throws(ReportError) {
+    /// and points the manifest has, and only its policies.
+    static func checkRuns(_ runs: CSVTable, file: String, policies: [String], replications: Int, points: Int = 1) throws(ReportError) {
         guard !runs.rows.isEmpty else { throw ReportError("\(file): no rows (expected one per policy and replication)") }
         let known = Set(policies)
-        let p = runs.column("policy")!, r = runs.column("replication")!
+        let p = runs.column("policy")!, r = runs.column("replication")!, pc = runs.column("point")
         let metrics = RunMetrics.columns.compactMap { m in runs.column(m.name).map { (m.name, $0) } }
         for (k, row) in runs.rows.enumerated() {
             let line = k + 2
@@ -266,6 +271,12 @@ public struct ResultSet {
             }
             guard let rep = Int(row[r]), (0..<replications).contains(rep) else {
                 throw ReportError("\(file): row \(line): replication '\(row[r])': expected 0 to \(replications - 1)")
+            }
+            // A point sizes the arrays of points the report makes (`pointValues`).
+            if let pc {
+                guard let point = Int(row[pc]), (0..<points).contains(point) else {
+                    throw ReportError("\(file): row \(line): point '\(row[pc])': expected 0 to \(points - 1)")
+                }
             }
             for (name, c) in metrics where !row[c].isEmpty && Double(row[c]) == nil {
                 throw ReportError("\(file): row \(line): column '\(name)': expected a number, got '\(row[c].prefix(40))'")

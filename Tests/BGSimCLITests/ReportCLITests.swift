@@ -82,6 +82,44 @@ struct ReportCLITests {
         #expect(try bgsim(["report", "r", "--quiet", "--no-verify"], in: dir).status == 0)
     }
 
+    /// A sweep's `point` out of its range, or a manifest that claims a long horizon, is an error
+    /// or a bounded re-simulation: never a crash, a huge allocation or hours of simulating.
+    @Test func aReportOfADamagedSweepStaysInItsBounds() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sweep = repo.appendingPathComponent("models/sweeps/refresh-setting.yaml").path
+        let made = try bgsim(["sweep", sweep, "--replications", "1", "--set", "duration=1d", "--no-tasks", "--out", "s", "--quiet"], in: dir)
+        #expect(made.status == 0, "\(made.stderr)")
+        let runs = dir.appendingPathComponent("s/runs.csv")
+        let original = try String(contentsOf: runs, encoding: .utf8)
+        var lines = original.split(separator: "\n").map(String.init)
+        let point = lines[0].split(separator: ",").firstIndex(of: "point")!
+        for value in ["9223372036854775807", "100000000000", "9", "-1", "x"] {
+            var fields = lines[1].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            fields[point] = value
+            var copy = lines
+            copy[1] = fields.joined(separator: ",")
+            try (copy.joined(separator: "\n") + "\n").write(to: runs, atomically: true, encoding: .utf8)
+            let r = try bgsim(["report", "s", "--quiet", "--no-verify"], in: dir)
+            #expect(r.status == 2 && r.stderr.contains("s/runs.csv: row 2: point '\(value)': expected 0 to 8"), "\(value): \(r.stderr)")
+        }
+        try original.write(to: runs, atomically: true, encoding: .utf8)
+        // A run whose manifest says a century: the typical day is chosen from the first two
+        // weeks, and each lane simulates at most a week past the day shown.
+        let run = try bgsim(["run", defaultScenario, "--replications", "1", "--set", "duration=3d", "--no-tasks", "--out", "r", "--quiet"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let manifest = dir.appendingPathComponent("r/manifest.json")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"duration\":\"3d\"", with: "\"duration\":\"36500d\"").write(to: manifest, atomically: true, encoding: .utf8)
+        lines = []
+        let started = Date()
+        let r = try bgsim(["report", "r", "--quiet", "--no-verify"], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        let html = try String(contentsOf: dir.appendingPathComponent("r/report.html"), encoding: .utf8)
+        #expect(html.contains("of days 0 to 36499"), "the page says which day of the century it shows")
+        #expect(Date().timeIntervalSince(started) < 300)
+    }
+
     @Test(arguments: [
         (["report"], "Missing expected argument '<results>'"),
         (["report", "nowhere"], "nowhere: no such results folder"),

@@ -133,4 +133,21 @@ struct ReportChartTests {
         ).split(separator: "\n").dropFirst().prefix(3)
         #expect(Set(table.map(\.count)).count == 1, "rows of different widths:\n\(table.joined(separator: "\n"))")
     }
+
+    /// A day's timeline drawn from a run cut a week past it is the day a whole run draws, under
+    /// every policy, the oracle (which sees the future) included. (Cut at the day's end
+    /// instead, eager's lane already differs: the test fails.)
+    @Test func aTimelineCutAWeekPastItsDayIsTheWholeRunsDay() throws {
+        let scenario = try Scenario.load(file: defaultScenario, overrides: [Override(parsing: "duration=21d")!])
+        let from = SimInstant.after(.days(5)), to = SimInstant.after(.days(6))
+        let apps = scenario.setup.apps.map(\.name)
+        for policy in scenario.policies {
+            let cut = try Experiment.trace(scenario, policy: policy, replication: 1, window: from..<to)
+            let whole = try Experiment.trace(scenario, policy: policy, replication: 1, window: from..<to, lookahead: .days(10_000))
+            let a = Timeline.svg(id: "t", policy: policy.name, color: "#000", trace: cut, apps: apps, from: from, to: to)
+            let b = Timeline.svg(id: "t", policy: policy.name, color: "#000", trace: whole, apps: apps, from: from, to: to)
+            #expect(a == b, "\(policy.name)")
+            #expect(!cut.runs.isEmpty)
+        }
+    }
 }

@@ -55,7 +55,8 @@ extension Report {
         }
         let median = Statistics.quantile(sorted: runs.sorted(), 0.5)
         let k = pool.indices.min { abs(runs[$0] - median) < abs(runs[$1] - median) }!
-        var why = "\(Int(runs[k])) task runs under \(policy.name), the median of \(charged.isEmpty ? "days 1 to \(last - 1)" : "the days\(last < days ? " 1 to \(last - 1)" : "")")"
+        var why =
+            "\(Int(runs[k])) task runs under \(policy.name), the median of \(charged.isEmpty ? "days 1 to \(last - 1)" : "the days\(last < days ? " 1 to \(last - 1)" : "")")"
         if !charged.isEmpty { why += " whose night is on the charger" }
         return (pool[k], why)
     }

@@ -96,14 +96,24 @@ install: build install-files
 
 ## The same layout with any binary (INSTALL_BIN): the install test puts the debug build there.
 INSTALL_BIN ?= .build/release/bgsim
+## PREFIX, DESTDIR and INSTALL_BIN reach the shell as environment variables, as given (make's
+## `value`, so a `$` in them is part of the path, not make's), and are quoted there: a space, a
+## quote, a backtick or `$(...)` is a character of the path, never a word break or a command.
+## An empty PREFIX and control characters are refused before anything is written.
+install-files: export BGSIM_PREFIX := $(value PREFIX)
+install-files: export BGSIM_DESTDIR := $(value DESTDIR)
+install-files: export BGSIM_BIN := $(value INSTALL_BIN)
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bgsim
-	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(PREFIX)/bin/bgsim
-	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/models
-	cp -R models $(DESTDIR)$(PREFIX)/share/bgsim/models
-	rm -rf $(DESTDIR)$(PREFIX)/share/bgsim/docs
-	cp -R docs $(DESTDIR)$(PREFIX)/share/bgsim/docs
-	@echo "Installed $(DESTDIR)$(PREFIX)/bin/bgsim (profiles in $(DESTDIR)$(PREFIX)/share/bgsim/models, documents in .../docs)"
+	@case "$$BGSIM_DESTDIR$$BGSIM_PREFIX$$BGSIM_BIN" in *[[:cntrl:]]*) \
+	  echo "error: PREFIX, DESTDIR and INSTALL_BIN may not hold control characters" >&2; exit 2;; esac; \
+	[ -n "$$BGSIM_PREFIX" ] || { echo "error: PREFIX is empty; give the folder to install under, such as PREFIX=/usr/local" >&2; exit 2; }; \
+	root="$$BGSIM_DESTDIR$$BGSIM_PREFIX"; \
+	install -d -- "$$root/bin" "$$root/share/bgsim" && \
+	install -m 755 -- "$$BGSIM_BIN" "$$root/bin/bgsim" && \
+	rm -rf -- "$$root/share/bgsim/models" "$$root/share/bgsim/docs" && \
+	cp -R -- models "$$root/share/bgsim/models" && \
+	cp -R -- docs "$$root/share/bgsim/docs" && \
+	echo "Installed $$root/bin/bgsim (profiles in $$root/share/bgsim/models, documents in .../docs)"
 
 ## A copy of the template package of your own policies (Examples/PolicyPackage) in DEST, without
 ## what building it in place left there (its .build is about 100 MB): `make policy-package

@@ -27,4 +27,18 @@ grep -q "\"scenario_file\": \"$tmp/prefix/share/bgsim/models/scenarios/default.y
 env -u BGSIM_MODELS "$bgsim" validate defualt 2>"$tmp/err" && fail "a misspelt name was accepted"
 grep -qx "error: defualt: no such scenario file; did you mean the bundled scenario 'default' (bgsim run default)?" "$tmp/err" ||
   fail "the misspelt name's error: $(cat "$tmp/err")"
-echo "install test passed: installed in a new prefix, bgsim lists its bundled examples and runs 'default' and sweeps 'refresh-setting' by name from an empty folder"
+# A prefix with a space, quotes, `$`, a backtick and `$(...)` is one path: installed there,
+# nothing run, nothing written beside it or in the checkout; an empty PREFIX is refused.
+odd="$tmp/odd dir/it's \"q\" \$HOME \`touch ran1\` \$(touch ran2)"
+before=$(cd "$repo" && git status --porcelain --untracked-files=all 2>/dev/null | sort)
+make -s -C "$repo" install-files PREFIX="$odd" INSTALL_BIN="$binary" >/dev/null || fail "install into '$odd'"
+[ -x "$odd/bin/bgsim" ] && [ -f "$odd/share/bgsim/models/scenarios/default.yaml" ] || fail "not installed into '$odd'"
+[ ! -e "$repo/ran1" ] && [ ! -e "$repo/ran2" ] || fail "a command in PREFIX ran"
+[ "$(ls -A "$tmp/odd dir")" = "it's \"q\" \$HOME \`touch ran1\` \$(touch ran2)" ] || fail "written beside the prefix: $(ls -A "$tmp/odd dir")"
+after=$(cd "$repo" && git status --porcelain --untracked-files=all 2>/dev/null | sort)
+[ "$before" = "$after" ] || fail "the checkout changed: $after"
+"$odd/bin/bgsim" --version >/dev/null || fail "the installed binary does not run"
+if make -s -C "$repo" install-files PREFIX= INSTALL_BIN="$binary" 2>"$tmp/err"; then fail "an empty PREFIX was accepted"; fi
+grep -q "^error: PREFIX is empty" "$tmp/err" || fail "the empty PREFIX's error: $(cat "$tmp/err")"
+
+echo "install test passed: installed in a new prefix, bgsim lists its bundled examples and runs 'default' and sweeps 'refresh-setting' by name from an empty folder; a prefix with a space, quotes, \$, a backtick and \$(...) is one path, nothing in it runs"

@@ -78,6 +78,7 @@ public enum BGSimCommandLine {
     /// the main thread in `dispatch_main`, whose `sigsuspend` on a read-only mask crashes
     /// valgrind 3.19 (Debian 12's), and with it `make instructions`.
     public static func main(policies: [any RegisteredPolicy.Type] = [], version: String? = nil) -> Never {
+        StandardStreams.openClosed()
         PolicyRegistry.register(policies)
         let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "bgsim"
         if name != "bgsim" || version != nil {
@@ -102,7 +103,7 @@ public enum BGSimCommandLine {
         #if BGSIM_EVENT_COSTS
         FileHandle.standardError.write(Data(EventCosts.report().utf8))
         #endif
-        exit(finished.code)
+        exit(StandardStreams.flushed(finished.code))
     }
 
     /// The command's exit code, written before `done` is signalled and read after it.
@@ -190,6 +191,47 @@ enum Main {
     }
 
     static func printError(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.writeError(text + "\n")
+    }
+}
+
+/// Standard input, output and error as a shell may leave them: closed (`2>&-`) or on a full
+/// device (`>/dev/full`).
+enum StandardStreams {
+    /// Puts /dev/null on each of descriptors 0, 1 and 2 that is closed. Left closed, the first
+    /// file the process opens takes the number, and what was meant for standard error goes
+    /// into it (a results file, a lock); and Foundation's `FileHandle.standardError.write`
+    /// traps on a closed descriptor (SIGILL, exit 132).
+    static func openClosed() {
+        for fd: Int32 in 0...2 where fcntl(fd, F_GETFD) == -1 && errno == EBADF {
+            let null = open("/dev/null", O_RDWR)
+            if null >= 0, null != fd {
+                dup2(null, fd)
+                close(null)
+            }
+        }
+    }
+
+    /// Writes to standard error, ignoring failure: a message nobody can read is not an error
+    /// of the command's.
+    static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
+        bytes.removeAll()
+    }
+
+    /// The exit code once standard output is flushed: a command that succeeded but whose
+    /// table or messages could not be written (a full disk) exits 1 and says so.
+    static func flushed(_ code: Int32) -> Int32 {
+        // Every stream (`stdout` itself is a C global Swift 6 will not read); standard error is
+        // written unbuffered, so the one with something left to write is standard output.
+        guard fflush(nil) != 0 else { return code }
+        let reason = String(cString: strerror(errno))
+        writeError("error: cannot write standard output: \(reason)\n")
+        return code == 0 ? 1 : code
     }
 }

@@ -32,7 +32,7 @@ final class ProgressReporter: @unchecked Sendable {
 
     init(
         jobs: Int, isTerminal: Bool = isatty(STDERR_FILENO) == 1, now: @escaping () -> Date = Date.init,
-        write: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        write: @escaping (String) -> Void = { StandardStreams.writeError($0) }
     ) {
         self.jobs = jobs
         self.isTerminal = isTerminal

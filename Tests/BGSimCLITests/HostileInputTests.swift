@@ -266,6 +266,10 @@ struct HostileInputTests {
             arguments: ["run", "s.yaml"], expected: "not a regular file"),
         trace("an empty people trace", key: "people", Data(), "empty trace"),
         trace("a people trace without its header", key: "people", text("1h,launch,news,1m,home\n"), "expected the header row"),
+        // 30 MB of commas: as many fields as bytes, each once a range and a name (1.4 GB).
+        trace(
+            "a trace of one line of commas", key: "charging", Data(repeating: UInt8(ascii: ","), count: 30 << 20),
+            "got a line that is not a row of column names"),
         trace("a people trace with an extra column", key: "people", text("time,event,app,duration,exit,x\n"), "expected the header row"),
         trace("a people trace with a NUL", key: "people", text("time,event,app,duration,exit\n1h,launch,ne\u{0}ws,1m,home\n"), "NUL byte"),
         trace(

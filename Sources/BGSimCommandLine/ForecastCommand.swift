@@ -98,6 +98,12 @@ struct ForecastCommand: AsyncParsableCommand {
         let setup = try ForecastSetup.load(
             app: app, base: base, person: person, policies: policies.isEmpty ? ["ios"] : policies, replications: people,
             duration: duration, seed: seed, more: overrides.compactMap(Override.init(parsing:)))
+        // The folder is locked as a run's is, from before the work to the manifest: a run or
+        // another forecast writing there at the same time is refused, not mixed in.
+        let folder = URL(literalPath: out ?? "results/forecast-\(setup.appParameters.name)")
+        try OutputFiles.createFolder(folder, "output folder ")
+        let lock = try FolderLock(folder)
+        defer { lock.release() }
         let jobs = self.jobs ?? Cores.available()
         let reporter = quiet ? nil : ProgressReporter(jobs: jobs)
         var progress: (@Sendable (Int, Int) -> Void)?
@@ -111,7 +117,6 @@ struct ForecastCommand: AsyncParsableCommand {
         reporter?.finish()
         let rows = forecast.rows()
         let page = ForecastPage(forecast, rows: rows)
-        let folder = URL(literalPath: out ?? "results/forecast-\(setup.appParameters.name)")
         let files: [(name: String, content: OutputContent)] = [
             ("forecast.csv", .text(forecast.csv(rows))), ("people.csv", .text(forecast.peopleCSV())),
             ("forecast.md", .text(page.markdown)), ("forecast.html", .text(page.html)),

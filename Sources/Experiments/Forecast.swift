@@ -54,6 +54,9 @@ public struct Forecast: Sendable {
     public var typical: [(policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]])]
     /// The fleet's drawn key paths (the traits' names).
     public var traitNames: [String]
+    /// The sweep's changes this app cannot take, each with why (`opens x2` of an app opened
+    /// 600 times a day would be 1,200, over what a scenario allows).
+    public var skipped: [(name: String, why: String)] = []
     /// Each answer over the assumptions' plausible ranges (none with `--no-ranges`, or for a
     /// policy without assumptions).
     public var ranges: [AssumptionRange] = []
@@ -68,8 +71,15 @@ public struct Forecast: Sendable {
         }
         for (factor, label) in [(0.5, "x0.5"), (2.0, "x2")] {
             if let opens = app.opensPerDay {
+                // In the profile's own terms: a profile of opens a week is not given a day's too.
+                let (key, value, limit) =
+                    app.opensGivenWeekly ? ("opens_per_week", opens * 7 * factor, 7000.0) : ("opens_per_day", opens * factor, 1000.0)
+                guard value <= limit else { continue }  // `skipped` says so
                 out.append(
-                    ("opens \(label)", "the person opens the app \(num(opens * factor)) times a day", [o("apps[\(k)].opens_per_day", num(opens * factor))], []))
+                    (
+                        "opens \(label)", "the person opens the app \(num(value)) times \(app.opensGivenWeekly ? "a week" : "a day")",
+                        [o("apps[\(k)].\(key)", num(value))], []
+                    ))
             } else {
                 out.append(
                     (
@@ -99,6 +109,15 @@ public struct Forecast: Sendable {
             ("poor connection", "everyone with poor coverage and slow Wi-Fi", [], [("network", "poor-coverage")]),
         ]
         return out
+    }
+
+    /// The changes `sweep` leaves out for this app, and why.
+    public static func skipped(_ setup: ForecastSetup) -> [(name: String, why: String)] {
+        let app = setup.appParameters
+        guard let opens = app.opensPerDay else { return [] }
+        let (value, limit, unit) = app.opensGivenWeekly ? (opens * 14, 7000.0, "a week") : (opens * 2, 1000.0, "a day")
+        guard value > limit else { return [] }
+        return [("opens x2", "\(num(value)) opens \(unit) is over the \(num(limit)) a scenario allows")]
     }
 
     static func num(_ x: Double) -> String {
@@ -179,6 +198,7 @@ public struct Forecast: Sendable {
         }
         var forecast = Forecast(
             setup: setup, identifiers: identifiers, variants: variants, typical: typical, traitNames: base.fleet.map(\.path.description))
+        if sweepPeople > 0 { forecast.skipped = skipped(setup) }
         if let ranges, let people = variants.first(where: { $0.name == "base" && $0.policy == DuetPolicy.policyName })?.people {
             forecast.ranges = try await rangeStudy(setup, design: ranges, base: people, jobs: jobs, progress: progress)
         }

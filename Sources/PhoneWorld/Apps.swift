@@ -39,6 +39,8 @@ public struct AppParameters: Equatable, Sendable {
     /// (`opens_per_day`, or `opens_per_week` / 7): it then takes that share of the person's
     /// launches (`PeopleParameters.appWeights`) and `usageWeight` is not used.
     public var opensPerDay: Double?
+    /// Whether the profile gave `opens_per_week` (a change to the opens is made in its terms).
+    public var opensGivenWeekly = false
     /// When in the day the person tends to open it; `nil`: whenever they pick up the phone.
     public var habit: AppHabit?
     /// Installed as the run starts: the system has no record of its use before the run

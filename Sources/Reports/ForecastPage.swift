@@ -12,14 +12,21 @@ public struct ForecastPage {
     let forecast: Forecast
     let rows: [Forecast.Row]
     let index: [String: Forecast.Row]
+    /// The rows of each policy, variant and identifier: an app of many tasks made a scan of
+    /// every row for each of them quadratic.
+    let byTask: [String: [Forecast.Row]]
 
     /// The page of `forecast`, whose `forecast.csv` rows are `rows`.
     public init(_ forecast: Forecast, rows: [Forecast.Row]) {
         self.forecast = forecast
         self.rows = rows
-        var index: [String: Forecast.Row] = [:]
-        for r in rows { index[Self.key(r.policy, r.variant, r.identifier, r.metric)] = r }
+        var index: [String: Forecast.Row] = [:], byTask: [String: [Forecast.Row]] = [:]
+        for r in rows {
+            index[Self.key(r.policy, r.variant, r.identifier, r.metric)] = r
+            byTask[Self.key(r.policy, r.variant, r.identifier, ""), default: []].append(r)
+        }
         self.index = index
+        self.byTask = byTask
     }
 
     static func key(_ policy: String, _ variant: String, _ id: String, _ metric: String) -> String {
@@ -45,7 +52,7 @@ public struct ForecastPage {
 
     /// The causes that held an identifier, by their share of its held time (means over people).
     func heldShares(_ policy: String, _ id: String, variant: String = "base") -> [(cause: String, pct: Double)] {
-        let held = rows.filter { $0.policy == policy && $0.variant == variant && $0.identifier == id && $0.metric.hasPrefix("held_h_per_day:") }
+        let held = (byTask[Self.key(policy, variant, id, "")] ?? []).filter { $0.metric.hasPrefix("held_h_per_day:") }
         let total = held.reduce(0) { $0 + $1.mean }
         guard total > 0 else { return [] }
         return held.map { (String($0.metric.dropFirst("held_h_per_day:".count)), 100 * $0.mean / total) }.filter { $0.pct >= 0.5 }
@@ -151,6 +158,11 @@ public struct ForecastPage {
             }
         }
         return t
+    }
+
+    /// The sentence naming the sweep's changes this app cannot take, or "".
+    var skipped: String {
+        forecast.skipped.isEmpty ? "" : "Not run: " + forecast.skipped.map { "\($0.name) (\($0.why))" }.joined(separator: "; ") + "."
     }
 
     var sweepTable: Table {
@@ -295,7 +307,8 @@ public struct ForecastPage {
     func weekChart(
         _ policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]]
     ) -> (svg: String, legend: [String]) {
-        let ids = forecast.identifiers.map(\.identifier).filter { id in records.contains { $0.request.identifier == id } }
+        let byIdentifier = Dictionary(grouping: records, by: \.request.identifier)
+        let ids = forecast.identifiers.map(\.identifier).filter { byIdentifier[$0] != nil }
         let span = max(days, 1) * 86_400
         let w = 1000, laneH = 34, left = 10, plot = 980
         let h = 40 + laneH * max(ids.count, 1) + 20
@@ -316,7 +329,7 @@ public struct ForecastPage {
         for (lane, id) in ids.enumerated() {
             let y = 24 + lane * laneH
             s += "<text x=\"\(left)\" y=\"\(y + 30)\" font-size=\"10\" fill=\"#555\">\(Quoting.html(id))</text>"
-            for r in records where r.request.identifier == id {
+            for r in byIdentifier[id] ?? [] {
                 // Each stretch held by one cause, up to the next change or the request's start or end.
                 let changes = holds[r.request.id] ?? []
                 let end = Self.secs(r.started ?? r.ended)
@@ -351,13 +364,19 @@ public struct ForecastPage {
     /// The typical week in words, per day: runs and what held the requests that waited.
     func weekText(records: [TaskRecord]) -> Table {
         var t = Table(header: ["day", "task", "runs", "waited for (longest first)"], rows: [])
+        // Each record into its identifier's day, once: filtering every record for each day and
+        // identifier made a long forecast quadratic in its days.
+        var starts: [String: [Int: [TaskRecord]]] = [:], waited: [String: [Int: [TaskRecord]]] = [:]
+        for r in records {
+            if let s = r.started { starts[r.request.identifier, default: [:]][Int(Self.secs(s) / 86_400), default: []].append(r) }
+            waited[r.request.identifier, default: [:]][Int(Self.secs(r.eligibleSince) / 86_400), default: []].append(r)
+        }
         for d in 0..<Int(max(days, 1).rounded(.up)) {
             for (id, _) in forecast.identifiers {
-                let mine = records.filter { $0.request.identifier == id }
-                guard !mine.isEmpty else { continue }
-                let runs = mine.filter { $0.started.map { Int(Self.secs($0) / 86_400) == d } ?? false }
+                guard starts[id] != nil || waited[id] != nil else { continue }
+                let runs = starts[id]?[d] ?? []
                 var causes: [String: Double] = [:]
-                for r in mine where Int(Self.secs(r.eligibleSince) / 86_400) == d {
+                for r in waited[id]?[d] ?? [] {
                     for (c, s) in Forecast.causes(r) { causes[c, default: 0] += s }
                 }
                 let waits = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
@@ -400,6 +419,7 @@ public struct ForecastPage {
         s += heldTable.markdown + "\n"
         if forecast.variants.contains(where: { $0.name != "base" }) {
             s += "## How it changes\n\n" + sweepTable.markdown + "\n"
+            if !skipped.isEmpty { s += Quoting.markdown(skipped) + "\n\n" }
         }
         if isFleet {
             s += "## Who gets nothing\n\n" + nobodyTable.markdown + "\n"
@@ -447,7 +467,10 @@ public struct ForecastPage {
         s +=
             "<h2>What held it</h2>\n<p>Each gate the system enforces and each rule of the policy that held a request, by its share of the time requests waited.</p>\n"
         s += heldTable.html
-        if forecast.variants.contains(where: { $0.name != "base" }) { s += "<h2>How it changes</h2>\n" + sweepTable.html }
+        if forecast.variants.contains(where: { $0.name != "base" }) {
+            s += "<h2>How it changes</h2>\n" + sweepTable.html
+            if !skipped.isEmpty { s += "<p>" + Quoting.html(skipped) + "</p>\n" }
+        }
         if isFleet { s += "<h2>Who gets nothing</h2>\n" + nobodyTable.html }
         for (policy, replication, records, holds) in forecast.typical {
             s += "<h2>A week on a typical phone (\(Quoting.html(policy)), person \(replication))</h2>\n"

@@ -76,7 +76,7 @@ extension ForecastPage {
     /// The top assumptions of a range, with their shares in percent, largest first.
     func rangeShares(_ policy: String, _ id: String, _ metric: String) -> [(assumption: String, pct: Double)] {
         let prefix = metric + ":share:"
-        return rows.filter { $0.policy == policy && $0.variant == "ranges" && $0.identifier == id && $0.metric.hasPrefix(prefix) }
+        return (byTask[Self.key(policy, "ranges", id, "")] ?? []).filter { $0.metric.hasPrefix(prefix) }
             .map { (String($0.metric.dropFirst(prefix.count)), $0.mean) }.sorted { $0.1 > $1.1 }
     }
 

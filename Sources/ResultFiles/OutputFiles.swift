@@ -36,7 +36,7 @@ public final class FolderLock {
             close(descriptor)
             descriptor = -1
             throw RuntimeFailure(
-                "\(folder.path) is in use: another bgsim is writing there (a run, sweep or merge); "
+                "\(folder.path) is in use: another bgsim is writing there (a run, sweep, merge or forecast); "
                     + "wait for it to end, or choose another --out")
         }
     }

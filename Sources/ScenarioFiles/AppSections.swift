@@ -33,6 +33,7 @@ extension Scenario {
                 throw r.error(item, p.appending("opens_per_week"), "give opens_per_day or opens_per_week, not both")
             }
             a.opensPerDay = perDay ?? perWeek.map { $0 / 7 }
+            a.opensGivenWeekly = perWeek != nil
             a.habit = try m.optional("habit", default: nil) { n, p throws(ScenarioError) in try readHabit(n, p, r) }
             a.newInstall = try m.optional("new_install", default: a.newInstall, r.bool)
             a.launchDownBytes =
@@ -105,9 +106,15 @@ extension Scenario {
 
     /// An app's `tasks`: each entry's keys as `RegisteredTasks` declares them; then what spans
     /// keys and entries (an identifier registered once, requirements only for processing).
+    /// The most tasks an app may declare: each is a lane of the forecast's week and a row of
+    /// every table, and a run's cost grows with them (docs/usage.md, "Limits on input").
+    static let maxTasks = 1000
+
     static func readTasks(_ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> [AppTask] {
         var out: [AppTask] = []
-        for (i, item) in try r.list(node, at: path).enumerated() {
+        let items = try r.list(node, at: path)
+        guard items.count <= maxTasks else { throw r.error(node, path, "expected at most \(maxTasks) tasks in an app, got \(items.count)") }
+        for (i, item) in items.enumerated() {
             let p = path.appending(index: i)
             let t = RegisteredTasks.task(try readDeclared(RegisteredTasks.parameters, item, p, r))
             func key(_ name: String) -> ConfigNode {

@@ -42,8 +42,13 @@ public struct BGTaskScheduler: Sendable {
 
     /// Info.plist `BGTaskSchedulerPermittedIdentifiers`.
     public let permitted: [String]
+    /// `permitted` for looking up: its plain identifiers, and the stems of its `.*` entries.
+    /// An app of many identifiers registers and submits each at every launch, and a scan of
+    /// the list for each made a launch quadratic in them.
+    let exact: Set<String>, stems: [Substring]
     /// Identifiers registered by the running process, in order.
     public private(set) var registered: [String] = []
+    private var registeredSet: Set<String> = []
     /// `getPendingTaskRequests`: pending requests in submission order.
     public private(set) var pending: [Pending] = []
 
@@ -54,6 +59,8 @@ public struct BGTaskScheduler: Sendable {
     /// (`refreshMode`) and `processing` as given, nothing registered or pending.
     public init(permitted: [String], refreshMode: Bool = true, processingMode: Bool = true) {
         self.permitted = permitted
+        exact = Set(permitted.filter { !$0.hasSuffix(".*") })
+        stems = permitted.filter { $0.hasSuffix(".*") }.map { $0.dropLast() }
         self.refreshMode = refreshMode
         self.processingMode = processingMode
     }
@@ -61,8 +68,8 @@ public struct BGTaskScheduler: Sendable {
     /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every
     /// launch before launching finishes.
     public mutating func register(_ identifier: String) -> Registration {
-        guard Self.allows(permitted, identifier) else { return .notPermitted }
-        guard !registered.contains(identifier) else { return .duplicate }
+        guard allows(identifier) else { return .notPermitted }
+        guard registeredSet.insert(identifier).inserted else { return .duplicate }
         registered.append(identifier)
         return .registered
     }
@@ -75,8 +82,16 @@ public struct BGTaskScheduler: Sendable {
         }
     }
 
+    /// `allows(permitted, identifier)`, from the sets made once.
+    func allows(_ identifier: String) -> Bool {
+        exact.contains(identifier) || stems.contains { identifier.count > $0.count && identifier.hasPrefix($0) }
+    }
+
     /// The process ended: registrations go with it; pending requests stay with the system.
-    public mutating func processEnded() { registered.removeAll() }
+    public mutating func processEnded() {
+        registered.removeAll()
+        registeredSet.removeAll()
+    }
 
     /// `submit(_:)`. On success, returns the request it replaced (same identifier, not yet
     /// started), if any. `available` is false when Background App Refresh is off for the app
@@ -85,7 +100,7 @@ public struct BGTaskScheduler: Sendable {
         guard available else { return .failure(.unavailable) }
         // Either cause is notPermitted: the identifier not in the Info.plist list, or the
         // request's background mode missing (docs/sources.md §2).
-        guard Self.allows(permitted, request.identifier), request.kind == .processing ? processingMode : refreshMode else {
+        guard allows(request.identifier), request.kind == .processing ? processingMode : refreshMode else {
             return .failure(.notPermitted)
         }
         let same = pending.firstIndex { $0.identifier == request.identifier }

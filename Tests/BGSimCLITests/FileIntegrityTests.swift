@@ -334,8 +334,12 @@ struct FileIntegrityTests {
         #expect(
             second.status == 1
                 && second.stderr == "error: \(out.path) is in use: another bgsim is writing there "
-                    + "(a run, sweep or merge); wait for it to end, or choose another --out\n",
+                    + "(a run, sweep, merge or forecast); wait for it to end, or choose another --out\n",
             "\(second.stderr)")
+        // So is a forecast (it took no lock, and wrote into a folder a run was writing).
+        let app = repo.appendingPathComponent("Examples/forecast/news-app.yaml").path
+        let forecast = try bgsim(["forecast", app, "--people", "2", "--sweep-people", "0", "--no-ranges", "--out", out.path, "--quiet"])
+        #expect(forecast.status == 1 && forecast.stderr.contains("is in use: another bgsim is writing there"), "\(forecast.stderr)")
         try #require(p.isRunning, "the sweep ended before it could be killed; make it longer")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()

@@ -157,4 +157,34 @@ struct ForecastCLITests {
         let few = try bgsim(["forecast", Self.app, "--people", "2", "--sweep-people", "3"], in: dir)
         #expect(few.status == 2 && few.stderr.contains("--sweep-people"))
     }
+
+    /// Every profile the docs allow goes through the default sweep: opens a week are changed
+    /// in weeks (they were set in days beside them, and refused as both), a change past what a
+    /// scenario allows is named as not run, and an app has at most 1,000 tasks.
+    @Test func everyProfileTheDocsAllowGoesThroughTheSweep() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let example = try String(contentsOf: URL(fileURLWithPath: Self.app), encoding: .utf8)
+        func profile(_ name: String, opens: String) throws {
+            let lines = example.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasPrefix("opens_per_day:") ? opens : String($0) }
+            try lines.joined(separator: "\n").write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let options = ["--people", "4", "--sweep-people", "2", "--set", "duration=2d", "--no-ranges", "--quiet"]
+        try profile("weekly.yaml", opens: "opens_per_week: 10")
+        let weekly = try bgsim(["forecast", "weekly.yaml", "--out", "w"] + options, in: dir)
+        #expect(weekly.status == 0, "\(weekly.stderr)")
+        let w = try String(contentsOf: dir.appendingPathComponent("w/forecast.md"), encoding: .utf8)
+        #expect(w.contains("| opens x2 | the person opens the app 20 times a week |"), "\(w)")
+        try profile("often.yaml", opens: "opens_per_day: 600")
+        let often = try bgsim(["forecast", "often.yaml", "--out", "o"] + options, in: dir)
+        #expect(often.status == 0, "\(often.stderr)")
+        let o = try String(contentsOf: dir.appendingPathComponent("o/forecast.md"), encoding: .utf8)
+        #expect(o.contains("Not run: opens x2 (1200 opens a day is over the 1000 a scenario allows)."), "\(o)")
+        #expect(o.contains("| opens x0.5 | the person opens the app 300 times a day |"))
+        var many = "name: many\ntasks:\n"
+        for i in 0...1000 { many += "  - {id: com.example.t\(i), kind: refresh}\n" }
+        try many.write(to: dir.appendingPathComponent("many.yaml"), atomically: true, encoding: .utf8)
+        let tooMany = try bgsim(["forecast", "many.yaml", "--out", "m"] + options, in: dir)
+        #expect(tooMany.status == 2 && tooMany.stderr.contains("tasks: expected at most 1000 tasks in an app, got 1001"), "\(tooMany.stderr)")
+    }
 }

@@ -328,11 +328,19 @@ package struct ConfigNode: Sendable {
             return ConfigNode(value: .sequence(items), line: line, column: column, origin: origin, file: file)
         case .mapping(let map):
             var pairs: [(key: String, keyLine: Int?, value: ConfigNode)] = []
+            // The parser's own check compares keys with their tags, so `!foo seed` passed beside
+            // `seed` and one of them was silently dropped: keys are compared as the text read.
+            var seen = Set<String>()
             for (k, v) in map {
                 guard case .scalar(let key) = k else {
                     throw ScenarioError(
                         .invalid, file: file, keyPath: path.description, line: k.mark?.line,
                         column: k.mark?.column, origin: origin, message: "keys must be plain names")
+                }
+                guard seen.insert(key.string).inserted else {
+                    throw ScenarioError(
+                        .syntax, file: file, keyPath: path.appending(key.string).description, line: k.mark?.line,
+                        column: k.mark?.column, origin: origin, message: "duplicate key '\(key.string)'")
                 }
                 pairs.append(
                     (

@@ -144,6 +144,10 @@ struct HostileInputTests {
             files: ["s.yaml": text("a: " + String(repeating: "{b: ", count: 100) + "1" + String(repeating: "}", count: 100) + "\n")],
             arguments: ["run", "s.yaml"], expected: "nested more than 64 levels"),
         Case(name: "a duplicate key", files: ["s.yaml": text(base + "\nduration: 3d\n")], arguments: ["run", "s.yaml"], expected: "duplicate key 'duration'"),
+        // The parser compares keys with their tags: a custom tag hid the second.
+        Case(
+            name: "a duplicate key with a custom tag", files: ["s.yaml": text(base + "\n!foo duration: 3d\n")], arguments: ["run", "s.yaml"],
+            expected: "duplicate key 'duration'"),
         Case(name: "tabs for indentation", files: ["s.yaml": text("duration: 2d\napps:\n\t- news\n")], arguments: ["run", "s.yaml"], expected: "invalid YAML"),
         Case(name: "an unterminated quote", files: ["s.yaml": text("duration: \"2d\napps: [news]\n")], arguments: ["run", "s.yaml"], expected: "invalid YAML"),
         Case(

@@ -201,6 +201,17 @@ extension Experiment {
                 throw MergeError("\(s.folder.path) is a shard of another study than \(first.folder.path): '\(key)' differs")
             }
         }
+        // Units of another bgsim may hold other values for the same plan (the plan's digest
+        // covers what was asked, not the code that answered), and its files other columns.
+        for s in shards {
+            let version = s.manifest["tool_version"] as? String, schema = s.manifest["schema_version"] as? Int
+            guard version == Manifest.toolVersion, schema == Manifest.schemaVersion else {
+                throw MergeError(
+                    "\(s.folder.path) was written by bgsim \(version ?? "of no version") (schema \(schema.map(String.init) ?? "none")); "
+                        + "this is bgsim \(Manifest.toolVersion) (schema \(Manifest.schemaVersion)), whose units may differ: "
+                        + "run that shard again with this bgsim")
+            }
+        }
         // The same files from every shard: a shard run with other output options (--events,
         // --no-tasks, --timeline) holds units the merge cannot use, and says why here rather
         // than as a unit "missing or not of this study".

@@ -149,4 +149,26 @@ struct SensitivityStudyTests {
         #expect(report.markdown().contains("| ios-b − ios | Completed (% points) |"))
         #expect(report.markdown().contains("ios-b.max_refreshes_per_day"))
     }
+
+    /// Shards of another bgsim are refused, naming the version: the plan's digest covers what
+    /// was asked, not the code that answered it.
+    @Test func mergeRefusesAShardOfAnotherVersion() async throws {
+        let plan = try Self.plan()
+        let shards = (1...2).map { _ in SweepTests.temporary() }
+        defer { for f in shards { try? FileManager.default.removeItem(at: f) } }
+        for (k, f) in shards.enumerated() {
+            _ = try await Experiment.perform(plan, options: StudyOptions(jobs: 2, record: RecordOptions(), shard: Shard(index: k + 1, count: 2)), to: f)
+        }
+        let manifest = shards[1].appendingPathComponent("manifest.json")
+        let text = try String(contentsOf: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"tool_version\": \"\(Manifest.toolVersion)\"", with: "\"tool_version\": \"0.2.0\"")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        let merged = SweepTests.temporary()
+        defer { try? FileManager.default.removeItem(at: merged) }
+        #expect {
+            try Experiment.merge(shards, to: merged)
+        } throws: { error in
+            "\(error)".contains("\(shards[1].path) was written by bgsim 0.2.0 (schema \(Manifest.schemaVersion)); this is bgsim \(Manifest.toolVersion)")
+        }
+    }
 }

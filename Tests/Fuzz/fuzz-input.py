@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Input fuzzer (issues 42 and 50): mutates valid scenarios, sweeps and their designs,
---set values, traces, result folders given to `bgsim report`, and the folder names and
-options `--emit-slurm` writes into scripts; runs bgsim on each, and checks that it never
-crashes, hangs, eats memory, writes where it should not, or writes a script that runs
-anything it was not meant to.
+"""Input fuzzer (issues 42, 50 and 69): mutates valid scenarios, sweeps and their designs,
+--set values, traces, result folders given to `bgsim report` (their files, their manifest's
+counts and horizon), the folder names and options `--emit-slurm` writes into scripts, damaged
+folders given to the Python reader (hostile manifest entries and counts, links out, pipes),
+and `make install-files` prefixes; runs each, and checks that it never crashes, hangs, eats
+memory, reads or writes where it should not, or runs anything it was not meant to.
 
     python3 Tests/Fuzz/fuzz-input.py BGSIM [--cases N] [--seed S] [--jobs J]
 
@@ -19,6 +20,7 @@ and the script exits 1.
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import random
 import shutil
@@ -126,6 +128,47 @@ NAME_PIECES = [
 # `sbatch` for the scripts' cases: Tests/Slurm/stub-sbatch.py, which the Swift test uses too.
 STUB_SBATCH = os.path.join(ROOT, "Tests", "Slurm", "stub-sbatch.py")
 
+# The Python reader's cases run under the environment `make python` makes (pandas and the
+# reader); without it they are left out and the summary says so.
+READER_PYTHON = os.path.join(ROOT, ".build", "python", "bin", "python")
+
+# A reader case: load the folder and read every view; the only failure allowed is the
+# reader's own error. Every file opened must be the folder's.
+READER_SCRIPT = r"""
+import builtins, io, os, sys
+import bgsim  # and pandas and matplotlib, whose own files are read as they load
+folder = os.path.realpath(sys.argv[1])
+real_open = builtins.open
+def guarded(file, *a, **k):
+    if isinstance(file, (str, bytes, os.PathLike)):
+        path = os.path.realpath(os.fsdecode(file))
+        if not path.startswith(folder + os.sep) and "site-packages" not in path and not path.startswith(sys.prefix) and not path.startswith(sys.base_prefix):
+            print("READ OUTSIDE " + path, file=sys.stderr)
+            os._exit(9)
+    return real_open(file, *a, **k)
+builtins.open = io.open = guarded
+try:
+    s = bgsim.load(sys.argv[1])
+    for name in s.files:
+        s.frame(name)
+    s.interval("background_energy_j")
+    s.paired("background_energy_j")
+    s.per_app()
+except bgsim.ResultsError as e:
+    print("error: " + str(e).split("\n")[0], file=sys.stderr)
+    sys.exit(2)
+"""
+
+# Values a manifest's counts and a scenario's duration may be damaged to.
+HOSTILE_COUNTS = ["0", "-1", "1e9", "100000000", "9223372036854775807", "\"many\"", "null", "[]", "{}", "2.5", "true"]
+HOSTILE_NAMES = ["../outside/secret.csv", "/etc/passwd", "/proc/self/pagemap", "sub/runs.csv", "runs.csv/..", "", ".", "..", "notes.csv"]
+
+# PREFIX values for `make install-files`: words, quotes, substitutions, control characters.
+HOSTILE_PREFIXES = [
+    "a b", "it's", 'say "hi"', "$HOME", "$(touch PWNED)", "`touch PWNED`", "$$(touch PWNED)", "a;touch PWNED", "a|touch PWNED",
+    "a&&touch PWNED", "a\ttab", "a\nline", "-rf", "--", "*", "~", "a/../b", "${PATH}", "%", "é", "a\\b", "",
+]
+
 
 def hostile_name(rng):
     return "".join(rng.choice(NAME_PIECES) for _ in range(rng.randint(1, 6))).replace("/", "_")
@@ -176,8 +219,11 @@ def design_case(rng):
 def make_case(rng, n, template):
     """The files and arguments of case `n`, the folder it may write into, and a check of what
     it wrote (None when the generic checks are all)."""
-    kind = rng.choices(
-        ["scenario", "set", "sweep", "design", "trace", "report", "slurm", "forecast"], weights=[30, 15, 10, 10, 10, 13, 12, 10])[0]
+    kinds, weights = ["scenario", "set", "sweep", "design", "trace", "report", "slurm", "forecast", "install"], [30, 15, 10, 10, 10, 13, 12, 10, 3]
+    if os.path.exists(READER_PYTHON):
+        kinds.append("reader")
+        weights.append(8)
+    kind = rng.choices(kinds, weights=weights)[0]
     short = ["--replications", "1", "--set", "duration=1d", "--set", "policies=[eager, ios]", "--no-tasks", "--quiet"]
     files = {}
     if kind == "scenario":
@@ -239,12 +285,47 @@ def make_case(rng, n, template):
         args += ["--range-people", "1", "--range-trajectories", "2", "--range-samples", "4"] if rng.random() < 0.2 else ["--no-ranges"]
         if rng.random() < 0.3:
             args += ["--set", rng.choice(SET_PATHS) + "=" + rng.choice(HOSTILE)]
-    elif kind == "report":
-        # A finished study's folder, one of its files damaged (or none: it must report).
+    elif kind == "install":
+        # `make install-files` into a hostile PREFIX under a DESTDIR in the case's folder:
+        # nothing may run, and nothing may be written outside that folder.
+        prefix = rng.choice(HOSTILE_PREFIXES) if rng.random() < 0.7 else "/" + hostile_name(rng)
+        files["dest/.keep"] = b""
+        args = ["__make__", "install-files", "PREFIX=" + prefix, "DESTDIR={work}/dest/", "INSTALL_BIN={bgsim}"]
+        return kind, files, args, "dest", None
+    elif kind == "reader":
+        # The Python reader given a damaged folder: a file changed, a manifest entry or count
+        # made hostile, a file swapped for a link out or a pipe.
         for name, data in template.items():
             files["out/" + name] = data
-        victim = rng.choice(list(template) + [None])
-        if victim and rng.random() < 0.15:
+        files["outside/secret.csv"] = b"a,b\n1,2\n"
+        manifest = json.loads(template["manifest.json"])
+        what = rng.choice(["entry", "count", "file", "link", "fifo"])
+        if what == "entry":
+            manifest["files"].append({"name": rng.choice(HOSTILE_NAMES), "bytes": 8, "sha256": "0" * 64})
+        elif what == "count":
+            key = rng.choice(["replications", "points", "policies", "files", "parameters", "baseline"])
+            manifest[key] = json.loads(rng.choice(HOSTILE_COUNTS))
+        elif what == "file":
+            victim = rng.choice([n for n in template if n.endswith(".csv")])
+            files["out/" + victim] = mutate_text(rng, template[victim])
+        if what in ("entry", "count"):
+            files["out/manifest.json"] = json.dumps(manifest).encode()
+        args = ["__reader__", "out", what]
+        return kind, files, args, "out", None
+    elif kind == "report":
+        # A finished study's folder, one of its files damaged (or none: it must report), or
+        # its manifest's counts or scenario's horizon made hostile.
+        for name, data in template.items():
+            files["out/" + name] = data
+        victim = rng.choice(list(template) + [None, "counts"])
+        if victim == "counts":
+            text = template["manifest.json"].decode()
+            key = rng.choice(["replications", "points"])
+            text = text.replace(f'"{key}": ', f'"{key}": {rng.choice(HOSTILE_COUNTS)}, "was_{key}": ', 1)
+            if rng.random() < 0.5:
+                text = text.replace('"duration":"2h"', '"duration":"' + rng.choice(["36500d", "999999999d", "1us", "0s"]) + '"')
+            files["out/manifest.json"] = text.encode()
+        elif victim and rng.random() < 0.15:
             del files["out/" + victim]
         elif victim:
             files["out/" + victim] = mutate_text(rng, template[victim])
@@ -329,8 +410,21 @@ def run_case(bgsim, n, seed, template):
         before = listing(work)
         errpath = os.path.join(tempfile.gettempdir(), f"bgsim-fuzz-{os.getpid()}-{n}.err")
         started = time.monotonic()
+        if args[0] == "__make__":
+            command = ["make", "-s", "-C", ROOT] + [a.replace("{work}", work).replace("{bgsim}", bgsim) for a in args[1:]]
+        elif args[0] == "__reader__":
+            out = os.path.join(work, "out")
+            if args[2] == "link":
+                os.remove(os.path.join(out, "runs.csv"))
+                os.symlink(os.path.join(work, "outside", "secret.csv"), os.path.join(out, "runs.csv"))
+            elif args[2] == "fifo":
+                os.remove(os.path.join(out, "runs.csv"))
+                os.mkfifo(os.path.join(out, "runs.csv"))
+            command = [READER_PYTHON, "-c", READER_SCRIPT, out]
+        else:
+            command = [bgsim] + args
         with open(errpath, "wb") as ef:
-            proc = subprocess.Popen([bgsim] + args, cwd=work, stdout=subprocess.DEVNULL, stderr=ef)
+            proc = subprocess.Popen(command, cwd=work, stdout=subprocess.DEVNULL, stderr=ef)
         timer = threading.Timer(TIMEOUT, proc.kill)
         timer.start()
         # wait4 rather than communicate: it gives the child's peak memory (an upper bound: the
@@ -354,6 +448,14 @@ def run_case(bgsim, n, seed, template):
                 problem = f"killed by signal {-code}"
             elif code not in (0, 2):
                 problem = f"exit {code}"
+            elif code == 2 and args[0] == "__make__":
+                if "error: " not in stderr:
+                    problem = "exit 2 without an 'error: ' line"
+                elif new - {"dest"}:
+                    problem = f"exit 2 but wrote {sorted(new)[:5]}"
+            elif code == 2 and args[0] == "__reader__":
+                if not stderr.startswith("error: "):
+                    problem = "the reader failed without its own error: " + stderr[-300:]
             elif code == 2:
                 lines = stderr.split("\n")
                 if len(lines) != 2 or lines[1] != "" or not lines[0].startswith("error: "):
@@ -365,7 +467,7 @@ def run_case(bgsim, n, seed, template):
             elif check:
                 problem = check(work)
         if problem is None:
-            ran = [p for p in listing(work) if os.path.basename(p) == "PWNED"]
+            ran = [p for p in listing(work) if os.path.basename(p) == "PWNED"] + [p for p in os.listdir(ROOT) if p == "PWNED"]
             if ran:
                 problem = f"a command in a name or value ran: {ran[:3]}"
         return n, kind, args, files, code, seconds, peak_mb, stderr, problem

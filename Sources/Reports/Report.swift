@@ -335,43 +335,6 @@ public struct Report {
         return Set(results.runs.rows.map { $0[c] }).count
     }
 
-    func sweepSection(colors: [String]) -> String {
-        var s = "<section><h2>Against the swept parameters</h2>"
-        s += "<p class=\"note\">Each line is a policy's mean at each value of the parameter, the band its 95% interval over replications"
-        s += results.parameters.count > 1 ? "; each replication is first averaged over the other parameters' values at that value." : "."
-        s += "</p>"
-        for (a, name) in results.parameters.enumerated() {
-            guard let column = results.runs.column(name) else { continue }
-            let (labels, numbers) = parameterValues(name)
-            s += "<h3>\(Quoting.html(name))</h3><div class=\"grid\">"
-            let positive = numbers.map { $0.allSatisfy { $0 > 0 } } ?? false
-            let spread = numbers.flatMap { n in n.min().flatMap { lo in n.max().map { $0 / lo } } } ?? 1
-            let logX = positive && spread >= 50
-            let order: [Int] = numbers.map { n in labels.indices.sorted { n[$0] < n[$1] } } ?? Array(labels.indices)
-            let groups = rowsByPolicyAndValue(column)
-            for (m, metric) in Self.sweepMetrics.enumerated() {
-                let lines = results.policies.enumerated().map { i, p in
-                    SVG.Line(
-                        label: p, color: colors[i],
-                        points: order.enumerated().map { position, k in
-                            (numbers?[k] ?? Double(position), interval(metric.metric, rows: groups[p]?[labels[k]] ?? []))
-                        })
-                }
-                let isDuration = numbers != nil && labels.contains { Double($0) == nil }
-                let xFormat: @Sendable (Double) -> String = isDuration ? SVG.duration : SVG.number
-                let categories: [String]? = numbers == nil ? order.map { labels[$0] } : nil
-                let xLabel = name + (logX ? " (log scale)" : "")
-                s += SVG.lines(
-                    id: "sweep-\(a)-\(m)", title: "\(metric.title) against \(name)", xLabel: xLabel,
-                    yLabel: metric.title, lines: lines, categories: categories,
-                    logX: logX, xFormat: xFormat, yFormat: metric.format,
-                    xDurations: isDuration, yDurations: metric.isDuration)
-            }
-            s += "</div>"
-        }
-        return s + "</section>"
-    }
-
     func timelineSection(colors: [String]) throws -> String {
         var s = "<section><h2>One phone, one day</h2>"
         guard let scenario else {

@@ -57,23 +57,7 @@ extension Report {
             s += "| " + Self.appHeadings.joined(separator: " | ") + " |\n|" + String(repeating: " --- |", count: Self.appHeadings.count) + "\n"
             for row in apps { s += "| " + row.map(md).joined(separator: " | ") + " |\n" }
         }
-        for name in r.parameters {
-            guard let column = r.runs.column(name) else { continue }
-            let (labels, _) = parameterValues(name)
-            let groups = rowsByPolicyAndValue(column)
-            for metric in Self.sweepMetrics.prefix(3) {
-                s += "\n### \(metric.title) against \(Quoting.markdownCode(name))\n\n| \(md(name)) | " + r.policies.map(md).joined(separator: " | ") + " |\n"
-                s += "| --- |" + String(repeating: " ---: |", count: r.policies.count) + "\n"
-                for value in labels {
-                    s +=
-                        "| \(md(value)) |"
-                        + r.policies.map { p in
-                            let ci = interval(metric.metric, rows: groups[p]?[value] ?? [])
-                            return " " + metric.format(ci.mean) + (ci.halfWidth.isFinite ? " ± " + metric.format(ci.halfWidth) : "") + " |"
-                        }.joined() + "\n"
-                }
-            }
-        }
+        s += sweepMarkdown()
         return s
     }
 }

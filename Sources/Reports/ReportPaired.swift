@@ -18,9 +18,7 @@ extension Report {
     /// then the 95% interval over replications. Much tighter than the two policies' own
     /// intervals, whose overlap says nothing about the difference.
     func paired(_ metric: String, policy: String, baseline: String) -> ConfidenceInterval {
-        let a = replicationMeans(metric, rows: policyRows[policy] ?? [])
-        let b = replicationMeans(metric, rows: policyRows[baseline] ?? [])
-        return ConfidenceInterval(a.keys.sorted().compactMap { r in b[r].map { a[r]! - $0 } })
+        paired(metric, policy: policyRows[policy] ?? [], baseline: policyRows[baseline] ?? [])
     }
 
     /// The policies compared and the one they are compared with; empty without a baseline.
@@ -36,7 +34,7 @@ extension Report {
         var s = "<section id=\"paired\"><h2>Against \(Quoting.html(baseline)), pair by pair</h2><p class=\"note\">"
         s += "Each policy's difference from \(Quoting.html(baseline)) in the same replications (the same people and days: common random numbers), "
         s += "mean and 95% interval over replications"
-        s += results.kind == "sweep" ? " (each replication averaged over all points)" : ""
+        s += results.kind == "sweep" ? " (each replication averaged over all points; value by value under \"Against the swept parameters\")" : ""
         s +=
             ". An interval clear of the zero line is a difference the study resolves, however much the policies' own intervals in the table overlap.</p><div class=\"grid\">"
         for (k, metric) in Self.pairedMetrics.enumerated() {
@@ -54,7 +52,8 @@ extension Report {
         guard let (baseline, others) = pairedPolicies else { return "" }
         let md = Quoting.markdown
         var s = "\n### Against \(md(baseline)), pair by pair\n\nEach policy's difference from \(md(baseline)) in the same replications"
-        s += " (common random numbers): mean [95% interval]; an interval that excludes 0 is a resolved difference.\n\n"
+        s += " (common random numbers): mean [95% interval]; an interval that excludes 0 is a resolved difference"
+        s += results.kind == "sweep" ? ". Each replication is averaged over all points here; value by value below.\n\n" : ".\n\n"
         s += "| policy | " + Self.pairedMetrics.map { md($0.title) }.joined(separator: " | ") + " |\n"
         s += "| --- |" + String(repeating: " ---: |", count: Self.pairedMetrics.count) + "\n"
         for p in others {

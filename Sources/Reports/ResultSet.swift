@@ -174,7 +174,7 @@ public struct ResultSet {
         let url = URL(literalPath: folder)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
-            throw ReportError("\(folder): no such results folder (expected the --out folder of 'bgsim run' or 'bgsim sweep')")
+            throw ReportError("\(folder): no such results folder (expected the --out folder of '\(ProgramName.current) run' or '\(ProgramName.current) sweep')")
         }
         let manifestURL = url.appendingPathComponent("manifest.json")
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
@@ -189,7 +189,7 @@ public struct ResultSet {
         }
         let kind = try string("kind")
         guard kind == "run" || kind == "sweep" else {
-            throw ReportError("\(manifestURL.path): kind '\(kind)': a report needs a finished run or sweep (merge shards first with 'bgsim merge')")
+            throw ReportError("\(manifestURL.path): kind '\(kind)': a report needs a finished run or sweep (merge shards first with '\(ProgramName.current) merge')")
         }
         guard let policies = json["policies"] as? [String], !policies.isEmpty else {
             throw ReportError("\(manifestURL.path): key 'policies' missing or empty")

@@ -371,7 +371,7 @@ enum SVG {
     static func lines(
         id: String, title: String, xLabel: String, yLabel: String, lines: [Line], categories: [String]?,
         logX: Bool, xFormat: @escaping (Double) -> String, yFormat: @escaping (Double) -> String,
-        xDurations: Bool = false, yDurations: Bool = false
+        xDurations: Bool = false, yDurations: Bool = false, zeroLine: Bool = false
     ) -> String {
         let width = 640.0, height = 300.0, left = 70.0, right = 140.0, top = 30.0, bottom = 50.0
         let xs = lines.flatMap { $0.points.map(\.x) }
@@ -384,7 +384,8 @@ enum SVG {
             let (lo, hi) = domain(xs, includeZero: false, pad: 0.02)
             x = Scale(lo: lo, hi: hi, from: left, to: width - right, durations: xDurations)
         }
-        let (ylo, yhi) = domain(lines.flatMap { $0.points.flatMap { [$0.ci.mean, $0.ci.lower, $0.ci.upper] } }, includeZero: false)
+        let values: [Double] = lines.flatMap { $0.points.flatMap { [$0.ci.mean, $0.ci.lower, $0.ci.upper] } } + (zeroLine ? [0] : [])
+        let (ylo, yhi) = domain(values, includeZero: false)
         let y = Scale(lo: ylo, hi: yhi, from: height - bottom, to: top, durations: yDurations)
         var s = open(Int(width), Int(height), title: title, id: id)
         s += text(8, 18, title, cls: "ctitle")
@@ -393,6 +394,7 @@ enum SVG {
             x: x, y: y, xLabel: xLabel, yLabel: yLabel,
             xFormat: { v in categories.map { cats in cats[min(max(Int(v.rounded()), 0), cats.count - 1)] } ?? xFormat(v) },
             yFormat: yFormat, xTicks: ticks)
+        if zeroLine { s += line(x.from, y(0), x.to, y(0), cls: "zero") }
         for (k, l) in lines.enumerated() {
             let pts = l.points.filter { $0.ci.mean.isFinite }
             guard !pts.isEmpty else { continue }

@@ -2,7 +2,7 @@
 
 import matplotlib.pyplot as plt
 
-from .study import unit
+from .study import _number, unit
 
 PAIRED_METRICS = ["background_energy_j", "latency_mean_s", "staleness_mean_s", "fresh_launches_pct", "completed_pct"]
 
@@ -44,6 +44,41 @@ def paired(study, metrics=None, baseline=None, axes=None):
         ax.set_xlabel(f"{metric} - {table['baseline'].iloc[0]} ({label})" if label else f"{metric} - baseline")
         ax.grid(axis="x", color="#eeeeee")
     axes[0].set_title(f"Against {study.paired(metrics[0], baseline=baseline)['baseline'].iloc[0]}, pair by pair", loc="left")
+    fig.tight_layout()
+    return fig
+
+
+def paired_along(study, axis, metrics=None, baseline=None, axes=None):
+    """A sweep's paired differences against one swept parameter: per policy a line at each
+    value with its 95% band (`Study.paired(by=axis)`), one panel per metric, the dashed zero
+    line where a band that leaves it is a difference the study resolves at that value."""
+    metrics = metrics or PAIRED_METRICS
+    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    if axes is None:
+        fig, axes = plt.subplots(1, len(metrics), figsize=(4.6 * len(metrics), 3.4), squeeze=False)
+        axes = axes[0]
+    fig = axes[0].figure
+    name = study.axis_name(study.axis(axis))
+    values = study.values(axis)
+    numbers = [_number(v) for v in values]
+    numeric = all(n is not None for n in numbers)
+    xs = numbers if numeric else list(range(len(values)))
+    for ax, metric in zip(axes, metrics):
+        table = study.paired(metric, baseline=baseline, by=axis)
+        divisor, label = _scale(metric, list(table["ci95_low"]) + list(table["ci95_high"]))
+        for policy in dict.fromkeys(table.index.get_level_values("policy")):
+            rows = table.loc[policy].reindex(values)
+            color = study.colors.get(policy, "#000000")
+            ax.fill_between(xs, rows["ci95_low"] / divisor, rows["ci95_high"] / divisor, color=color, alpha=0.15, linewidth=0)
+            ax.plot(xs, rows["difference_mean"] / divisor, "o-", color=color, label=policy)
+        ax.axhline(0, color="#333333", linestyle=(0, (3, 3)), linewidth=1)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(values)
+        ax.set_xlabel(name)
+        ax.set_ylabel(f"{metric} - {table['baseline'].iloc[0]}" + (f" ({label})" if label else ""))
+        ax.grid(color="#eeeeee")
+    axes[0].legend(frameon=False)
+    axes[0].set_title(f"Against {study.paired(metrics[0], baseline=baseline)['baseline'].iloc[0]}, along {name}", loc="left")
     fig.tight_layout()
     return fig
 

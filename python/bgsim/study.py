@@ -49,6 +49,33 @@ MAX_COUNT = {"replications": 1_000_000, "points": 100_000, "policies": 1_000}
 _RUN_KEYS = ["scenario", "point", "policy", "replication", "seed"]
 
 
+_DURATION_UNITS = [("ms", 1e-3), ("us", 1e-6), ("d", 86400), ("h", 3600), ("m", 60), ("s", 1)]
+
+
+def _number(text):
+    """A swept value as a number: `0.3` as 0.3, a duration (`23h30m`, `900s`) in seconds; None otherwise."""
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    total, i = 0.0, 0
+    while i < len(text):
+        j = i
+        while j < len(text) and (text[j].isdigit() or text[j] == "."):
+            j += 1
+        if j == i:
+            return None
+        unit_ = next(((u, f) for u, f in _DURATION_UNITS if text.startswith(u, j)), None)
+        if unit_ is None:
+            return None
+        try:
+            total += float(text[i:j]) * unit_[1]
+        except ValueError:
+            return None
+        i = j + len(unit_[0])
+    return total if text else None
+
+
 def unit(column: str) -> str:
     """The unit of a result column from its name: `latency_p50_s` is in seconds; "" for counts."""
     if column == "bytes" or column.endswith("_bytes"):
@@ -271,9 +298,10 @@ class Study:
 
     # Views
 
-    def _replication_means(self, metric, policy):
-        """Per replication, the policy's mean of `metric` over the sweep's points (a run has one)."""
-        runs = self.runs
+    def _replication_means(self, metric, policy, rows=None):
+        """Per replication, the policy's mean of `metric` over the sweep's points (a run has
+        one), or over the runs.csv rows `rows` selects."""
+        runs = self.runs if rows is None else self.runs[rows]
         rows = runs[runs["policy"] == policy]
         return rows.groupby("replication")[metric].mean()
 
@@ -286,19 +314,69 @@ class Study:
             out.append({"policy": p, "n": n, "mean": mean, "ci95_low": low, "ci95_high": high, "unit": unit(metric)})
         return pd.DataFrame(out).set_index("policy")
 
-    def paired(self, metric="background_energy_j", baseline=None):
+    def axis(self, name):
+        """A swept parameter's key path, given as the manifest writes it (`policies[2].start`)
+        or as the report names it (`quiet-hours.start`)."""
+        for path in self.parameters:
+            if name in (path, self.axis_name(path)):
+                return path
+        shown = ", ".join(self.axis_name(p) for p in self.parameters) or "none: not a sweep"
+        raise ValueError(f"{name!r} is not a swept parameter of this study (its axes: {shown})")
+
+    def values(self, axis):
+        """An axis's values as written, in order: by number where each is one (durations as
+        seconds), else as they first appear in runs.csv."""
+        column = self.runs[self.axis(axis)].astype(str)
+        seen = list(dict.fromkeys(column))
+        numbers = [_number(v) for v in seen]
+        if all(n is not None for n in numbers):
+            seen = [v for _, v in sorted(zip(numbers, seen), key=lambda pair: pair[0])]
+        return seen
+
+    def paired(self, metric="background_energy_j", baseline=None, by=None):
         """Each policy against the baseline, replication by replication (the same world under
-        both: common random numbers): the mean difference and its 95% interval, as
-        comparisons.csv holds them for a run and the report's paired chart draws them."""
+        both: common random numbers): the mean difference and its 95% interval.
+
+        `by=None` averages each replication over a sweep's points first, as the report's
+        paired chart does; `by="point"` gives one row per policy and point (comparisons.csv's
+        rows, with the point's axis values as columns); `by=AXIS` (a swept key path or its
+        report name, `quiet-hours.start`) gives one row per policy and value of that axis, each
+        replication averaged over the other axes' points at that value: the line and band the
+        report draws against the parameter, with `resolved` where the interval excludes 0."""
         baseline = baseline or self.baseline
         if baseline not in self.policies:
             raise ValueError(f"baseline {baseline!r} is not one of the study's policies: {', '.join(self.policies)}")
-        base = self._replication_means(metric, baseline)
+        if by is None:
+            return self._paired(metric, baseline, None).set_index("policy")
+        if by == "point":
+            if "point" not in self.runs.columns:
+                raise ValueError("by='point' needs a sweep: a run has one point")
+            out = []
+            for point in sorted(self.runs["point"].unique()):
+                rows = self.runs["point"] == point
+                table = self._paired(metric, baseline, rows)
+                table.insert(1, "point", int(point))
+                first = self.runs[rows].iloc[0]
+                for k, path in enumerate(self.parameters):
+                    table.insert(2 + k, self.axis_name(path), first[path])
+                out.append(table)
+            return pd.concat(out).set_index(["policy", "point"])
+        path = self.axis(by)
+        column = self.runs[path].astype(str)
+        out = []
+        for value in self.values(path):
+            table = self._paired(metric, baseline, column == value)
+            table.insert(1, self.axis_name(path), value)
+            out.append(table)
+        return pd.concat(out).set_index(["policy", self.axis_name(path)])
+
+    def _paired(self, metric, baseline, rows):
+        base = self._replication_means(metric, baseline, rows)
         out = []
         for p in self.policies:
             if p == baseline:
                 continue
-            diff = (self._replication_means(metric, p) - base).dropna()
+            diff = (self._replication_means(metric, p, rows) - base).dropna()
             n, mean, sd, low, high = stats.interval(diff)
             out.append(
                 {
@@ -316,7 +394,7 @@ class Study:
                     "unit": unit(metric),
                 }
             )
-        return pd.DataFrame(out).set_index("policy")
+        return pd.DataFrame(out)
 
     def axis_name(self, path):
         """An axis as the report names it: `policies[3].threshold` as `ios.threshold`."""

@@ -23,36 +23,39 @@ enum Exit {
 /// from the type's, through `String(describing:)` and reflection, whose protocol-conformance
 /// lookups cost about 5 M instructions at each start (callgrind), a quarter of parsing.
 struct BGSim: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "bgsim",
-        abstract: "Simulate how a phone decides when apps' background work runs, and compare scheduling policies.",
-        discussion: """
-            Examples:
-              bgsim examples
-              bgsim run default
-              bgsim sweep refresh-setting --replications 2
-              bgsim validate default --print
-              bgsim run models/scenarios/default.yaml
-              bgsim run models/scenarios/default.yaml --replications 30 --seed 7
-              bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
-              bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w
-              bgsim validate models/scenarios/default.yaml --set people.sessions_per_day=80
-              bgsim sweep models/sweeps/refresh-setting.yaml --jobs 2
-              bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1
-              bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
-              bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /scratch/sweep
-              bgsim report results/default --format md
+    /// Computed: a user's own program (`my-bgsim`) is named, and its version given, as itself.
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Program.current.name,
+            abstract: "Simulate how a phone decides when apps' background work runs, and compare scheduling policies.",
+            discussion: """
+                Examples:
+                  bgsim examples
+                  bgsim run default
+                  bgsim sweep refresh-setting --replications 2
+                  bgsim validate default --print
+                  bgsim run models/scenarios/default.yaml
+                  bgsim run models/scenarios/default.yaml --replications 30 --seed 7
+                  bgsim run models/scenarios/default.yaml --out /tmp/study --jobs 2
+                  bgsim run models/scenarios/default.yaml --set charger.preset=wired-5w
+                  bgsim validate models/scenarios/default.yaml --set people.sessions_per_day=80
+                  bgsim sweep models/sweeps/refresh-setting.yaml --jobs 2
+                  bgsim sweep models/sweeps/refresh-setting.yaml --shard 1/4 --out /tmp/s1
+                  bgsim merge /tmp/s1 /tmp/s2 /tmp/s3 /tmp/s4 --out /tmp/sweep
+                  bgsim sweep models/sweeps/refresh-setting.yaml --emit-slurm /scratch/sweep
+                  bgsim report results/default --format md
 
-            Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,
-            a sweep, an option, a folder that is not a results folder), 3 incomplete or
-            inconsistent shards (merge).
-            """,
-        version: Manifest.toolVersion,
-        subcommands: [
-            Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
-            Mechanisms.self, SensitivityCommand.self,
-        ]
-    )
+                Exit codes: 0 success, 1 runtime failure, 2 bad input or usage (a scenario,
+                a sweep, an option, a folder that is not a results folder), 3 incomplete or
+                inconsistent shards (merge).
+                """,
+            version: Program.current == .bgsim ? Manifest.toolVersion : "\(Program.current.version) (bgsim \(Manifest.toolVersion))",
+            subcommands: [
+                Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
+                Mechanisms.self, SensitivityCommand.self,
+            ]
+        )
+    }
 }
 
 /// The `bgsim` command line, as a library: a package of a user's own policies gets an
@@ -80,9 +83,12 @@ public enum BGSimCommandLine {
     public static func main(policies: [any RegisteredPolicy.Type] = [], version: String? = nil) -> Never {
         StandardStreams.openClosed()
         PolicyRegistry.register(policies)
-        let name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "bgsim"
+        // The name it was called by, for messages and the reproduce line; one a message or a
+        // YAML comment could not hold whole (empty, a control character) reads as bgsim.
+        var name = CommandLine.arguments.first.map { URL(fileURLWithPath: $0).lastPathComponent } ?? "bgsim"
+        if name.isEmpty || name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { name = "bgsim" }
         if name != "bgsim" || version != nil {
-            Program.current = Program(name: name.isEmpty ? "bgsim" : name, version: version ?? "unversioned")
+            Program.current = Program(name: name, version: version ?? "unversioned")
         }
         // A process started from a thread that blocks signals (a Swift concurrency thread's
         // Process) inherits that mask; dispatch_main's sigsuspend used to lift it. The main

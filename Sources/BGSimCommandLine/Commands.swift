@@ -87,7 +87,7 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
     if let shard = options.shard, !output.quiet {
         print(
             "Shard \(shard) of '\(plan.name)': \(outcome.ran) units run, \(outcome.skipped) already finished; "
-                + "wrote \(folder.relativePath)/manifest.json. Join the shards with: bgsim merge <shard folders> --out <folder>")
+                + "wrote \(folder.relativePath)/manifest.json. Join the shards with: \(ProgramName.current) merge <shard folders> --out <folder>")
     }
     return outcome
 }

@@ -21,7 +21,7 @@ struct ForecastCommand: AsyncParsableCommand {
             drawn values, runs and what held them longest), forecast.md and forecast.html. \
             The sweep changes opens a day, the requested interval, Background App Refresh, the \
             charging habit and the connection, one at a time, on the first --sweep-people \
-            people. docs/forecast.md walks through it.
+            people, and each --change of your own beside them. docs/forecast.md walks through it.
             """
     )
 
@@ -64,13 +64,20 @@ struct ForecastCommand: AsyncParsableCommand {
     @Option(name: .customLong("set"), help: ArgumentHelp("Override a value of the scenario by its key path (repeatable).", valueName: "key.path=value"))
     var overrides: [String] = []
 
+    @Option(
+        name: .customLong("change"),
+        help: ArgumentHelp(
+            "A what-if of your own for the paired sweep: NAME, then a scenario key path or the app's own as app.KEY, and its value (repeatable; several with one NAME make one change). Such as 'opens 5:app.opens_per_day=5'.",
+            valueName: "NAME:KEY=VALUE"))
+    var changes: [String] = []
+
     @Option(help: "The output folder (default: results/forecast-<app name>).")
     var out: String?
 
     @Option(help: "Simulations to run in parallel (default: the cores this process may use).")
     var jobs: Int?
 
-    @Flag(help: "Print nothing but errors.")
+    @Flag(help: "Print the answer and errors only: no progress, no list of files written.")
     var quiet = false
 
     /// The files a forecast writes before its manifest.
@@ -88,6 +95,16 @@ struct ForecastCommand: AsyncParsableCommand {
         for text in overrides where Override(parsing: text) == nil {
             throw ValidationError("--set '\(text)': expected key.path=value, such as 'apps[0].tasks[0].interval=30m'")
         }
+        for text in changes {
+            guard let c = ForecastSetup.change(parsing: text) else {
+                throw ValidationError("--change '\(text)': expected NAME:KEY=VALUE, such as 'opens 5:app.opens_per_day=5'")
+            }
+            guard c.name != "base", !c.name.hasPrefix("opens x"), !c.name.hasPrefix("interval x") else {
+                throw ValidationError("--change '\(text)': the name '\(c.name)' is the forecast's own; name your change otherwise")
+            }
+            try Quoting.refuseControlCharacters(c.name, what: "--change's name")
+        }
+        guard sweepPeople > 0 || changes.isEmpty else { throw ValidationError("--change runs in the sweep: give --sweep-people above 0") }
         if let out { try OutputOptions.checkOut(out) }
     }
 
@@ -95,9 +112,16 @@ struct ForecastCommand: AsyncParsableCommand {
         guard let base = scenario ?? BundledModels.folder.map({ $0 + "/scenarios/fleet.yaml" }) else {
             throw UsageError("cannot find the bundled models/ folder for its fleet; set BGSIM_MODELS or give --scenario")
         }
-        let setup = try ForecastSetup.load(
+        var setup = try ForecastSetup.load(
             app: app, base: base, person: person, policies: policies.isEmpty ? ["ios"] : policies, replications: people,
             duration: duration, seed: seed, more: overrides.compactMap(Override.init(parsing:)))
+        for c in changes.compactMap(ForecastSetup.change(parsing:)) {
+            if let k = setup.changes.firstIndex(where: { $0.name == c.name }) {
+                setup.changes[k].sets.append((c.path, c.value))
+            } else {
+                setup.changes.append((c.name, [(c.path, c.value)]))
+            }
+        }
         // The folder is locked as a run's is, from before the work to the manifest: a run or
         // another forecast writing there at the same time is refused, not mixed in.
         let folder = URL(literalPath: out ?? "results/forecast-\(setup.appParameters.name)")
@@ -131,8 +155,8 @@ struct ForecastCommand: AsyncParsableCommand {
         try OutputFiles.write(files, to: folder, replacing: OutputFiles.studyFiles + Self.files) { written in
             ("manifest.json", forecast.manifest(commandLine: words, sweepPeople: sweepPeople, files: written))
         }
-        guard !quiet else { return }
         print(page.answer, terminator: "")
+        guard !quiet else { return }
         print("Wrote \((Self.files + ["manifest.json"]).joined(separator: ", ")) to \(folder.relativePath)")
     }
 }

@@ -95,7 +95,7 @@ struct SensitivityStudy: AsyncParsableCommand {
         }
         guard !axes.isEmpty else {
             throw ValidationError(
-                "no assumption to vary: none of \(scenario.policies.map(\.label).joined(separator: ", ")) declares a plausible range ('bgsim policies' lists them)"
+                "no assumption to vary: none of \(scenario.policies.map(\.label).joined(separator: ", ")) declares a plausible range ('\(ProgramName.current) policies' lists them)"
             )
         }
         return axes
@@ -112,8 +112,9 @@ struct SensitivityStudy: AsyncParsableCommand {
     ) throws -> String {
         let path = relativePath(of: URL(fileURLWithPath: scenario).standardizedFileURL, from: folder.standardizedFileURL)
         try Quoting.refuseControlCharacters(path, what: "the scenario's path")
-        var s = "# Written by bgsim sensitivity: the scenario at the points of a Morris design over its policies'\n"
-        s += "# assumptions, each over its plausible range ('bgsim policies'). Run it again with: bgsim sweep FILE\n"
+        let program = ProgramName.current
+        var s = "# Written by \(program) sensitivity: the scenario at the points of a Morris design over its policies'\n"
+        s += "# assumptions, each over its plausible range ('\(program) policies'). Run it again with: \(program) sweep FILE\n"
         s += "name: \(JSON.string(name))\nscenario: \(JSON.string(path))\n"
         s += "design: morris\ntrajectories: \(trajectories)\nlevels: \(levels)\ndesign_seed: \(seed)\naxes:\n"
         for a in axes { s += "  - {path: \(JSON.string(a.path)), \(a.range)}\n" }

@@ -108,7 +108,24 @@ public struct Forecast: Sendable {
             ("good connection", "everyone at home and in an office on good Wi-Fi", [], [("network", "home-office")]),
             ("poor connection", "everyone with poor coverage and slow Wi-Fi", [], [("network", "poor-coverage")]),
         ]
-        return out
+        for change in setup.changes {
+            var overrides: [Override] = [], pinned: [(path: String, value: String)] = []
+            for set in change.sets {
+                let path = set.path.hasPrefix("app.") ? "apps[\(k)]" + set.path.dropFirst(3) : set.path
+                if setup.scenario.fleet.contains(where: { $0.path.description == path }) {
+                    pinned.append((path, set.value))
+                } else if let key = ConfigKeyPath(parsing: path) {
+                    overrides.append(Override(path: key, value: set.value, origin: "--change \(change.name):\(set.path)=\(set.value)"))
+                }
+            }
+            out.append((change.name, "your change", overrides, pinned))
+        }
+        // Each says exactly what it sets, the app's keys as `app.KEY`.
+        return out.map { v in
+            let sets = v.2.map { "\($0.path)=\($0.value)" } + v.3.map { "\($0.path)=\($0.value) for everyone" }
+            let shown = sets.map { $0.hasPrefix("apps[\(k)].") ? "app." + $0.dropFirst("apps[\(k)].".count) : $0 }
+            return (v.0, v.1 + " (sets " + shown.joined(separator: ", ") + ")", v.2, v.3)
+        }
     }
 
     /// The changes `sweep` leaves out for this app, and why.

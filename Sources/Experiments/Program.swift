@@ -26,7 +26,10 @@ public struct Program: Sendable, Equatable {
     /// The program of this process: bgsim unless a user's executable said otherwise at start.
     public static var current: Program {
         get { running.withLock { $0 } }
-        set { running.withLock { $0 = newValue } }
+        set {
+            running.withLock { $0 = newValue }
+            ProgramName.current = newValue.name
+        }
     }
 
     /// Where each of `policies` comes from: its type's module, and the version of the package

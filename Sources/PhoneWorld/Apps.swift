@@ -93,6 +93,10 @@ public struct AppTask: Equatable, Sendable {
         /// Pending when the simulation starts, as if submitted when the app was last used,
         /// with `earliestBeginDate` at a random phase within `interval`.
         case start
+        /// Each time the person opens the app (a launch, or a return from the background:
+        /// `didFinishLaunching` or `sceneWillEnterForeground`), with `earliestBeginDate`
+        /// `earliestBegin` later, replacing a pending request of the identifier.
+        case launch
         /// When the app enters the background from the foreground (`didEnterBackground`),
         /// with `earliestBeginDate` `earliestBegin` later.
         case background
@@ -111,7 +115,7 @@ public struct AppTask: Equatable, Sendable {
     public var kind: Kind
     /// When the app submits the request.
     public var submitOn: Set<Trigger>
-    /// `earliestBeginDate` after a submission on entering the background.
+    /// `earliestBeginDate` after a submission at a launch, on entering the background or from an extension.
     public var earliestBegin: SimDuration = .minutes(15)
     /// `earliestBeginDate` after a resubmission from the handler.
     public var interval: SimDuration = .hours(1)

@@ -225,9 +225,8 @@ struct ConfigReader {
 
     /// A duration such as `30s`, `15m`, `1h30m`, `7d`, `250ms`.
     func duration(_ node: ConfigNode, _ path: ConfigKeyPath, allowZero: Bool = false) throws(ScenarioError) -> SimDuration {
-        let expected = "a duration such as 30s, 15m, 1h30m or 7d"
-        let t = try text(node, path, expected: expected)
-        guard let d = Self.parseDuration(t) else { throw error(node, path, "expected \(expected), got '\(t)'") }
+        let t = try text(node, path, expected: Self.durationExpected)
+        guard let d = Self.parseDuration(t) else { throw error(node, path, Self.durationError(t)) }
         guard d > .zero || (allowZero && d == .zero) else {
             throw error(node, path, "expected a duration \(allowZero ? ">= 0" : "> 0"), got '\(t)'")
         }
@@ -251,6 +250,25 @@ struct ConfigReader {
     /// non-ASCII character matches none of them, so such text is refused as before. (Per
     /// `Character`, with Foundation's trimming, a sweep of many points spent a twelfth of its
     /// time here.) Surrounding whitespace is trimmed as before, only when there is any.
+    /// What a duration is, for error messages: every unit it may use.
+    static let durationExpected = "a duration: a number and a unit (us, ms, s, m, h, d), units joined as in 1h30m; such as 30s, 15m or 7d"
+
+    /// "expected a duration ..., got 'TEXT'", with the spelling meant when TEXT writes a unit
+    /// out (`30 minutes`: did you mean 30m?).
+    static func durationError(_ text: String) -> String {
+        var message = "expected \(durationExpected), got '\(text)'"
+        let words = text.lowercased().split(separator: " ")
+        let units: [(String, String)] = [
+            ("microsecond", "us"), ("millisecond", "ms"), ("sec", "s"), ("min", "m"), ("hour", "h"), ("hr", "h"), ("day", "d"), ("week", "w"),
+        ]
+        if words.count == 2, let n = Double(words[0]), let unit = units.first(where: { words[1].hasPrefix($0.0) }) {
+            let number = n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(words[0])
+            let days = n * 7
+            message += unit.1 == "w" ? "; did you mean \(days == days.rounded() ? String(Int(days)) : String(days))d?" : "; did you mean \(number)\(unit.1)?"
+        }
+        return message
+    }
+
     static func parseDuration(_ text: String) -> SimDuration? {
         var text = text
         if let first = text.utf8.first, let last = text.utf8.last,

@@ -1,4 +1,5 @@
 import Foundation
+import ResultFiles
 
 /// The scenarios and sweeps bgsim ships with (`models/scenarios/*.yaml`, `models/sweeps/*.yaml`
 /// of the bundled models folder), which every command takes by name: `bgsim run default`,
@@ -71,7 +72,7 @@ package enum BundledExamples {
             message += "; did you mean the bundled \(kind.rawValue) '\(near.name)' (bgsim \(kind == .scenario ? "run" : "sweep") \(near.name))?"
         } else if !examples.isEmpty {
             let names = examples.filter { $0.kind == kind }.map(\.name).joined(separator: ", ")
-            message += "; bundled \(kind.rawValue)s, taken by name: \(names) ('bgsim examples' lists them)"
+            message += "; bundled \(kind.rawValue)s, taken by name: \(names) ('\(ProgramName.current) examples' lists them)"
         }
         throw ScenarioError(.unreadable, file: argument, message: message)
     }

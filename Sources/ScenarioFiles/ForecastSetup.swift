@@ -16,6 +16,18 @@ public struct ForecastSetup: Sendable {
     public var overrides: [Override]
     /// The base scenario's file.
     public var baseFile: String
+    /// The developer's own what-ifs (`--change NAME:KEY=VALUE`), in the order first named:
+    /// each a name and the values it sets, run in the forecast's paired sweep.
+    public var changes: [(name: String, sets: [(path: String, value: String)])] = []
+
+    /// `NAME:KEY=VALUE` as its three parts; `nil` when one is missing. KEY is a scenario key
+    /// path, or the app's own as `app.KEY` (`app.opens_per_day`, `app.tasks[0].interval`).
+    public static func change(parsing text: String) -> (name: String, path: String, value: String)? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, let o = Override(parsing: String(text[text.index(after: colon)...])) else { return nil }
+        return (name, o.path.description, o.value)
+    }
 
     /// The app's parameters as read.
     public var appParameters: AppParameters { scenario.setup.apps[app] }

@@ -80,9 +80,8 @@ extension Scenario {
         case .duration(let range, let noneAllowed):
             if noneAllowed, case .scalar("none", _) = n.value { return .off }
             let t = try r.text(n, p, expected: kind.expected)
-            guard let d = ConfigReader.parseDuration(t), range.contains(d) else {
-                throw r.error(n, p, "expected \(kind.expected), got '\(t)'")
-            }
+            guard let d = ConfigReader.parseDuration(t) else { throw r.error(n, p, ConfigReader.durationError(t)) }
+            guard range.contains(d) else { throw r.error(n, p, "expected \(kind.expected), got '\(t)'") }
             return .duration(d)
         case .number(let range, _):
             return .number(try r.number(n, p, kind.expected) { range.contains($0) })

@@ -150,7 +150,7 @@ public struct Scenario: Equatable, Sendable {
             throw ScenarioError(
                 .invalid, file: file, keyPath: "scenario", line: base.keyLine,
                 message: "this is a sweep, not a scenario (it names a base scenario and axes); "
-                    + "run it with: bgsim sweep \(Quoting.shell(file))")
+                    + "run it with: \(ProgramName.current) sweep \(Quoting.shell(file))")
         }
         func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
@@ -348,7 +348,14 @@ public struct Scenario: Equatable, Sendable {
 
     static func rule(named name: String, _ node: ConfigNode, _ path: ConfigKeyPath, _ r: ConfigReader) throws(ScenarioError) -> PolicySpec.Rule {
         guard let type = PolicyRegistry.type(named: name) else {
-            throw r.error(node, path, "unknown policy '\(name)'; known policies: \(PolicyRegistry.names.joined(separator: ", "))")
+            var message = "unknown policy '\(name)'"
+            let names = PolicyRegistry.names
+            if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }), ConfigReader.Mapping.isClose(name, to: close) {
+                message += "; did you mean '\(close)'?"
+            }
+            message += "; \(ProgramName.current) knows \(names.joined(separator: ", ")) (a policy of your own is known only to the program "
+            message += "built with it, the my-bgsim of docs/policies.md: run the scenario with that program)"
+            throw r.error(node, path, message)
         }
         return PolicySpec.Rule(type)
     }

@@ -276,7 +276,7 @@ public struct Sweep: Sendable {
             throw ScenarioError(
                 .invalid, file: file, keyPath: "scenario",
                 message: "this is a scenario, not a sweep (a sweep names its base scenario under 'scenario'); "
-                    + "run it with: bgsim run \(Quoting.shell(file))")
+                    + "run it with: \(ProgramName.current) run \(Quoting.shell(file))")
         }
         let scenario = try top.required("scenario", "the base scenario file, relative to the sweep file") { n, p throws(ScenarioError) in
             try r.string(n, p)

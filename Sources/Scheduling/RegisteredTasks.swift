@@ -33,7 +33,7 @@ public enum RegisteredTasks {
             .choices(
                 "submit_on", AppTask.Trigger.allCases.map(\.rawValue),
                 help: "when the app submits it; none: a refresh at start, on leaving and from its handler, processing at start and from its handler"),
-            .duration("earliest_begin", d.earliestBegin, help: "earliestBeginDate after a submission on leaving or from an extension"),
+            .duration("earliest_begin", d.earliestBegin, help: "earliestBeginDate after a submission at a launch, on leaving or from an extension"),
             .duration("interval", d.interval, in: .positive, help: "earliestBeginDate after a resubmission from its handler, and the first one's phase"),
             .seconds("cpu", d.cpu, help: "wall time of the handler's computation after its transfers"),
             .kilobytes("up_kb", d.upBytes, help: "bytes the handler sends first"),

@@ -118,7 +118,10 @@ extension PhoneSimulation {
         setGrant(app, until: .distantFuture)
         // After the horizon the app's code no longer changes what is pending.
         if cause == .open && model.apps[app].cancelOnOpen && !draining { cancelAll(app: app) }
-        if cause == .open { mechanismsAppOpened(app) }
+        if cause == .open {
+            mechanismsAppOpened(app)
+            if !draining { submitTasks(app, on: .launch) }
+        }
     }
 
     /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length

@@ -52,7 +52,7 @@ struct BGSim: AsyncParsableCommand {
             version: Program.current == .bgsim ? Manifest.toolVersion : "\(Program.current.version) (bgsim \(Manifest.toolVersion))",
             subcommands: [
                 Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
-                Mechanisms.self, SensitivityCommand.self,
+                Mechanisms.self, SensitivityCommand.self, TimelineCommand.self,
             ]
         )
     }

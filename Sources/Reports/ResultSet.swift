@@ -189,7 +189,8 @@ public struct ResultSet {
         }
         let kind = try string("kind")
         guard kind == "run" || kind == "sweep" else {
-            throw ReportError("\(manifestURL.path): kind '\(kind)': a report needs a finished run or sweep (merge shards first with '\(ProgramName.current) merge')")
+            throw ReportError(
+                "\(manifestURL.path): kind '\(kind)': a report needs a finished run or sweep (merge shards first with '\(ProgramName.current) merge')")
         }
         guard let policies = json["policies"] as? [String], !policies.isEmpty else {
             throw ReportError("\(manifestURL.path): key 'policies' missing or empty")

@@ -6,6 +6,12 @@ import SimRandom
 ///
 /// The run loop calls these as things happen; a sink keeps what it needs. `RunMetrics`
 /// keeps summaries; other sinks (a task log, a timeline) can keep more.
+/// Where a radio is in its cycle: idle, promoting to its connected state, moving data, or in
+/// its tail (connected, waiting for more data before it drops to idle).
+public enum RadioActivity: String, Sendable, CaseIterable {
+    case idle, promoting, active, tail
+}
+
 public protocol MetricsSink {
     /// A request ended, in whatever final state.
     mutating func taskEnded(_ record: TaskRecord)
@@ -41,6 +47,11 @@ public protocol MetricsSink {
     /// and a last charge). When not, the simulation may close its energy books less often: off
     /// the charger a linear battery's charge only falls between events.
     var observesChargeCurve: Bool { get }
+    /// At the end of the run, each radio's changes of state (idle, promoting, active, tail)
+    /// with their times, from idle at the start; told only when `observesRadioStates`.
+    mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)])
+    /// Whether the radios log their states for `radioStates`.
+    var observesRadioStates: Bool { get }
 }
 
 extension MetricsSink {
@@ -68,6 +79,10 @@ extension MetricsSink {
     public var observesTaskSteps: Bool { true }
     /// True: a sink that does not say otherwise sees every change of slope of the charge.
     public var observesChargeCurve: Bool { true }
+    /// Ignores the radios' states.
+    public mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)]) {}
+    /// False: the radios log their states only for a sink that asks.
+    public var observesRadioStates: Bool { false }
 }
 
 /// Why the system called a task's expiration handler. The built-in reasons are listed once,

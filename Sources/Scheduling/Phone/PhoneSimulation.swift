@@ -79,7 +79,8 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         var sim = Simulator<PhoneEvent>(capacity: 2 * setup.apps.count + 32)
         self.levels = BatteryLevels(setup, timer: sim.makeTimer())
         self.decisions = Decisions(timer: sim.makeTimer())
-        let radios = Radios(setup.network)
+        var radios = Radios(setup.network)
+        if sink.observesRadioStates { for r in radios.links.indices { radios.links[r].stateLog = [] } }
         self.transferTimers = radios.links.indices.map { _ in sim.makeTimer() }
         self.radios = radios
         self.sim = sim
@@ -299,6 +300,11 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         totals.scheduledFromBatteryJ = books.scheduledFromBatteryJ
         totals.backgroundJ = books.backgroundJ
         totals.foregroundJ = books.foregroundJ
+        if sink.observesRadioStates {
+            for kind in [NetworkKind.wifi, .cellular] {
+                if let r = Radios.link(for: kind) { sink.radioStates(kind, radios.links[r].stateLog ?? []) }
+            }
+        }
         sink.runEnded(totals)
     }
 }

@@ -47,7 +47,12 @@ struct RadioLink {
     /// Each tail stage's power, the highest of them, and the promotion's.
     let tailW: [Double]
     let maxTailW: Double
-    private(set) var state = State.idle
+    private(set) var state = State.idle {
+        didSet { if stateLog != nil { logState() } }
+    }
+    /// Each change of `activity`, with its time (the link has always charged up to the
+    /// change before it makes it); `nil` unless a sink asked for the radio's states.
+    var stateLog: [(at: SimInstant, activity: RadioActivity)]?
     /// Transfers waiting or being served, `buffer[head..<end]`, and when the head finishes at
     /// the current throughput. The buffer only grows: an emptied queue starts again at 0.
     private(set) var buffer: [Transfer] = []
@@ -342,6 +347,21 @@ struct RadioLink {
         let (bits, mbps) = up > 0 ? (up, upMbps) : (buffer[head].downBits, downMbps)
         // Rounded up to the microsecond, so the phase never ends before its last bit.
         state = .active(phaseEnd: now + SimDuration(microsecondsRoundedUp: bits / mbps))
+    }
+
+    /// Where the radio is in its cycle, without the times.
+    var activity: RadioActivity {
+        switch state {
+        case .idle: .idle
+        case .promoting: .promoting
+        case .active: .active
+        case .tail: .tail
+        }
+    }
+
+    private mutating func logState() {
+        let now = activity
+        if stateLog!.last?.activity != now { stateLog!.append((chargedUntil, now)) }
     }
 
     /// Drops the head; an emptied queue starts its buffers afresh.

@@ -155,8 +155,9 @@ struct Radios: ~Copyable {
     /// After a shutdown, once every owner is settled: fresh links, as they were.
     mutating func replaceLinks() {
         for r in links.indices {
-            let chargedUntil = links[r].chargedUntil, changes = links[r].changes
+            let chargedUntil = links[r].chargedUntil, changes = links[r].changes, log = links[r].stateLog
             links[r] = RadioLink(profile: links[r].profile)
+            links[r].stateLog = log
             links[r].charge(upTo: chargedUntil)
             links[r].changes = changes &+ 1
         }

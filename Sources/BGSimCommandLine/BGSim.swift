@@ -49,7 +49,7 @@ struct BGSim: AsyncParsableCommand {
                 a sweep, an option, a folder that is not a results folder), 3 incomplete or
                 inconsistent shards (merge).
                 """,
-            version: Program.current == .bgsim ? Manifest.toolVersion : "\(Program.current.version) (bgsim \(Manifest.toolVersion))",
+            version: Program.current == .bgsim ? Manifest.toolVersion : "\(Program.current.name) \(Program.current.version) (bgsim \(Manifest.toolVersion))",
             subcommands: [
                 Run.self, SweepCommand.self, Merge.self, ReportCommand.self, ForecastCommand.self, Validate.self, Examples.self, Policies.self,
                 Mechanisms.self, SensitivityCommand.self, TimelineCommand.self,

@@ -4,8 +4,11 @@ import SimRandom
 
 /// The kind of connection the phone has.
 public enum NetworkKind: String, Sendable, CaseIterable {
+    /// A Wi-Fi network.
     case wifi
+    /// A cellular data connection.
     case cellular
+    /// No connection.
     case none
 
     /// Position in `allCases`, without building that array (this runs per event).

@@ -44,8 +44,12 @@ extension Report {
         return out
     }
 
-    /// `policies[3].x` as `ios.x`, the policy named by its label.
+    /// `policies[3].x` (or `policies.ios.x`, as a sweep's columns name it) as `ios.x`, the
+    /// policy named by its label.
     func axisName(_ path: String) -> String {
+        if path.hasPrefix("policies."), let label = results.policies.first(where: { path.hasPrefix("policies.\($0).") }) {
+            return String(path.dropFirst("policies.".count)).hasPrefix(label) ? String(path.dropFirst("policies.".count)) : path
+        }
         guard path.hasPrefix("policies["), let close = path.firstIndex(of: "]"),
             let i = Int(path[path.index(path.startIndex, offsetBy: 9)..<close]), results.policies.indices.contains(i)
         else { return path }

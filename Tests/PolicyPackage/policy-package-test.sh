@@ -94,4 +94,38 @@ set -e
     fail "a bad parameter said: $err"
 [ ! -e out/bad ] || fail "a bad parameter wrote out/bad"
 
-echo "policy package test passed: the template built outside the repository; quiet-hours ran by name beside eager and ios (summary, comparisons, every report chart); its own and ios's parameter swept, each sweep's two shards merged byte-identical; a bad value exited 2 with one line"
+# A policy from docs/policies.md alone: its five files copied out of the page into a folder of
+# their own, built, and its parameter swept beside ios and android.
+page="$tmp/from-the-page"
+python3 - "$repo/docs/policies.md" "$page" <<'EOF' || fail "docs/policies.md's first policy could not be copied out"
+import os, re, sys
+text = open(sys.argv[1]).read()
+section = text.split("### A first policy, from this page alone\n", 1)[1].split("\n### ", 1)[0]
+files = re.findall(r"^`([\w./-]+\.(?:swift|yaml))`.*?\n\n```\w+\n(.*?)^```", section, re.S | re.M)
+names = [name for name, _ in files]
+assert names == ["Package.swift", "Sources/WifiFirst/WifiFirstPolicy.swift", "Sources/my-bgsim/main.swift", "compare.yaml", "min-charge.yaml"], names
+for name, body in files:
+    path = os.path.join(sys.argv[2], name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "w").write(body)
+EOF
+cd "$page"
+"$swift" build > "$tmp/page-build.log" 2>&1 || { cat "$tmp/page-build.log" >&2; fail "the page's policy did not build"; }
+.build/debug/my-bgsim sweep min-charge.yaml --set duration=2d --replications 3 --quiet || fail "the page's sweep did not run"
+.build/debug/my-bgsim report results/min-charge --format md --quiet || fail "the page's report"
+python3 - results/min-charge <<'EOF' || fail "the page's sweep results"
+import csv, sys
+folder = sys.argv[1]
+rows = list(csv.DictReader(open(f"{folder}/comparisons.csv")))
+points = {(r["point"], r["policies.wifi-first.min_charge"]) for r in rows}
+assert points == {("0", "0.6"), ("1", "0.8"), ("2", "0.95")}, points
+assert {(r["policy"], r["baseline"]) for r in rows} == {("android", "ios"), ("wifi-first", "ios")}, "pairs"
+energy = {r["policies.wifi-first.min_charge"]: float(r["difference_mean"]) for r in rows if r["policy"] == "wifi-first" and r["metric"] == "background_energy_j"}
+assert len(set(energy.values())) == 3, f"min_charge changes nothing: {energy}"
+md = open(f"{folder}/report.md").read()
+assert "Background energy (J): difference from ios against `wifi-first.min_charge`" in md, "no paired table along the axis"
+html = open(f"{folder}/report.html").read()
+assert "difference from ios against wifi-first.min_charge" in html, "no paired chart along the axis"
+EOF
+
+echo "policy package test passed: the page's own policy, copied out of docs/policies.md, built and its min_charge swept beside ios and android; the template built outside the repository; quiet-hours ran by name beside eager and ios (summary, comparisons, every report chart); its own and ios's parameter swept, each sweep's two shards merged byte-identical; a bad value exited 2 with one line"

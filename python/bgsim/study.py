@@ -397,7 +397,11 @@ class Study:
         return pd.DataFrame(out)
 
     def axis_name(self, path):
-        """An axis as the report names it: `policies[3].threshold` as `ios.threshold`."""
+        """An axis as the report names it: `policies[3].threshold` (or `policies.ios.threshold`,
+        a sweep's column) as `ios.threshold`."""
+        for label in self.policies:
+            if path.startswith(f"policies.{label}."):
+                return path[len("policies.") :]
         if path.startswith("policies[") and "]" in path:
             index = path[len("policies[") : path.index("]")]
             if index.isdigit() and int(index) < len(self.policies):

@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package policy-api-docs install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -118,6 +118,11 @@ install-files:
 ## A copy of the template package of your own policies (Examples/PolicyPackage) in DEST, without
 ## what building it in place left there (its .build is about 100 MB): `make policy-package
 ## DEST=~/my-policies`. docs/policies.md goes on from there.
+## Rewrites docs/policies.md's "The policy API" from the declarations (its test checks it).
+policy-api-docs: deps
+	$(SWIFT) build --build-tests
+	BGSIM_WRITE_POLICY_API=1 $(SWIFT) test --skip-build --filter PolicyAPIDocumentationTests
+
 policy-package:
 	@test -n "$(DEST)" || { echo "error: say where: make policy-package DEST=~/my-policies" >&2; exit 2; }
 	@test ! -e "$(DEST)" || { echo "error: $(DEST) exists; choose a new folder" >&2; exit 2; }

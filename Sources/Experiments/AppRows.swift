@@ -84,7 +84,8 @@ public enum AppRows {
                 if t.started > 0 { out.number(t.energyJ / Double(t.started)) } else { out.empty() }
             },
             Column("energy_per_day_j") { t, c, out in out.number(t.energyJ / c.days) },
-            Column("battery_pct_per_day") { t, c, out in out.number(100 * t.energyJ / c.days / c.batteryJ) },
+            Column("charger_energy_per_day_j") { t, c, out in out.number(t.chargerEnergyJ / c.days) },
+            Column("battery_pct_per_day") { t, c, out in out.number(100 * (t.energyJ - t.chargerEnergyJ) / c.days / c.batteryJ) },
             Column(names: ["staleness_mean_s", "fresh_pct"]) { t, c, out in
                 let launches = c.metrics.appLaunches[t.app]
                 guard t.kind == .refresh, launches > 0 else {

@@ -7,7 +7,7 @@ import SimRandom
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
 public struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 17
+    public static let schemaVersion = 18
     /// Every result file's columns that do not depend on the study (a sweep's axes and a
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.

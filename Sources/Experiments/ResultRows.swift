@@ -47,6 +47,7 @@ public enum TaskRows {
             Column("cpu_energy_j") { r, _, out in out.number(r.cpuEnergyJ) },
             Column("radio_energy_j") { r, _, out in out.number(r.radioEnergyJ) },
             Column("radio_tail_energy_j") { r, _, out in out.number(r.radioTailEnergyJ) },
+            Column("charger_energy_j") { r, _, out in out.number(r.chargerEnergyJ) },
         ]
         + [
             Column(names: HoldReason.allCases.map { "held_\($0.token)_s" }) { r, _, out in

@@ -41,6 +41,8 @@ public struct AppTaskTally: Sendable {
     public internal(set) var cpuTime = SimDuration.zero
     /// Energy of all its requests, in joules.
     public internal(set) var energyJ = 0.0
+    /// The part of it drawn while a charger was connected.
+    public internal(set) var chargerEnergyJ = 0.0
     /// Bytes moved.
     public internal(set) var movedBytes = 0.0
     /// Sum of start latencies of those that started.
@@ -92,6 +94,7 @@ public struct AppTaskTally: Sendable {
         }
         cpuTime += r.cpuTime
         energyJ += r.energyJ
+        chargerEnergyJ += r.chargerEnergyJ
         movedBytes += r.movedUpBytes + r.movedDownBytes
         held.microseconds &+= r.held.microseconds
         for (reason, seconds) in r.policyHolds {

@@ -276,6 +276,9 @@ public struct TaskRecord: Sendable {
     public var radioEnergyJ: Double = 0
     /// The tail part of `radioEnergyJ`.
     public var radioTailEnergyJ: Double = 0
+    /// The part of `energyJ` drawn while a charger was connected: the charger's, not the
+    /// battery's (the battery gave the rest).
+    public var chargerEnergyJ: Double = 0
     /// Whether it started on the charger; `nil` if it never started.
     public var startedCharging: Bool?
     /// The connection it started on; `nil` if it never started.

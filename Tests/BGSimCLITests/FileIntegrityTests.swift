@@ -72,8 +72,13 @@ let verifyScript = #"""
     apps = tables.get("apps.csv")
     if apps is not None and tasks is not None:
         groups = {}
+        # Numbered kinds' requests are tallied under their wildcard (`redo.*`).
+        numbered = {"redo", "continued_processing"}
+        def tallied(t):
+            i = t["identifier"]
+            return i[: i.rindex(".") + 1] + "*" if t["kind"] in numbered and "." in i else i
         for t in tasks:
-            groups.setdefault((t["policy"], t["replication"], t["app"], t["identifier"]), []).append(t)
+            groups.setdefault((t["policy"], t["replication"], t["app"], tallied(t)), []).append(t)
         if sorted(groups) != sorted((a["policy"], a["replication"], a["app"], a["identifier"]) for a in apps):
             errors.append("apps.csv's rows are not tasks.csv's (policy, replication, app, identifier)")
         # From the event log: each app's launches, and per task where it started (charger,
@@ -133,7 +138,12 @@ let verifyScript = #"""
             e = sum(float(t["energy_j"]) for t in ts)
             check("energy_j", e, 1e-9)
             check("energy_per_day_j", e / days, 1e-9)
-            check("battery_pct_per_day", 100 * e / days / capacity_j, 1e-9)
+            c = sum(float(t["charger_energy_j"]) for t in ts)
+            check("charger_energy_per_day_j", c / days, 1e-9)
+            check("battery_pct_per_day", 100 * (e - c) / days / capacity_j, 1e-9)
+            for t in ts:
+                if not -1e-9 <= float(t["charger_energy_j"]) <= float(t["energy_j"]) * (1 + 1e-12) + 1e-9:
+                    errors.append("tasks.csv task %s: charger_energy_j %s outside 0 to energy_j %s" % (t["task"], t["charger_energy_j"], t["energy_j"]))
             check("energy_per_run_j", e / len(started) if started else None, 1e-9)
             for c in [c for c in a if c.startswith("held_") and c.endswith("_s")]:
                 check(c, sum(float(t[c]) for t in ts), 1e-6)

@@ -17,7 +17,8 @@ struct RunStateOwnersTests {
         ],
         // Execution: starting, the budget and grant, the CPU, phases, expiration, the monitor.
         "Execution.swift": [
-            "cpuJ", "cpuSince", "cpuTime", "deadline", "expiration", "expiresAt", "monitorEvent", "phase", "started", "status", "timer",
+            "chargerJ", "cpuJ", "cpuSegmentSince", "cpuSince", "cpuTime", "deadline", "expiration", "expiresAt", "monitorEvent", "phase", "started", "status",
+            "timer",
             "transferEnd", "workEnd", "work", "flags.policyLimit", "flags.started", "flags.startedCharging", "flags.startedOnWifi",
             "flags.startedOnCellular", "flags.holdsApp", "flags.overran", "flags.success", "flags.killOnExpiry",
         ],
@@ -25,7 +26,7 @@ struct RunStateOwnersTests {
         "TaskEnds.swift": ["endedAt", "monitorEvent", "outcome", "rejection", "status", "timer", "flags.awaitingTail"],
         // The radios: a transfer's progress as its link serves it, and its energy.
         "Network.swift": ["leftUpBits", "leftDownBits", "transferEnd", "workEnd"],
-        "Power.swift": ["radioJ", "tailJ"],
+        "Power.swift": ["chargerJ", "radioJ", "tailJ"],
         // The gates and the policy: what holds a request, and since when.
         "Decisions.swift": ["held", "heldBy", "heldSince", "policyRule"],
     ]

@@ -28,6 +28,8 @@ struct SchemaGuardTests {
         16: 0xbe3c_c775_3203_7998,
         // 17 added sensitivity.csv (a morris sweep's); no other file changed.
         17: 0x9ee2_9692_02f2_0902,
+        // 18 added tasks.csv's charger_energy_j and apps.csv's charger_energy_per_day_j.
+        18: 0x84c9_0481_6d58_96cb,
     ]
 
     static var columnsDigest: UInt64 {

@@ -23,8 +23,9 @@ public final class StatePreservation: Mechanism {
     /// `app.<name>.archive`: per result, whether it is archived (drawn only for a chance
     /// strictly between 0 and 100%).
     public static let streams = ["archive"]
-    /// `redo`: lost work redone at a launch, with the finite-length grant in the background.
-    public static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult], budget: { $0.backgroundTime })]
+    /// `redo`: lost work redone at a launch, with the finite-length grant in the background;
+    /// numbered by the lost task (`redo.<task>`), tallied as `redo.*`.
+    public static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult, .numbered], budget: { $0.backgroundTime })]
     /// The run's calls it implements.
     public static let hooks: MechanismHooks = [.appEnteredForeground, .processEnded, .processStarted]
 

@@ -172,14 +172,25 @@ extension PhoneSimulation {
         if on {
             guard tasks[i].cpuSince == .distantFuture else { return }
             tasks[i].cpuSince = sim.now
+            tasks[i].cpuSegmentSince = sim.now
         } else {
             let since = tasks[i].cpuSince
             guard since != .distantFuture else { return }
             tasks[i].cpuJ += w * (sim.now - since).seconds
             tasks[i].cpuTime += sim.now - since
             tasks[i].cpuSince = .distantFuture
+            if books.isCharging { tasks[i].chargerJ += w * (sim.now - tasks[i].cpuSegmentSince).seconds }
         }
         books.setCPU(w, on: on, scheduled: kind.isScheduled, mode: kind.isMode, at: sim.now)
+    }
+
+    /// Before the charger comes or goes: each running CPU's energy so far is booked to the
+    /// charger if it was connected, so a task's charger part follows every change.
+    mutating func splitCPUEnergy() {
+        for i in running where tasks[i].cpuSince != .distantFuture {
+            if books.isCharging { tasks[i].chargerJ += tasks[i].powerW * (sim.now - tasks[i].cpuSegmentSince).seconds }
+            tasks[i].cpuSegmentSince = sim.now
+        }
     }
 
     /// Schedules the end of task `i`'s current phase: its work (after its transfer) or its

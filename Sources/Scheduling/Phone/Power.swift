@@ -107,6 +107,7 @@ extension PhoneSimulation {
                 switch c.owner {
                 case .task(let i):
                     tasks[i].radioJ += c.joules
+                    if books.isCharging { tasks[i].chargerJ += c.joules }
                     if c.tail { tasks[i].tailJ += c.joules }
                     books.backgroundJ += c.joules
                     books.pendingBackgroundJ += c.joules
@@ -176,6 +177,7 @@ extension PhoneSimulation {
 
     mutating func plugIn() {
         bringBooks()
+        splitCPUEnergy()
         books.setCharging(true, at: sim.now)
         powerChangedAt = sim.now
         levels.prompted = 0
@@ -195,6 +197,7 @@ extension PhoneSimulation {
 
     mutating func unplug() {
         bringBooks()
+        splitCPUEnergy()
         books.setCharging(false, at: sim.now)
         powerChangedAt = sim.now
         books.holding = false

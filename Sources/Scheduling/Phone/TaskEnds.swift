@@ -97,6 +97,7 @@ extension PhoneSimulation {
         var record = TaskRecord(
             request: request(i), started: tasks[i].hasStarted ? tasks[i].started : nil, ended: tasks[i].endedAt,
             outcome: outcome, energyJ: tasks[i].cpuJ + tasks[i].radioJ, radioEnergyJ: tasks[i].radioJ)
+        record.chargerEnergyJ = tasks[i].chargerJ
         record.success = outcome == .completed && tasks[i].flags.contains(.success)
         record.rejection = tasks[i].rejection
         let flags = tasks[i].flags

@@ -88,6 +88,10 @@ struct TaskState {
     var cpuSince = SimInstant.distantFuture
     var endedAt = SimInstant.start
     var cpuJ = 0.0
+    /// The part of `cpuJ` and `radioJ` drawn while a charger was connected, and since when
+    /// its CPU has drawn under the charger's present state (a plug or unplug splits it).
+    var chargerJ = 0.0
+    var cpuSegmentSince = SimInstant.distantFuture
     var cpuTime = SimDuration.zero
     /// Radio energy charged to it, and the part that is its share of tails.
     var radioJ = 0.0

@@ -45,7 +45,8 @@ public enum Palette {
         "wifi_only": "#56B4E9", "app_swiped_away": "#D55E00", "app_in_foreground": "#44AA99",
         "device_in_use": "#CC79A7", "no_external_power": "#E69F00", "no_network": "#999933", "policy": "#0072B2",
     ]
-    static let rules = ["#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#4477AA", "#66CCEE", "#228833", "#EE6677"]
+    /// The colours a policy's rules take, hashed by name.
+    public static let rules = ["#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#4477AA", "#66CCEE", "#228833", "#EE6677"]
 
     /// FNV-1a, 64 bits, of the name's UTF-8 bytes (as streams name their seeds): the same in
     /// every process and language.

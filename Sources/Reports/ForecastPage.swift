@@ -66,13 +66,15 @@ public struct ForecastPage {
         for policy in policies {
             for (id, kind) in forecast.identifiers {
                 guard let runs = row(policy, id, "runs_per_day") else { continue }
-                out += "  \(policy) \(kind.rawValue) \(id): runs \(Self.n(runs.median)) a day (median; p10 \(Self.n(runs.p10)), p90 \(Self.n(runs.p90)))"
+                out += "  \(policy) \(Self.title(id, kind)): runs \(Self.n(runs.median)) a day (median; p10 \(Self.n(runs.p10)), p90 \(Self.n(runs.p90)))"
                 out += "; \(Self.n(runs.zeroPct))% of \(isFleet ? "people" : "the runs") get none\n"
                 var where_: [String] = []
                 if let c = row(policy, id, "runs_charging_pct") { where_.append("on the charger \(Self.n(c.mean))%") }
                 if let w = row(policy, id, "runs_wifi_pct") { where_.append("on Wi-Fi \(Self.n(w.mean))%") }
                 if let e = row(policy, id, "energy_per_day_j"), let b = row(policy, id, "battery_pct_per_day") {
-                    where_.append("\(Self.n(e.median)) J a day (\(Self.n(b.median))% of the battery)")
+                    // What the battery gave; what was drawn on the charger beside it.
+                    let c = row(policy, id, "charger_energy_per_day_j").map { "; \(Self.n($0.median)) J of it on the charger" } ?? ""
+                    where_.append("\(Self.n(e.median)) J a day (\(Self.n(b.median))% of the battery\(c))")
                 }
                 if let s = row(policy, id, "staleness_mean_min") { where_.append("content \(Self.n(s.median)) min old at launch") }
                 if !where_.isEmpty { out += "    " + where_.joined(separator: "; ") + "\n" }
@@ -86,6 +88,12 @@ public struct ForecastPage {
                     out += "    refused at submit: \(Self.n(refused.mean)) a day (the page's table says why)\n"
                 }
                 if let line = rangeLine(policy, id) { out += "    " + line + "\n" }
+                // The developer's own what-ifs (`--change`), each against the fleet as it is.
+                let mine = forecast.setup.changes.compactMap { c -> String? in
+                    guard let d = row(policy, id, "runs_per_day", variant: c.name)?.difference else { return nil }
+                    return "\(c.name) \(d.mean >= 0 ? "+" : "")\(Self.n(d.mean)) [\(Self.n(d.lower)), \(Self.n(d.upper))]"
+                }
+                if !mine.isEmpty { out += "    your changes, runs a day against now (95% interval): " + mine.joined(separator: "; ") + "\n" }
             }
         }
         return out
@@ -115,20 +123,39 @@ public struct ForecastPage {
     }
 
     /// The main table: one row per policy and identifier.
+    /// A row's task as the developer knows it: a BGTaskScheduler request by its kind and
+    /// identifier; work the system starts through another door by what that door is, since
+    /// its identifier is the system's name for it, not one the app chose.
+    static func title(_ id: String, _ kind: TaskKind) -> String {
+        let doors: [String: String] = [
+            "fetch": "legacy background fetch (setMinimumBackgroundFetchInterval)",
+            "silent_push": "silent pushes (content-available notifications)",
+            "background_transfer": "background URLSession transfers",
+            "region": "region monitoring wake-ups",
+            "finite_length": "finite-length work (beginBackgroundTask)",
+            "redo": "work redone after its result was lost (state preservation)",
+            "audio": "audio background mode sessions", "location": "location background mode sessions",
+            "voip": "VoIP background mode sessions", "bluetooth": "Bluetooth background mode sessions",
+        ]
+        guard let door = doors[kind.rawValue] else { return "\(kind.rawValue) \(id)" }
+        return door + (id.hasSuffix(".discretionary") ? ", discretionary" : "") + " [\(id)]"
+    }
+
     var mainTable: Table {
         var t = Table(
             header: [
                 "policy", "task", "runs a day, median (p10–p90)", "people with none", "completed a day", "expired a day",
-                "J a run", "J a day", "battery % a day", "wait, min", "content age at launch, min", "on charger %", "on Wi-Fi %",
+                "J a run", "J a day", "of it on the charger, J", "battery % a day", "wait, min", "content age at launch, min", "on charger %", "on Wi-Fi %",
                 "gap between runs, h",
             ], rows: [])
         for policy in policies {
             for (id, kind) in forecast.identifiers {
                 guard let runs = row(policy, id, "runs_per_day") else { continue }
                 t.rows.append([
-                    policy, "\(id) (\(kind.rawValue))", spread(runs), "\(Self.n(runs.zeroPct))%", spread(row(policy, id, "completed_per_day")),
+                    policy, Self.title(id, kind), spread(runs), "\(Self.n(runs.zeroPct))%", spread(row(policy, id, "completed_per_day")),
                     spread(row(policy, id, "expired_per_day")), spread(row(policy, id, "energy_per_run_j")),
-                    spread(row(policy, id, "energy_per_day_j")), spread(row(policy, id, "battery_pct_per_day")),
+                    spread(row(policy, id, "energy_per_day_j")), spread(row(policy, id, "charger_energy_per_day_j")),
+                    spread(row(policy, id, "battery_pct_per_day")),
                     spread(row(policy, id, "wait_mean_min")), spread(row(policy, id, "staleness_mean_min")),
                     row(policy, id, "runs_charging_pct").map { Self.n($0.mean) } ?? "",
                     row(policy, id, "runs_wifi_pct").map { Self.n($0.mean) } ?? "", spread(row(policy, id, "gap_median_h")),
@@ -178,6 +205,8 @@ public struct ForecastPage {
         }
         return t
     }
+
+    static let everyoneRuns = "Nobody: every person's phone ran every task at least once."
 
     /// Who gets nothing: per policy and identifier, how many, the drawn values over-represented
     /// among them, and what held their requests.
@@ -302,90 +331,6 @@ public struct ForecastPage {
         return s
     }
 
-    /// The typical person's week: per identifier, each stretch of each request's wait coloured
-    /// by the gate or rule that held it then, and when it ran.
-    func weekChart(
-        _ policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]]
-    ) -> (svg: String, legend: [String]) {
-        let byIdentifier = Dictionary(grouping: records, by: \.request.identifier)
-        let ids = forecast.identifiers.map(\.identifier).filter { byIdentifier[$0] != nil }
-        let span = max(days, 1) * 86_400
-        let w = 1000, laneH = 34, left = 10, plot = 980
-        let h = 40 + laneH * max(ids.count, 1) + 20
-        var causes: [String] = []
-        func color(_ cause: String) -> String {
-            if !causes.contains(cause) { causes.append(cause) }
-            return Palette.cause(cause)
-        }
-        func x(_ t: Double) -> String { SVG.c(Double(left) + Double(plot) * min(max(t / span, 0), 1)) }
-        var s =
-            "<svg class=\"chart\" width=\"\(w)\" height=\"\(h)\" role=\"img\"><title>\(Quoting.html("\(appName) on a typical phone under \(policy)"))</title>"
-        for d in 0...Int(span / 86_400) {
-            s += "<line x1=\"\(x(Double(d) * 86_400))\" y1=\"20\" x2=\"\(x(Double(d) * 86_400))\" y2=\"\(h - 20)\" stroke=\"#ddd\"/>"
-            if Double(d) < span / 86_400 {
-                s += "<text x=\"\(x(Double(d) * 86_400 + 43_200))\" y=\"14\" text-anchor=\"middle\" font-size=\"11\">day \(d)</text>"
-            }
-        }
-        for (lane, id) in ids.enumerated() {
-            let y = 24 + lane * laneH
-            s += "<text x=\"\(left)\" y=\"\(y + 30)\" font-size=\"10\" fill=\"#555\">\(Quoting.html(id))</text>"
-            for r in byIdentifier[id] ?? [] {
-                // Each stretch held by one cause, up to the next change or the request's start or end.
-                let changes = holds[r.request.id] ?? []
-                let end = Self.secs(r.started ?? r.ended)
-                for (k, change) in changes.enumerated() {
-                    guard let cause = change.cause else { continue }
-                    let from = Self.secs(change.at), to = k + 1 < changes.count ? Self.secs(changes[k + 1].at) : end
-                    guard to > from else { continue }
-                    s +=
-                        "<rect x=\"\(x(from))\" y=\"\(y)\" width=\"\(SVG.c(max(Double(plot) * (to - from) / span, 0.5)))\" height=\"14\" fill=\"\(color(cause))\">"
-                    s += "<title>\(Quoting.html("held \(Self.n((to - from) / 60)) min by \(cause)"))</title></rect>"
-                }
-                if let started = r.started {
-                    s +=
-                        "<rect x=\"\(x(Self.secs(started)))\" y=\"\(y - 3)\" width=\"2\" height=\"20\" fill=\"#000\"><title>ran at day \(Int(Self.secs(started) / 86_400)) \(Self.clock(Self.secs(started)))</title></rect>"
-                }
-            }
-        }
-        s += "</svg>"
-        let legend = causes.map { c in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(Palette.cause(c))\"></span>\(Quoting.html(c))</span>"
-        }
-        return (s, legend + ["<span class=\"key\"><span class=\"swatch\" style=\"background:#000\"></span>a run</span>"])
-    }
-
-    static func secs(_ t: SimInstant) -> Double { Double(t.microseconds) / 1e6 }
-
-    static func clock(_ seconds: Double) -> String {
-        let m = Int(seconds.truncatingRemainder(dividingBy: 86_400) / 60)
-        return String(format: "%02d:%02d", m / 60, m % 60)
-    }
-
-    /// The typical week in words, per day: runs and what held the requests that waited.
-    func weekText(records: [TaskRecord]) -> Table {
-        var t = Table(header: ["day", "task", "runs", "waited for (longest first)"], rows: [])
-        // Each record into its identifier's day, once: filtering every record for each day and
-        // identifier made a long forecast quadratic in its days.
-        var starts: [String: [Int: [TaskRecord]]] = [:], waited: [String: [Int: [TaskRecord]]] = [:]
-        for r in records {
-            if let s = r.started { starts[r.request.identifier, default: [:]][Int(Self.secs(s) / 86_400), default: []].append(r) }
-            waited[r.request.identifier, default: [:]][Int(Self.secs(r.eligibleSince) / 86_400), default: []].append(r)
-        }
-        for d in 0..<Int(max(days, 1).rounded(.up)) {
-            for (id, _) in forecast.identifiers {
-                guard starts[id] != nil || waited[id] != nil else { continue }
-                let runs = starts[id]?[d] ?? []
-                var causes: [String: Double] = [:]
-                for r in waited[id]?[d] ?? [] {
-                    for (c, s) in Forecast.causes(r) { causes[c, default: 0] += s }
-                }
-                let waits = causes.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(3).map { "\($0.key) \(Self.n($0.value / 3600)) h" }
-                t.rows.append([String(d), id, runs.map { Self.clock(Self.secs($0.started!)) }.joined(separator: " "), waits.joined(separator: ", ")])
-            }
-        }
-        return t
-    }
-
     // MARK: - The page
 
     var intro: String {
@@ -422,7 +367,8 @@ public struct ForecastPage {
             if !skipped.isEmpty { s += Quoting.markdown(skipped) + "\n\n" }
         }
         if isFleet {
-            s += "## Who gets nothing\n\n" + nobodyTable.markdown + "\n"
+            let nobody = nobodyTable
+            s += "## Who gets nothing\n\n" + (nobody.rows.isEmpty ? Self.everyoneRuns + "\n\n" : nobody.markdown + "\n")
         }
         for (policy, replication, records, _) in forecast.typical {
             s += "## A week on a typical phone (\(Quoting.markdown(policy)), person \(replication))\n\n"
@@ -471,7 +417,10 @@ public struct ForecastPage {
             s += "<h2>How it changes</h2>\n" + sweepTable.html
             if !skipped.isEmpty { s += "<p>" + Quoting.html(skipped) + "</p>\n" }
         }
-        if isFleet { s += "<h2>Who gets nothing</h2>\n" + nobodyTable.html }
+        if isFleet {
+            let nobody = nobodyTable
+            s += "<h2>Who gets nothing</h2>\n" + (nobody.rows.isEmpty ? "<p>\(Self.everyoneRuns)</p>\n" : nobody.html)
+        }
         for (policy, replication, records, holds) in forecast.typical {
             s += "<h2>A week on a typical phone (\(Quoting.html(policy)), person \(replication))</h2>\n"
             s += "<p>Each bar is a request waiting, each stretch coloured by the gate or the policy's rule that held it then; each black mark a run.</p>\n"

@@ -174,17 +174,62 @@ struct ForecastCLITests {
         let weekly = try bgsim(["forecast", "weekly.yaml", "--out", "w"] + options, in: dir)
         #expect(weekly.status == 0, "\(weekly.stderr)")
         let w = try String(contentsOf: dir.appendingPathComponent("w/forecast.md"), encoding: .utf8)
-        #expect(w.contains("| opens x2 | the person opens the app 20 times a week |"), "\(w)")
+        #expect(w.contains("| opens x2 | the person opens the app 20 times a week (sets app.opens_per_week=20) |"), "\(w)")
         try profile("often.yaml", opens: "opens_per_day: 600")
         let often = try bgsim(["forecast", "often.yaml", "--out", "o"] + options, in: dir)
         #expect(often.status == 0, "\(often.stderr)")
         let o = try String(contentsOf: dir.appendingPathComponent("o/forecast.md"), encoding: .utf8)
         #expect(o.contains("Not run: opens x2 (1200 opens a day is over the 1000 a scenario allows)."), "\(o)")
-        #expect(o.contains("| opens x0.5 | the person opens the app 300 times a day |"))
+        #expect(o.contains("| opens x0.5 | the person opens the app 300 times a day (sets app.opens_per_day=300) |"))
         var many = "name: many\ntasks:\n"
         for i in 0...1000 { many += "  - {id: com.example.t\(i), kind: refresh}\n" }
         try many.write(to: dir.appendingPathComponent("many.yaml"), atomically: true, encoding: .utf8)
         let tooMany = try bgsim(["forecast", "many.yaml", "--out", "m"] + options, in: dir)
         #expect(tooMany.status == 2 && tooMany.stderr.contains("tasks: expected at most 1000 tasks in an app, got 1001"), "\(tooMany.stderr)")
+    }
+
+    /// The developer's own what-ifs: each `--change` joins the paired sweep with its interval,
+    /// several with one name make one change, the answer names them, and `--quiet` keeps the
+    /// answer; a processing task that requires power costs the battery nothing, its energy
+    /// being the charger's; no two causes of the week strip share a colour.
+    @Test func aDevelopersOwnChangesAreForecastWithIntervals() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try bgsim(
+            [
+                "forecast", Self.app, "--people", "12", "--sweep-people", "6", "--set", "duration=3d", "--no-ranges", "--out", "f", "--quiet",
+                "--change", "opens 5:app.opens_per_day=5", "--change", "hourly:app.tasks[0].interval=1h", "--change",
+                "hourly:app.tasks[0].earliest_begin=1h", "--change", "wifi only:settings.background_app_refresh=wifi",
+            ], in: dir)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("mynews: 12 people of 3.0 days each, under ios\n") && !r.stdout.contains("Wrote "), "\(r.stdout)")
+        #expect(r.stdout.contains("your changes, runs a day against now (95% interval): opens 5 "), "\(r.stdout)")
+        let rows = try Self.csv(dir.appendingPathComponent("f/forecast.csv"))
+        for change in ["opens 5", "hourly", "wifi only"] {
+            let row = try #require(rows.first { $0["variant"] == change && $0["metric"] == "runs_per_day" && $0["identifier"] == "com.example.mynews.refresh" })
+            #expect(row["people"] == "6" && Double(row["difference_ci95_low"]!)! <= Double(row["difference_ci95_high"]!)!, "\(change)")
+        }
+        let page = try String(contentsOf: dir.appendingPathComponent("f/forecast.md"), encoding: .utf8)
+        #expect(page.contains("| hourly | your change (sets app.tasks\\[0\\].interval=1h, app.tasks\\[0\\].earliest_begin=1h) |"), "\(page)")
+        #expect(page.contains("| wifi only | your change (sets settings.background_app_refresh=wifi for everyone) |"))
+        #expect(page.contains("(sets app.opens_per_day=3)"), "a built-in change says what it sets")
+        // What the battery gave: a task's energy less what was drawn on the charger.
+        func value(_ id: String, _ metric: String) throws -> Double {
+            try #require(rows.first { $0["variant"] == "base" && $0["identifier"] == id && $0["metric"] == metric }.flatMap { Double($0["mean"]!) })
+        }
+        let reindex = "com.example.mynews.reindex"
+        #expect(try value(reindex, "charger_energy_per_day_j") >= 0.95 * (try value(reindex, "energy_per_day_j")))
+        // Per joule drawn, the battery pays for the refresh (mostly on battery) far more than for the re-index.
+        func batteryPerJoule(_ id: String) throws -> Double { try value(id, "battery_pct_per_day") / (try value(id, "energy_per_day_j")) }
+        #expect(try batteryPerJoule(reindex) < 0.1 * (try batteryPerJoule("com.example.mynews.refresh")))
+        let html = try String(contentsOf: dir.appendingPathComponent("f/forecast.html"), encoding: .utf8)
+        let swatches = html.components(separatedBy: "class=\"swatch\" style=\"background:").dropFirst().map { String($0.prefix(7)) }
+        #expect(swatches.count >= 3 && Set(swatches).count == swatches.count, "\(swatches)")
+        #expect(html.contains(">06:00</text>") && html.contains(">18:00</text>"), "the week strip's hours")
+        // A change that names nothing or takes the forecast's own name is refused.
+        for bad in ["opens 5", "base:app.opens_per_day=5", ":app.opens_per_day=5"] {
+            let e = try bgsim(["forecast", Self.app, "--change", bad, "--out", "g"], in: dir)
+            #expect(e.status == 2 && e.stderr.contains("--change"), "\(bad): \(e.stderr)")
+        }
     }
 }

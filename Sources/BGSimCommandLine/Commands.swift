@@ -68,11 +68,8 @@ struct Run: AsyncParsableCommand {
 
 /// Runs a plan as the output options say, with progress on stderr; shared by `run` and `sweep`.
 func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], precision: PrecisionGoal? = nil) async throws -> StudyOutcome {
-    try output.checkDefaultFolder(plan)
     let folder = output.folder(default: plan.name)
     let reporter = output.progress()
-    // Ctrl-C or a SIGTERM says what is kept and how to go on (see `Interruption`).
-    Interruption.arm(unitsFolder: folder.relativePath, inRounds: precision != nil)
     let progress: @Sendable (Int, Int, Int) -> Void = { done, total, skipped in
         Interruption.progress(finished: done + skipped, of: total + skipped)
         reporter?.update(done: done, total: total, skipped: skipped)
@@ -81,6 +78,9 @@ func perform(_ plan: StudyPlan, output: OutputOptions, overrides: [Override], pr
         jobs: output.jobCount, record: output.record(plan), precision: precision,
         shard: output.shard.flatMap { Shard(parsing: $0) }, overrides: overrides, progress: progress,
         writing: reporter?.stepReporter)
+    try output.checkDefaultFolder(plan, command: Experiment.command(plan, options: options))
+    // Ctrl-C or a SIGTERM says what is kept and how to go on (see `Interruption`).
+    Interruption.arm(unitsFolder: folder.relativePath, inRounds: precision != nil)
     let outcome = try await Experiment.perform(plan, options: options, to: folder)
     Interruption.disarm()
     reporter?.finish()
@@ -163,6 +163,7 @@ struct SweepCommand: AsyncParsableCommand {
             "Sweep '\(plan.name)': \(Self.shape(plan, replications: outcome.replications)) "
                 + "(\(outcome.ran) units run\(outcome.simulated < outcome.ran ? " in \(outcome.simulated) simulations" : ""), "
                 + "\(outcome.skipped) already finished).")
+        if let table = ComparisonTable.sweepPairs(plan, runs: outcome.runs) { print(table, terminator: "") }
         if let line = PrecisionOptions.report(outcome) { print(line) }
         print("Wrote \(outcome.written.joined(separator: ", ")) to \(output.folder(default: plan.name).relativePath)")
         return (plan, outcome)

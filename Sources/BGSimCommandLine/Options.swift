@@ -91,6 +91,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print nothing but errors (no progress, no table).")
     var quiet = false
 
+    @Flag(help: "Replace the default folder's results of this command even though its scenario has changed since they were written.")
+    var replace = false
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1, got \(jobs)") }
         if let jobs, jobs > 4096 { throw ValidationError("--jobs must be at most 4096, got \(jobs)") }
@@ -152,7 +155,11 @@ struct OutputOptions: ParsableArguments {
     /// Refuses to write over the default folder's results of another file: a copied scenario
     /// that kept its original's `name` would replace the original's results. `--out` says
     /// where on purpose, and the same file run again replaces its own results.
-    func checkDefaultFolder(_ plan: StudyPlan) throws {
+    ///
+    /// The same command again over a scenario that changed since (the file, or a profile it
+    /// names, was edited: its plan's digest differs) would replace results nobody asked to
+    /// lose: refused unless `--replace`; `--out` keeps both.
+    func checkDefaultFolder(_ plan: StudyPlan, command: [String]) throws {
         guard out == nil else { return }
         let folder = folder(default: plan.name)
         let manifest = folder.appendingPathComponent("manifest.json")
@@ -164,7 +171,14 @@ struct OutputOptions: ParsableArguments {
             URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath().path
                 == URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath().path
         }
-        guard !same(before, plan.file) else { return }
+        guard !same(before, plan.file) else {
+            guard !replace, let previous = json["command_line"] as? [String], previous.dropFirst() == command.dropFirst(),
+                let digest = json["plan_sha256"] as? String, digest != plan.fingerprint
+            else { return }
+            throw UsageError(
+                "\(folder.relativePath) holds the results of this command from before \(plan.file) (or a profile it names) changed: "
+                    + "its plan_sha256 differs. Keep both with --out <folder>, or replace them with --replace")
+        }
         throw UsageError(
             "\(folder.relativePath) holds the results of \(before), not \(plan.file): both are named '\(plan.name)'. "
                 + "Give \(plan.file) its own 'name:', or choose the folder with --out")

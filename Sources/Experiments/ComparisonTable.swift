@@ -177,3 +177,38 @@ enum SimDurationText {
         return days == days.rounded() ? "\(Int(days)) day\(days == 1 ? "" : "s")" : "\(d)"
     }
 }
+
+extension ComparisonTable {
+    /// A sweep's paired differences point by point: each policy against the baseline at each
+    /// point, mean [95% interval] of background energy and mean staleness, as comparisons.csv
+    /// has them; `nil` past `maxPoints` points (the report draws them) or without a baseline.
+    public static func sweepPairs(_ plan: StudyPlan, runs: [[RunValues]], maxPoints: Int = 24) -> String? {
+        guard plan.isSweep, plan.points.count <= maxPoints, plan.policies.count > 1 else { return nil }
+        let metrics = ["background_energy_j", "staleness_mean_s"]
+        let index = metrics.compactMap { name in RunMetrics.columns.firstIndex { $0.name == name } }
+        guard index.count == metrics.count else { return nil }
+        let baselineLabel = plan.points[0].scenario.metrics.baseline
+        guard let baseline = plan.policies.first(where: { $0.label == baselineLabel }) else { return nil }
+        var rows = [["point"] + plan.parameters + ["policy", "energy J", "staleness"]]
+        for (p, point) in plan.points.enumerated() {
+            let pairs = PairedComparison.compare(runs[p], policies: plan.policies, baseline: baseline)
+            for policy in plan.policies where policy.label != baseline.label {
+                var row = [String(p)] + point.values + [policy.label]
+                for k in index {
+                    let found = pairs.first { $0.policy.label == policy.label && $0.metric == k }
+                    row.append(found.map { cell($0.difference, seconds: k == index[1]) } ?? "-")
+                }
+                rows.append(row)
+            }
+        }
+        return "\nAgainst \(baseline.label), point by point: mean difference [95% interval]\n" + aligned(rows)
+    }
+
+    static func cell(_ ci: ConfidenceInterval, seconds: Bool) -> String {
+        func f(_ x: Double) -> String { seconds ? signedDuration(x) : (x >= 0 ? "+" : "") + fixed(x, 0) }
+        guard ci.mean.isFinite else { return "-" }
+        return f(ci.mean) + (ci.halfWidth.isFinite ? " [\(f(ci.lower)), \(f(ci.upper))]" : "")
+    }
+
+    static func signedDuration(_ s: Double) -> String { (s >= 0 ? "+" : "-") + duration(abs(s)) }
+}

@@ -325,7 +325,7 @@ extension Experiment {
     /// The command that reproduces a study's results, for the manifest: options that do not
     /// change them (`--jobs`, `--out`, `--quiet`, `--shard`) are left out, so a result has
     /// one manifest however it was run.
-    static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
+    public static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
         var c = [Program.current.name, plan.isSweep ? "sweep" : "run", plan.file]
         for o in options.overrides { c += ["--set", "\(o.path)=\(o.value)"] }
         let fleet = !plan.points[0].scenario.fleet.isEmpty

@@ -152,6 +152,15 @@ public struct Scenario: Equatable, Sendable {
                 message: "this is a sweep, not a scenario (it names a base scenario and axes); "
                     + "run it with: \(ProgramName.current) sweep \(Quoting.shell(file))")
         }
+        // An app profile (tasks of its own, no apps or policies) given where a scenario goes.
+        if case .mapping(let pairs) = tree.value, let tasks = pairs.first(where: { $0.key == "tasks" }),
+            !pairs.contains(where: { $0.key == "apps" || $0.key == "policies" })
+        {
+            throw ScenarioError(
+                .invalid, file: file, keyPath: "tasks", line: tasks.keyLine,
+                message: "this is an app profile, not a scenario (it has tasks of its own and no apps or policies); "
+                    + "forecast it with: \(ProgramName.current) forecast \(Quoting.shell(file)), or list it in a scenario's apps")
+        }
         func apply(_ o: Override) throws(ScenarioError) {
             let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
@@ -351,10 +360,12 @@ public struct Scenario: Equatable, Sendable {
             var message = "unknown policy '\(name)'"
             let names = PolicyRegistry.names
             if let close = names.min(by: { editDistance($0, name) < editDistance($1, name) }), ConfigReader.Mapping.isClose(name, to: close) {
-                message += "; did you mean '\(close)'?"
+                message += "; did you mean '\(close)'? Known policies: "
+            } else {
+                message += "; known policies: "
             }
-            message += "; \(ProgramName.current) knows \(names.joined(separator: ", ")) (a policy of your own is known only to the program "
-            message += "built with it, the my-bgsim of docs/policies.md: run the scenario with that program)"
+            message += names.joined(separator: ", ") + " (a policy of your own is known only to the program built with it, "
+            message += "not to \(ProgramName.current): run the scenario with that program, the my-bgsim of docs/policies.md)"
             throw r.error(node, path, message)
         }
         return PolicySpec.Rule(type)

@@ -133,3 +133,31 @@ struct TimelineCLITests {
         #expect(replication.status == 2 && replication.stderr.contains("replications 0 to 0"), "\(replication.stderr)")
     }
 }
+
+/// Results are not lost by accident: the same command over an edited scenario does not
+/// replace the default folder's results unless told to; an app profile given to `run` is
+/// told to use `forecast`.
+@Suite("Results kept")
+struct ResultsKeptTests {
+    @Test func anEditedScenarioRunAgainKeepsTheEarlierResultsUnlessToldToReplace() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = try String(contentsOfFile: defaultScenario, encoding: .utf8).replacingOccurrences(of: "name: default", with: "name: mine")
+        try text.write(to: dir.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
+        let args = ["run", "mine.yaml", "--set", "duration=1d", "--replications", "1", "--no-tasks", "--quiet"]
+        #expect(try bgsim(args, in: dir).status == 0)
+        let before = try Data(contentsOf: dir.appendingPathComponent("results/mine_duration-1d/runs.csv"))
+        #expect(try bgsim(args, in: dir).status == 0, "the same file and command again replaces its own results")
+        try text.replacingOccurrences(of: "seed: 42", with: "seed: 43").write(to: dir.appendingPathComponent("mine.yaml"), atomically: true, encoding: .utf8)
+        let edited = try bgsim(args, in: dir)
+        #expect(edited.status == 2 && edited.stderr.contains("its plan_sha256 differs") && edited.stderr.contains("--replace"), "\(edited.stderr)")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("results/mine_duration-1d/runs.csv")) == before, "nothing replaced")
+        #expect(try bgsim(args + ["--replace"], in: dir).status == 0)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("results/mine_duration-1d/runs.csv")) != before)
+    }
+
+    @Test func anAppProfileGivenToRunIsToldToUseForecast() throws {
+        let r = try bgsim(["run", repo.appendingPathComponent("Examples/forecast/news-app.yaml").path])
+        #expect(r.status == 2 && r.stderr.contains("this is an app profile, not a scenario") && r.stderr.contains("bgsim forecast "), "\(r.stderr)")
+    }
+}

@@ -78,7 +78,9 @@ struct RegisteredPolicyTests {
 
     @Test func anUnknownPolicyListsTheRegisteredOnesToo() throws {
         let error = try #require(parseError(minimalWith("policies: [eager]", "policies: [test-treshold]")))
-        #expect(error.description.contains("unknown policy 'test-treshold'; known policies: eager, charge-only, coalesce, ios, android, oracle, "))
+        #expect(
+            error.description.contains(
+                "unknown policy 'test-treshold'; did you mean 'test-threshold'? Known policies: eager, charge-only, coalesce, ios, android, oracle, "))
         #expect(error.description.contains("test-threshold"))
     }
 

@@ -110,7 +110,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         "duration: 2 days\napps: [{name: a}]\npolicies: [eager]\n",
-        "s.yaml:1:11: duration: expected a duration such as 30s, 15m, 1h30m or 7d, got '2 days'"
+        "s.yaml:1:11: duration: expected a duration: a number and a unit (us, ms, s, m, h, d), units joined as in 1h30m; such as 30s, 15m or 7d, got '2 days'; did you mean 2d?"
     ),
     (
         minimalWith("  - news", "  - name: a\n  - name: a"),
@@ -119,6 +119,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     (
         minimalWith("[eager]", "[eager, lazy]"),
         "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"
+            + " (a policy of your own is known only to the program built with it, not to bgsim: run the scenario with that program, the my-bgsim of docs/policies.md)"
     ),
     (
         minimalWith("policies: [eager]", "policies: [eager, {name: coalesce, max_dely: 30m}]"),
@@ -229,8 +230,8 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         "s.yaml:7:67: apps[0].tasks[0].down_kb.uniform: expected low <= high"
     ),
     (
-        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [launch]}]}"),
-        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: expected one of start, background, handler, extension, got 'launch'"
+        minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, submit_on: [wakeup]}]}"),
+        "s.yaml:7:60: apps[0].tasks[0].submit_on[0]: expected one of start, launch, background, handler, extension, got 'wakeup'"
     ),
     (
         minimalWith("  - news", "  - {name: a, tasks: [{id: a.x, kind: refresh, requires_external_power: true}]}"),

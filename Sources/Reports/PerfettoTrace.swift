@@ -10,35 +10,35 @@ import SimEngine
 /// charger, the network, the screen, the radios' states, each app's life cycle, and each
 /// request's wait (by what held it) and run. Recorded by re-simulating the run, as the
 /// report's timeline is, so it is the very run whose rows tasks.csv and events.csv hold.
-public struct RunRecorder: MetricsSink, Sendable {
-    public var charge: [(SimInstant, Double)] = []
-    public var world: [(SimInstant, WorldEvent)] = []
-    public var lifecycle: [(SimInstant, LifecycleTransition)] = []
-    public var records: [TaskRecord] = []
-    public var holds: [TaskID: [(SimInstant, String?)]] = [:]
-    public var radios: [(NetworkKind, [(at: SimInstant, activity: RadioActivity)])] = []
-    public var off: [(from: SimInstant, to: SimInstant?)] = []
-    public var end = SimInstant.start
+struct RunRecorder: MetricsSink, Sendable {
+    var charge: [(SimInstant, Double)] = []
+    var world: [(SimInstant, WorldEvent)] = []
+    var lifecycle: [(SimInstant, LifecycleTransition)] = []
+    var records: [TaskRecord] = []
+    var holds: [TaskID: [(SimInstant, String?)]] = [:]
+    var radios: [(NetworkKind, [(at: SimInstant, activity: RadioActivity)])] = []
+    var off: [(from: SimInstant, to: SimInstant?)] = []
+    var end = SimInstant.start
 
-    public init() {}
+    init() {}
 
-    public mutating func chargeObserved(_ c: Double, at t: SimInstant) { charge.append((t, c)) }
-    public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) { world.append((t, e)) }
-    public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { lifecycle.append((t, l)) }
-    public mutating func phoneShutDown(at t: SimInstant) { off.append((t, nil)) }
-    public mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
+    mutating func chargeObserved(_ c: Double, at t: SimInstant) { charge.append((t, c)) }
+    mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) { world.append((t, e)) }
+    mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { lifecycle.append((t, l)) }
+    mutating func phoneShutDown(at t: SimInstant) { off.append((t, nil)) }
+    mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
         if let k = off.indices.last, off[k].to == nil { off[k].to = t }
     }
-    public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
+    mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         if case .ended(let r) = e { records.append(r) }
     }
-    public mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) { holds[id, default: []].append((time, cause)) }
-    public var observesHolds: Bool { true }
-    public mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)]) {
+    mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) { holds[id, default: []].append((time, cause)) }
+    var observesHolds: Bool { true }
+    mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)]) {
         radios.append((link, states))
     }
-    public var observesRadioStates: Bool { true }
-    public mutating func runEnded(_ totals: RunTotals) { end = totals.end }
+    var observesRadioStates: Bool { true }
+    mutating func runEnded(_ totals: RunTotals) { end = totals.end }
 }
 
 /// A run as a trace in Chrome's JSON trace event format, which the Perfetto UI

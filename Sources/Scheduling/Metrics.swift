@@ -2,16 +2,16 @@ import PhoneWorld
 import SimEngine
 import SimRandom
 
-/// Receives what happens in one simulated run.
-///
-/// The run loop calls these as things happen; a sink keeps what it needs. `RunMetrics`
-/// keeps summaries; other sinks (a task log, a timeline) can keep more.
 /// Where a radio is in its cycle: idle, promoting to its connected state, moving data, or in
 /// its tail (connected, waiting for more data before it drops to idle).
 public enum RadioActivity: String, Sendable, CaseIterable {
     case idle, promoting, active, tail
 }
 
+/// Receives what happens in one simulated run.
+///
+/// The run loop calls these as things happen; a sink keeps what it needs. `RunMetrics`
+/// keeps summaries; other sinks (a task log, a timeline) can keep more.
 public protocol MetricsSink {
     /// A request ended, in whatever final state.
     mutating func taskEnded(_ record: TaskRecord)

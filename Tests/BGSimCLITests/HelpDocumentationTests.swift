@@ -36,7 +36,7 @@ struct HelpDocumentationTests {
         #expect(Self.options(inHelp: help) == ["--out", "--jobs"])
     }
 
-    @Test(arguments: ["run", "sweep", "merge", "validate", "report", "forecast", "sensitivity study", "sensitivity check"])
+    @Test(arguments: ["run", "sweep", "merge", "validate", "report", "forecast", "timeline", "sensitivity study", "sensitivity check"])
     func everyOptionOfASubcommandIsDocumented(command: String) throws {
         let help = try bgsim(command.split(separator: " ").map(String.init) + ["--help"])
         #expect(help.status == 0)

@@ -80,7 +80,7 @@ extension Report {
                         )
                     }
                     s += SVG.lines(
-                        id: "sweep-paired-\(a)-\(m)", title: "\(metric.title): difference from \(baseline) against \(shown)", xLabel: xLabel,
+                        id: "sweep-paired-\(a)-\(m)", title: "\(metric.title): difference from \(baseline)", xLabel: xLabel,
                         yLabel: "difference from \(baseline)", lines: lines, categories: axis.categories, logX: axis.logX, xFormat: xFormat,
                         yFormat: metric.format, xDurations: axis.isDuration, yDurations: metric.isDuration, zeroLine: true)
                 }

@@ -231,6 +231,51 @@ struct ReportTests {
         #expect(ci.count == 2)
         let md = report.markdown()
         #expect(md.contains("against `settings.background_app_refresh`") && md.contains("| off |"))
+        // Against each parameter, the paired differences from the baseline (eager) too.
+        for a in 0..<2 { for m in 0..<Report.pairedMetrics.count { #expect(html.contains("id=\"sweep-paired-\(a)-\(m)\"")) } }
+        #expect(md.contains("### Background energy (J): difference from eager against `system.refresh_budget`"))
+    }
+
+    /// A sweep of one parameter read point by point: at each value the report's paired
+    /// difference is comparisons.csv's row of that point, mean and interval.
+    @Test func aOneAxisSweepsPairedDifferenceAtEachValueIsComparisonsCSV() async throws {
+        let sweep = try SweepTests.write(
+            """
+            scenario: \(defaultScenario)
+            set: {duration: 1d}
+            replications: 3
+            policies: [eager, ios, android]
+            design: grid
+            axes:
+              - {path: "policies[ios].threshold", values: [0.2, 0.4, 0.6]}
+            """)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("bgsim-report-pairs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try await Experiment.perform(try StudyPlan(sweep: try Sweep.load(file: sweep)), options: StudyOptions(jobs: 2), to: dir)
+        let set = try ResultSet.load(dir.path)
+        let report = Report(set)
+        let axis = try #require(report.axis(set.parameters[0]))
+        #expect(report.axisName(set.parameters[0]) == "ios.threshold")
+        let comparisons = try CSVTable.read(dir.appendingPathComponent("comparisons.csv"))
+        let (p, m, v) = (comparisons.column("policy")!, comparisons.column("metric")!, comparisons.column(set.parameters[0])!)
+        let (mean, low, high) = (comparisons.column("difference_mean")!, comparisons.column("ci95_low")!, comparisons.column("ci95_high")!)
+        var checked = 0
+        for position in axis.order.indices {
+            let value = axis.labels[axis.order[position]]
+            for policy in ["ios", "android"] {
+                for metric in Report.pairedMetrics.map(\.metric) {
+                    let ci = report.pairedAt(axis, position, metric, policy, "eager")
+                    let row = try #require(comparisons.rows.first { $0[p] == policy && $0[m] == metric && $0[v] == value })
+                    guard let expected = Double(row[mean]) else { continue }
+                    #expect(abs(ci.mean - expected) <= 1e-9 * max(1, abs(expected)), "\(policy) \(metric) at \(value)")
+                    if let l = Double(row[low]), let h = Double(row[high]) {
+                        #expect(abs(ci.lower - l) <= 1e-6 * max(1, abs(l)) && abs(ci.upper - h) <= 1e-6 * max(1, abs(h)), "\(policy) \(metric) at \(value)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked >= 24)
     }
 
     /// `report --point N`: a sweep's point rebuilt from the manifest is the scenario that ran

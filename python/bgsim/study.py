@@ -360,7 +360,7 @@ class Study:
                 for k, path in enumerate(self.parameters):
                     table.insert(2 + k, self.axis_name(path), first[path])
                 out.append(table)
-            return pd.concat(out).set_index(["policy", "point"])
+            return self._by_policy(pd.concat(out).set_index(["policy", "point"]))
         path = self.axis(by)
         column = self.runs[path].astype(str)
         out = []
@@ -368,7 +368,13 @@ class Study:
             table = self._paired(metric, baseline, column == value)
             table.insert(1, self.axis_name(path), value)
             out.append(table)
-        return pd.concat(out).set_index(["policy", self.axis_name(path)])
+        return self._by_policy(pd.concat(out).set_index(["policy", self.axis_name(path)]))
+
+    def _by_policy(self, table):
+        """Rows policy by policy (in the study's order), each policy's points or values in order."""
+        order = {p: k for k, p in enumerate(self.policies)}
+        rank = [order.get(p, len(order)) for p in table.index.get_level_values(0)]
+        return table.iloc[sorted(range(len(table)), key=lambda i: (rank[i], i))]
 
     def _paired(self, metric, baseline, rows):
         base = self._replication_means(metric, baseline, rows)

@@ -165,6 +165,46 @@ def test_a_sweeps_paired_differences_average_its_points(studies):
         assert row["n"] == 3
 
 
+def test_a_sweep_read_point_by_point_is_comparisons_csv(studies):
+    study = bgsim.load(studies / "sweep")
+    table = study.paired("background_energy_j", by="point")
+    comparisons = study.comparisons[study.comparisons["metric"] == "background_energy_j"]
+    assert len(table) == len(comparisons) == 9 * (len(study.policies) - 1)
+    for _, c in comparisons.iterrows():
+        row = table.loc[(c["policy"], c["point"])]
+        assert row["settings.background_app_refresh"] == c["settings.background_app_refresh"] and row["charging"] == c["charging"]
+        for column in ["difference_mean", "ci95_low", "ci95_high"]:
+            assert close(row[column], c[column], 1e-9) or (row[column] != row[column] and c[column] != c[column]), (c["policy"], c["point"], column)
+
+
+def test_a_sweep_along_an_axis_averages_the_other_axes_points(studies):
+    study = bgsim.load(studies / "sweep")
+    assert study.values("charging") == ["nightly", "top-up", "erratic"]
+    table = study.paired("staleness_mean_s", by="charging")
+    runs = study.runs
+    for (policy, value), row in table.iterrows():
+        at = runs[runs["charging"] == value]
+        per_rep = []
+        for r in range(3):
+            a = at[(at["policy"] == policy) & (at["replication"] == r)]["staleness_mean_s"].mean()
+            b = at[(at["policy"] == study.baseline) & (at["replication"] == r)]["staleness_mean_s"].mean()
+            per_rep.append(a - b)
+        assert close(row["difference_mean"], sum(per_rep) / 3), (policy, value)
+        assert row["resolved"] == bool(row["ci95_low"] > 0 or row["ci95_high"] < 0)
+    with pytest.raises(ValueError, match="not a swept parameter"):
+        study.paired(by="network")
+
+
+def test_a_sweeps_paired_differences_are_drawn_along_an_axis(studies, tmp_path):
+    study = bgsim.load(studies / "sweep")
+    fig = bgsim.plot.paired_along(study, "charging", metrics=["background_energy_j", "staleness_mean_s"])
+    assert len(fig.axes) == 2
+    lines = [l for l in fig.axes[0].get_lines() if l.get_marker() == "o"]
+    assert {matplotlib.colors.to_hex(l.get_color()).upper() for l in lines} == {study.colors[p].upper() for p in study.policies if p != study.baseline}
+    assert all(len(l.get_xdata()) == 3 for l in lines)
+    fig.savefig(tmp_path / "along.png")
+
+
 def test_figures_are_drawn_in_the_studys_colours(studies, tmp_path):
     study = bgsim.load(studies / "run")
     fig = bgsim.plot.paired(study)

@@ -224,3 +224,29 @@ extension SeedRuleTests {
         #expect(try run(0).1.filter { $0.event == "submitted" }.isEmpty)
     }
 }
+
+extension SeedRuleTests {
+    /// `submit_on: launch`: the app submits at each open (`didFinishLaunching`,
+    /// `sceneWillEnterForeground`), `earliest_begin` later, replacing the request still pending;
+    /// never at the run's start, and never when nobody opens it.
+    @Test func aTaskSubmittedAtEachLaunchFollowsTheOpens() throws {
+        func run(_ sessions: Int) throws -> [LoggedEvent] {
+            let app = "{profile: news, tasks: [{id: l, kind: refresh, submit_on: [launch], earliest_begin: 1h, cpu: 1s}]}"
+            let yaml = minimalWith("people: median", "people: {profile: median, sessions_per_day: \(sessions)}")
+                .replacingOccurrences(of: "apps:\n  - news", with: "apps:\n  - \(app)")
+            return try AuditBugTests.run(yaml, in: FileManager.default.temporaryDirectory).1
+        }
+        let events = try run(40)
+        // An open is the app coming to the front (a launch of the app already in front is none).
+        let opens = events.filter { $0.subject == .app && $0.event.hasSuffix("->active") && $0.detail.contains("cause=open") }.map(\.time)
+        let submitted = events.filter { $0.subject == .task && $0.event == "submitted" }
+        #expect(opens.count > 3, "the person opens the app")
+        #expect(submitted.map(\.time) == opens, "one submission at each open")
+        for s in submitted {
+            let begin = s.detail.split(separator: " ").first { $0.hasPrefix("earliest_begin_s=") }.flatMap { Double($0.dropFirst(17)) }
+            #expect(begin.map { abs($0 - (s.time.sinceStart.seconds + 3600)) < 1e-6 } == true, "\(s.detail)")
+        }
+        #expect(events.contains { $0.event == "replaced" } || events.filter { $0.event == "started" }.count == opens.count)
+        #expect(try run(0).filter { $0.event == "submitted" }.isEmpty)
+    }
+}

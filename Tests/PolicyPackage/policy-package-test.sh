@@ -103,7 +103,7 @@ text = open(sys.argv[1]).read()
 section = text.split("### A first policy, from this page alone\n", 1)[1].split("\n### ", 1)[0]
 files = re.findall(r"^`([\w./-]+\.(?:swift|yaml))`.*?\n\n```\w+\n(.*?)^```", section, re.S | re.M)
 names = [name for name, _ in files]
-assert names == ["Package.swift", "Sources/WifiFirst/WifiFirstPolicy.swift", "Sources/my-bgsim/main.swift", "compare.yaml", "min-charge.yaml"], names
+assert names == ["./Package.swift", "./Sources/WifiFirst/WifiFirstPolicy.swift", "./Sources/my-bgsim/main.swift", "./compare.yaml", "./min-charge.yaml"], names
 for name, body in files:
     path = os.path.join(sys.argv[2], name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -111,6 +111,14 @@ for name, body in files:
 EOF
 cd "$page"
 "$swift" build > "$tmp/page-build.log" 2>&1 || { cat "$tmp/page-build.log" >&2; fail "the page's policy did not build"; }
+version=$(.build/debug/my-bgsim --version)
+[[ "$version" == "my-bgsim 0.1.0 (bgsim "* ]] || fail "my-bgsim --version says: $version"
+# Stock bgsim given the page's scenario names the policy it lacks and where policies of one's own live.
+set +e
+err=$("$repo/.build/debug/bgsim" validate compare.yaml 2>&1 >/dev/null)
+set -e
+[[ "$err" == *"unknown policy 'wifi-first'; known policies: eager, "*"known only to the program built with it"* ]] ||
+    fail "stock bgsim on the page's scenario said: $err"
 .build/debug/my-bgsim sweep min-charge.yaml --set duration=2d --replications 3 --quiet || fail "the page's sweep did not run"
 .build/debug/my-bgsim report results/min-charge --format md --quiet || fail "the page's report"
 python3 - results/min-charge <<'EOF' || fail "the page's sweep results"
@@ -125,7 +133,8 @@ assert len(set(energy.values())) == 3, f"min_charge changes nothing: {energy}"
 md = open(f"{folder}/report.md").read()
 assert "Background energy (J): difference from ios against `wifi-first.min_charge`" in md, "no paired table along the axis"
 html = open(f"{folder}/report.html").read()
-assert "difference from ios against wifi-first.min_charge" in html, "no paired chart along the axis"
+assert 'id="sweep-paired-0-0"' in html and "Background energy (J): difference from ios</text>" in html, "no paired chart along the axis"
+assert ">wifi-first.min_charge</text>" in html, "the paired chart's axis is not named by the policy's label"
 EOF
 
 echo "policy package test passed: the page's own policy, copied out of docs/policies.md, built and its min_charge swept beside ios and android; the template built outside the repository; quiet-hours ran by name beside eager and ios (summary, comparisons, every report chart); its own and ios's parameter swept, each sweep's two shards merged byte-identical; a bad value exited 2 with one line"

@@ -410,10 +410,4 @@ public struct ResultSet {
         }
         return (0..<(values.keys.max().map { $0 + 1 } ?? 1)).map { values[$0] ?? [] }
     }
-
-    /// A metric's values in runs.csv by row (NaN where empty).
-    func runValues(_ metric: String) -> [Double]? {
-        guard let c = runs.column(metric) else { return nil }
-        return runs.rows.map { Double($0[c]) ?? .nan }
-    }
 }

@@ -58,33 +58,32 @@ public struct RandomStreamError: Error, CustomStringConvertible, Equatable {
 ///
 /// Every stochastic model in a simulation draws from its own stream, named after what it
 /// models (`charger`, `app.news`, ...). A stream's seed is a pure function of
-/// (master seed, sweep point, replication, stream name), so
+/// (master seed, replication, stream name), so
 ///
 /// - every policy simulated in the same replication sees the same world (common random
 ///   numbers, docs/sources.md §11), and
 /// - a replication gives the same numbers whether it runs alone, on another thread, or in
-///   another shard of a cluster job: nothing about how the work is split enters the seed.
+///   another shard of a cluster job: nothing about how the work is split enters the seed;
+/// - every point of a sweep sees them too: a point is no part of the seed, so differences
+///   between points are not blurred by different luck.
 public struct StreamID: Hashable, Sendable, CustomStringConvertible {
     /// The study's master seed.
     public var masterSeed: UInt64
-    /// The sweep point (0 for a run).
-    public var point: UInt64
     /// The replication.
     public var replication: UInt64
     /// What the stream models: `charger`, `people`, `app.news`, ...
     public var name: String
 
-    /// The stream of `name` in `replication` of `point`, under `masterSeed`.
-    public init(masterSeed: UInt64, point: UInt64 = 0, replication: UInt64, name: String) {
+    /// The stream of `name` in `replication`, under `masterSeed`.
+    public init(masterSeed: UInt64, replication: UInt64, name: String) {
         self.masterSeed = masterSeed
-        self.point = point
         self.replication = replication
         self.name = name
     }
 
     /// The mixed 64-bit seed of this stream.
     ///
-    /// `seed = m(m(m(m(master) ^ point) ^ replication) ^ fnv1a64(name))`, where `m` is the
+    /// `seed = m(m(m(m(master)) ^ replication) ^ fnv1a64(name))`, where `m` is the
     /// SplitMix64 finaliser (Steele, Lea & Flood, OOPSLA 2014) and `fnv1a64` is the 64-bit
     /// FNV-1a hash of the name's UTF-8 bytes. Each step is a bijection of 64-bit words mixed
     /// with the next component, so streams that differ in any component get unrelated seeds.
@@ -93,8 +92,8 @@ public struct StreamID: Hashable, Sendable, CustomStringConvertible {
     /// two streams collide with probability about k^2 / 2^33 for k streams: about 1e-6 for the
     /// hundred streams of a 30-replication study.
     public var seed: UInt64 {
-        var h = Self.splitMix(masterSeed)
-        h = Self.splitMix(h ^ point)
+        // The second mix once took a sweep point, always 0; kept, so every seed is as it was.
+        var h = Self.splitMix(Self.splitMix(masterSeed))
         h = Self.splitMix(h ^ replication)
         return Self.splitMix(h ^ Self.fnv1a(name))
     }
@@ -117,8 +116,8 @@ public struct StreamID: Hashable, Sendable, CustomStringConvertible {
         return h
     }
 
-    /// `name[seed s, point p, replication r]`.
-    public var description: String { "\(name)[seed \(masterSeed), point \(point), replication \(replication)]" }
+    /// `name[seed s, replication r]`.
+    public var description: String { "\(name)[seed \(masterSeed), replication \(replication)]" }
 }
 
 /// A seeded stream of random numbers from one GSL generator.
@@ -200,9 +199,6 @@ public final class RandomStream: RandomNumberGenerator {
 
     /// Uniform on [0, 1).
     @inlinable public func uniform() -> Double { gsl_rng_uniform(rng) }
-
-    /// Uniform on (0, 1): never exactly 0, for logarithms.
-    @inlinable public func uniformPositive() -> Double { gsl_rng_uniform_pos(rng) }
 
     /// Uniform on [a, b).
     @inlinable public func uniform(_ a: Double, _ b: Double) -> Double { gsl_ran_flat(rng, a, b) }

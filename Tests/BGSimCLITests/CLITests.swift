@@ -705,7 +705,7 @@ struct CLITests {
         let energy = rows.filter { $0[col("metric")] == "phone_energy_j" }
         #expect(energy.count == 3 * 2, "every point and policy")
         let n = Set(energy.map { $0[col("n")] })
-        #expect(n.count == 1, "one replication count for every point: \(n)")
+        try #require(n.count == 1, "one replication count for every point: \(n)")
         let replications = try #require(Int(n.first!))
         #expect(replications > 2, "2 replications were not enough for 10%; the goal must have added some")
         for row in energy {

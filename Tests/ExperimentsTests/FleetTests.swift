@@ -55,7 +55,8 @@ struct FleetTests {
         #expect(Array(csv[0][0..<7]) == ["scenario", "policy", "replication", "seed", "people.sessions_per_day", "people.session_body_mean", "charging"])
         for r in 0..<3 {
             let rows = csv.dropFirst().filter { $0[2] == "\(r)" }
-            #expect(rows.count == 2 && rows[0][4..<7] == rows[1][4..<7])
+            try #require(rows.count == 2)
+            #expect(rows[0][4..<7] == rows[1][4..<7])
             #expect(Array(rows[0][4..<7]).map(String.init) == s.fleetValues(replication: r))
         }
         // The person's world is the drawn one: more sessions, more launches, replication by

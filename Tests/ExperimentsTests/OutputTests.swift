@@ -81,7 +81,7 @@ struct OutputTests {
         let s = try scenario(replications: 3)
         let csv = Experiment.runsCSV(s, try await Experiment.runAll(s, jobs: 2))
         let lines = csv.split(separator: "\n")
-        #expect(lines.count == 1 + s.policies.count * 3)
+        try #require(lines.count == 1 + s.policies.count * 3)
         #expect(lines[0].hasPrefix("scenario,policy,replication,seed,tasks_submitted,tasks_completed,"))
         #expect(lines[0].split(separator: ",").count == 4 + RunMetrics.columns.count)
         #expect(

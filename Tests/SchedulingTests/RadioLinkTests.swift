@@ -96,13 +96,14 @@ struct RadioTests {
         #expect(link.nextEvent == .after(.milliseconds(320)), "the other 400 kbit at 10 Mbit/s take 40 ms")
     }
 
-    @Test func disconnectingHandsBackWhatIsLeftAndEntersTheTail() {
+    @Test func disconnectingHandsBackWhatIsLeftAndEntersTheTail() throws {
         var link = RadioLink(profile: lteRadio)
         link.setThroughput(upMbps: 5, downMbps: 20, at: .start)
         link.enqueue(Transfer(owner: .task(3), upBytes: 0, downBytes: 100_000), at: .start)
         link.advance(to: .after(.milliseconds(280)))
         let left = link.disconnect(at: .after(.milliseconds(280)))
-        #expect(left.count == 1 && left[0].owner == .task(3))
+        try #require(left.count == 1)
+        #expect(left[0].owner == .task(3))
         #expect(abs(left[0].downBits - 400_000) < 1e-6)
         #expect(link.state == .tail(stage: 0, until: .after(.milliseconds(280)) + .milliseconds(10_100)))
         #expect(!link.isConnected)

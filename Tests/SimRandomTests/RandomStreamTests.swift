@@ -30,7 +30,6 @@ struct RandomStreamTests {
     @Test(arguments: [
         StreamID(masterSeed: 43, replication: 3, name: "charger"),
         StreamID(masterSeed: 42, replication: 4, name: "charger"),
-        StreamID(masterSeed: 42, point: 1, replication: 3, name: "charger"),
         StreamID(masterSeed: 42, replication: 3, name: "chargex"),
     ])
     func anyComponentChangesTheStream(other: StreamID) throws {

@@ -97,7 +97,4 @@ public struct LaunchPredictor: Sendable {
             start += binWidth
         } while start <= end
     }
-
-    /// The next bin boundary after `now`: when predictions change.
-    public func nextBoundary(after now: SimInstant) -> SimInstant { binStart(of: now) + binWidth }
 }

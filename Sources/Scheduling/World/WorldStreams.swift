@@ -37,16 +37,16 @@ public struct WorldStreams {
     /// per refresh, in start order.
     public var grants: RandomStream?
 
-    /// The streams of `replication` of `point` under `masterSeed`, for the apps of `setup`.
+    /// The streams of `replication` under `masterSeed`, for the apps of `setup`.
     public init(
-        setup: PhoneSetup, masterSeed: UInt64, point: UInt64 = 0, replication: UInt64,
+        setup: PhoneSetup, masterSeed: UInt64, replication: UInt64,
         generator: GeneratorKind = .mt19937
     ) throws(RandomStreamError) {
         var names: [String] = []
         func stream(_ name: String) throws(RandomStreamError) -> RandomStream {
             names.append(name)
             return try RandomStream(
-                StreamID(masterSeed: masterSeed, point: point, replication: replication, name: name),
+                StreamID(masterSeed: masterSeed, replication: replication, name: name),
                 kind: generator)
         }
         charger = try stream("charger")

@@ -1,4 +1,5 @@
 import Foundation
+import Scheduling
 import Testing
 
 /// The built `bgsim` binary, which SwiftPM places beside the test bundle (or `BGSIM_BINARY`).
@@ -472,7 +473,8 @@ struct CLITests {
         #expect(bad.status == 2)
         #expect(
             bad.stderr
-                == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy (eager, charge-only, coalesce, ios, android, oracle)\n"
+                == "error: \(defaultScenario): --set policies=[]: policies: expected at least one policy ("
+                + PolicyRegistry.builtIn.map { $0.policyName }.joined(separator: ", ") + ")\n"
         )
     }
 

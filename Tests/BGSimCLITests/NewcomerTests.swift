@@ -1,4 +1,5 @@
 import Foundation
+import Scheduling
 import Testing
 
 /// The first steps a new user takes, through the binary, as the README writes them.
@@ -22,7 +23,7 @@ struct NewcomerTests {
     @Test func policiesListsEveryParameterAsTheDocsShow() throws {
         let r = try bgsim(["policies"])
         #expect(r.status == 0 && r.stderr.isEmpty)
-        for name in ["eager", "charge-only", "coalesce", "ios", "android", "oracle"] {
+        for name in PolicyRegistry.builtIn.map({ $0.policyName }) {
             #expect(r.stdout.contains("\n\(name): ") || r.stdout.hasPrefix("\(name): "), "\(name) is not listed")
         }
         #expect(r.stdout.contains("  quota_rare.max_jobs: a whole number of jobs from 1 to 1000000, default 48; "))

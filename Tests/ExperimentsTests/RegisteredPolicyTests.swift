@@ -80,7 +80,8 @@ struct RegisteredPolicyTests {
         let error = try #require(parseError(minimalWith("policies: [eager]", "policies: [test-treshold]")))
         #expect(
             error.description.contains(
-                "unknown policy 'test-treshold'; did you mean 'test-threshold'? Known policies: eager, charge-only, coalesce, ios, android, oracle, "))
+                "unknown policy 'test-treshold'; did you mean 'test-threshold'? Known policies: "
+                    + PolicyRegistry.builtIn.map { $0.policyName }.joined(separator: ", ") + ", "))
         #expect(error.description.contains("test-threshold"))
     }
 

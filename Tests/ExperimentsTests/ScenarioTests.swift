@@ -118,7 +118,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("[eager]", "[eager, lazy]"),
-        "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: eager, charge-only, coalesce, ios, android, oracle"
+        "s.yaml:8:19: policies[1].name: unknown policy 'lazy'; known policies: " + PolicyRegistry.builtIn.map { $0.policyName }.joined(separator: ", ")
             + " (a policy of your own is known only to the program built with it, not to bgsim: run the scenario with that program, the my-bgsim of docs/policies.md)"
     ),
     (

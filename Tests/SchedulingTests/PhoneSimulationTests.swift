@@ -126,10 +126,9 @@ struct PhoneSimulationTests {
         s.network.jitter = .minutes(Int64(rng.next() % 30))
         s.settings.backgroundAppRefresh = Settings.BackgroundAppRefresh.allCases[Int(rng.next() % 3)]
         s.settings.lowPowerMode = rng.bernoulli(0.8) ? .auto : .off
-        let policies: [any SchedulingPolicy] = [
-            EagerPolicy(), ChargeOnlyPolicy(), CoalescePolicy(), DuetPolicy(),
-            AndroidPolicy(), OraclePolicy(),
-        ]
+        // Every built-in policy, from the registry: one added is put through the random worlds too.
+        let policies: [any SchedulingPolicy] = PolicyRegistry.builtIn.map { $0.init() }
+        #expect(policies.count >= 6)
         for policy in policies {
             let run = try simulate(s, policy, seed: seed)
             let t = run.totals!

@@ -36,8 +36,8 @@ struct EnergyBooks {
     private(set) var modePowerW = 0.0
     private(set) var cpuCount = 0
     private(set) var isCharging = false
-    /// Optimized Battery Charging holds the charge at its hold level.
-    var holding = false
+    /// Optimized Battery Charging holds the charge at its hold level (`setHolding`).
+    private(set) var holding = false
 
     // The meters: each part's power and energy (baseline, screen, foreground CPU, background
     // CPU but the modes', the modes' hardware, calls, the bench load), and by use (background
@@ -46,12 +46,12 @@ struct EnergyBooks {
     private(set) var partsJ = SIMD8<Double>()
     private(set) var useW = SIMD4<Double>()
     private(set) var metersUntil = SimInstant.start
-    /// The radios' energy: promotions and transfers, and tails.
-    var radioActiveJ = 0.0
-    var radioTailJ = 0.0
+    /// The radios' energy: promotions and transfers, and tails (`bookRadio`).
+    private(set) var radioActiveJ = 0.0
+    private(set) var radioTailJ = 0.0
     /// Energy of background work (CPU and radio charged to tasks) and of the person's use.
-    var backgroundJ = 0.0
-    var foregroundJ = 0.0
+    private(set) var backgroundJ = 0.0
+    private(set) var foregroundJ = 0.0
     private(set) var screenOnTime = SimDuration.zero
     private(set) var lowPowerTime = SimDuration.zero
     /// Microseconds on each network kind, indexed like `NetworkKind.allCases`.
@@ -59,9 +59,9 @@ struct EnergyBooks {
 
     // The battery's books: what was booked since its last step, and where energy came from.
     var batteryUntil = SimInstant.start
-    var pendingJ = 0.0
-    var pendingBackgroundJ = 0.0
-    var pendingScheduledJ = 0.0
+    private(set) var pendingJ = 0.0
+    private(set) var pendingBackgroundJ = 0.0
+    private(set) var pendingScheduledJ = 0.0
     var energy = EnergyFlow()
     /// The part of background work's energy the battery supplied, and of scheduled work's.
     var backgroundFromBatteryJ = 0.0
@@ -236,6 +236,31 @@ struct EnergyBooks {
         }
         recomputePowers()
     }
+
+    // MARK: - Radios and holding
+
+    /// A link's charges: its active and tail energy, which the battery has to supply.
+    @inline(__always)
+    mutating func bookRadio(activeJ: Double, tailJ: Double) {
+        radioActiveJ += activeJ
+        radioTailJ += tailJ
+        pendingJ += activeJ + tailJ
+    }
+
+    /// Radio energy charged to a task (background work; `scheduled` work too).
+    @inline(__always)
+    mutating func bookTaskRadio(_ joules: Double, scheduled: Bool) {
+        backgroundJ += joules
+        pendingBackgroundJ += joules
+        if scheduled { pendingScheduledJ += joules }
+    }
+
+    /// Radio energy of the person's own use.
+    @inline(__always)
+    mutating func bookForegroundRadio(_ joules: Double) { foregroundJ += joules }
+
+    /// Optimized Battery Charging starts or stops holding the charge.
+    mutating func setHolding(_ on: Bool) { holding = on }
 
     // MARK: - Battery
 

@@ -13,7 +13,7 @@ extension PhoneSimulation {
         case .unplug:
             unplug()
             scheduleCharger()
-        case .optimizedRelease: books.holding = false
+        case .optimizedRelease: books.setHolding(false)
         case .level: batteryReachedLevel()
         case .replan:
             levels.plan = nil
@@ -99,9 +99,7 @@ extension PhoneSimulation {
     mutating func drainRadioCharges() {
         for r in radios.links.indices where radios.links[r].chargeCount > 0 {
             let active = radios.links[r].chargedActiveJ, tail = radios.links[r].chargedTailJ
-            books.radioActiveJ += active
-            books.radioTailJ += tail
-            books.pendingJ += active + tail
+            books.bookRadio(activeJ: active, tailJ: tail)
             for k in 0..<radios.links[r].chargeCount {
                 let c = radios.links[r].charges[k]
                 switch c.owner {
@@ -109,11 +107,9 @@ extension PhoneSimulation {
                     tasks[i].radioJ += c.joules
                     if books.isCharging { tasks[i].chargerJ += c.joules }
                     if c.tail { tasks[i].tailJ += c.joules }
-                    books.backgroundJ += c.joules
-                    books.pendingBackgroundJ += c.joules
-                    if tasks[i].kind.isScheduled { books.pendingScheduledJ += c.joules }
+                    books.bookTaskRadio(c.joules, scheduled: tasks[i].kind.isScheduled)
                 case .foreground:
-                    books.foregroundJ += c.joules
+                    books.bookForegroundRadio(c.joules)
                 }
             }
             radios.links[r].clearCharges()
@@ -191,7 +187,7 @@ extension PhoneSimulation {
         if predicted <= now { predicted += .days(1) }
         let release = predicted - setup.charger.optimizedLead
         guard release > now else { return }
-        books.holding = true
+        books.setHolding(true)
         optimizedRelease = sim.schedule(.power(.optimizedRelease), at: release, priority: PhoneEvent.worldPriority)
     }
 
@@ -200,7 +196,7 @@ extension PhoneSimulation {
         splitCPUEnergy()
         books.setCharging(false, at: sim.now)
         powerChangedAt = sim.now
-        books.holding = false
+        books.setHolding(false)
         if let h = optimizedRelease { sim.cancel(h) }
         optimizedRelease = nil
         sink.worldEvent(.unplug, at: sim.now)

@@ -117,7 +117,7 @@ let package = Package(
                 "Experiments", "ScenarioFiles", "ResultFiles", "Reports", "Scheduling", "PhoneWorld", "SimEngine", "SimRandom",
             ]
         ),
-        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim", "BGSimCommandLine"]),
+        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim", "BGSimCommandLine", "Scheduling"]),
         .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),
     ]
 )

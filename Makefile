@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package policy-api-docs install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package policy-api-docs fingerprints install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -122,6 +122,11 @@ install-files:
 policy-api-docs: deps
 	$(SWIFT) build --build-tests
 	BGSIM_WRITE_POLICY_API=1 $(SWIFT) test --skip-build --filter PolicyAPIDocumentationTests
+
+## Record the fingerprint world's runs (Tests/Fingerprint) after a change meant to move them.
+fingerprints: deps
+	$(SWIFT) build --build-tests
+	BGSIM_WRITE_FINGERPRINTS=1 $(SWIFT) test --skip-build --filter FingerprintTests
 
 policy-package:
 	@test -n "$(DEST)" || { echo "error: say where: make policy-package DEST=~/my-policies" >&2; exit 2; }

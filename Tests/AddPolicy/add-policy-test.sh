@@ -28,6 +28,7 @@ public struct WifiFirstPolicy: RegisteredPolicy {
     public var maxWait: SimDuration = .hours(1)
     public static let policyName = "wifi-first"
     public static let summary = "starts requests on Wi-Fi, or on cellular after max_wait"
+    public static let holdReasons = ["waiting_for_wifi"]
     public static let parameters: [PolicyParameter<Self>] = [
         .duration("max_wait", \.maxWait, help: "how long a request may wait for Wi-Fi")
     ]
@@ -90,6 +91,22 @@ PY
 "$swift" test "${build[@]}" --skip-build --filter "$docs" > "$work/documented.log" 2>&1 ||
     { tail -20 "$work/documented.log" >&2; fail "the documentation tests failed with the policy documented"; }
 
+# The fingerprint world runs every built-in policy: until the new one is in it, FingerprintTests
+# fails naming it; once it is, recording its run adds one line and moves no other policy's.
+if "$swift" test "${build[@]}" --skip-build --filter FingerprintTests > "$work/unprinted.log" 2>&1; then
+    fail "FingerprintTests passed with the policy outside the fingerprint world"
+fi
+grep -q "wifi-first is not in Tests/Fingerprint/world.yaml" "$work/unprinted.log" ||
+    fail "FingerprintTests failed without naming the policy: $(grep -m3 'recorded an issue' "$work/unprinted.log")"
+echo "  - wifi-first" >> Tests/Fingerprint/world.yaml
+BGSIM_WRITE_FINGERPRINTS=1 "$swift" test "${build[@]}" --skip-build --filter FingerprintTests > "$work/printed.log" 2>&1 ||
+    { tail -20 "$work/printed.log" >&2; fail "the fingerprint world did not run with the policy in it"; }
+"$swift" test "${build[@]}" --skip-build --filter FingerprintTests > "$work/printed.log" 2>&1 ||
+    { tail -20 "$work/printed.log" >&2; fail "FingerprintTests failed with the policy's run recorded"; }
+[ "$(git diff --numstat Tests/Fingerprint/fingerprints.txt)" = "$(printf '1\t0\tTests/Fingerprint/fingerprints.txt')" ] ||
+    fail "recording the new policy's run changed other lines: $(git diff Tests/Fingerprint/fingerprints.txt)"
+grep -q "^wifi-first " Tests/Fingerprint/fingerprints.txt || fail "no fingerprint recorded for wifi-first"
+
 touched=$(git status --porcelain | awk '{print $2}' | paste -sd ' ')
-[ "$(git status --porcelain | wc -l)" = 3 ] || fail "adding the policy touched: $touched"
-echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md); with its line or its documentation forgotten a test fails naming it; registered, it is listed, run by name and configured by --set"
+[ "$(git status --porcelain | wc -l)" = 5 ] || fail "adding the policy touched: $touched"
+echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md), its place in the fingerprint world two more (world.yaml, fingerprints.txt); with its line, its documentation or its place forgotten a test fails naming it; registered, it is listed, run by name and configured by --set"

@@ -114,14 +114,8 @@ struct DuetTests {
         #expect(verdict(p, processing(), state(80), .notCharging) == .absolutelyMustNot, "processing while unplugged (iPhone)")
     }
 
-    @Test func lowPowerModeAndUseStopWork() {
+    @Test func useStopsProcessing() {
         let p = DuetPolicy()
-        var lpm = state(50)
-        lpm.lowPowerMode = true
-        #expect(verdict(p, refresh(), lpm, .lowPowerMode) == .absolutelyMustNot, "Low Power Mode, unplugged")
-        lpm.isCharging = true
-        #expect(verdict(p, refresh(), lpm, .lowPowerMode) == .canProceed, "plugged in at 50%")
-        #expect(verdict(p, refresh(), lpm, .lowPowerMode, level: 25) == .absolutelyMustNot, "plugged in below 30%")
         var busy = state(80, plugged: true)
         busy.inUse = true
         #expect(verdict(p, processing(), busy, .deviceInUse) == .absolutelyMustNot)

@@ -21,6 +21,14 @@ import SimEngine
 /// - **Constraints**: battery not low (at or below 15%, until back above 20%), and when
 ///   `requireUnmetered`, Wi-Fi only; RESTRICTED apps' jobs only while charging.
 public struct AndroidPolicy: RegisteredPolicy {
+    /// What holds a job besides its app's quota (`QuotaTracker.Limit`), as `tasks.csv` names it.
+    public enum Hold: String, CaseIterable, Sendable {
+        case batteryLow = "battery_low", metered, doze, lightDoze = "light_doze", neverOpened = "never_opened", restricted
+    }
+
+    /// The constraints, Doze, the buckets and the quota's limits.
+    public static var holdReasons: [String] { Hold.allCases.map(\.rawValue) + QuotaTracker.Limit.allCases.map(\.rawValue) }
+
     /// App Standby buckets (AOSP's indices).
     public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
 
@@ -110,12 +118,13 @@ public struct AndroidPolicy: RegisteredPolicy {
         if p.batteryNotLow {
             if batteryLow, state.charge > p.lowLevel + p.lowHysteresis || state.isCharging { batteryLow = false }
             if !batteryLow, state.charge <= p.lowLevel, !state.isCharging { batteryLow = true }
-            if batteryLow { return PolicyDecision(start: .none, reason: "battery_low") }
+            if batteryLow { return PolicyDecision(start: .none, reason: Hold.batteryLow.rawValue) }
         }
-        if p.requireUnmetered && state.network != .wifi { return PolicyDecision(start: .none, reason: "metered") }
+        if p.requireUnmetered && state.network != .wifi { return PolicyDecision(start: .none, reason: Hold.metered.rawValue) }
         if !doze.allowsJobs {
             return PolicyDecision(
-                start: .none, reconsiderAt: doze.nextChange.map { max($0, state.now + .microseconds(1)) }, reason: doze.deep == .idle ? "doze" : "light_doze")
+                start: .none, reconsiderAt: doze.nextChange.map { max($0, state.now + .microseconds(1)) },
+                reason: (doze.deep == .idle ? Hold.doze : .lightDoze).rawValue)
         }
         let dozeLimit = doze.jobsMayRunUntil.map { $0 - state.now }
         var chosen: [TaskID] = [], holds: [PolicyHold] = [], timeLimits: [PolicyTimeLimit] = []
@@ -128,11 +137,11 @@ public struct AndroidPolicy: RegisteredPolicy {
             }
             let bucket = self.bucket(app, state)
             if bucket == .never {
-                holds.append(PolicyHold(task.id, "never_opened"))
+                holds.append(PolicyHold(task.id, Hold.neverOpened.rawValue))
                 continue
             }
             if bucket == .restricted && !state.isCharging {
-                holds.append(PolicyHold(task.id, "restricted"))
+                holds.append(PolicyHold(task.id, Hold.restricted.rawValue))
                 continue
             }
             let limits = p.quotas[bucket.rawValue]

@@ -43,6 +43,8 @@ public struct CoalescePolicy: RegisteredPolicy {
     public static let policyName = "coalesce"
     /// For `bgsim policies`.
     public static let summary = "tail-aware batching: holds work until a batch, an awake radio or max_delay (TailEnder)"
+    /// Waiting for a batch.
+    public static let holdReasons = ["batching"]
     /// The thresholds, as scenario keys.
     public static let parameters: [PolicyParameter<Self>] = [
         .duration("max_delay", \.parameters.maxDelay, help: "the longest a request waits for a batch, from when it became eligible"),
@@ -61,6 +63,6 @@ public struct CoalescePolicy: RegisteredPolicy {
         for task in eligible.dropFirst() { oldest = min(oldest, task.eligibleSince) }
         let due = oldest + p.maxDelay
         if due <= state.now { return .startAll }
-        return PolicyDecision(start: .none, reconsiderAt: due, reason: "batching")
+        return PolicyDecision(start: .none, reconsiderAt: due, reason: Self.holdReasons[0])
     }
 }

@@ -39,9 +39,6 @@ extension DuetPolicy {
         public var processingNeedsPower = true
         /// Weight of the battery score in the weighted mean.
         public var batteryWeight = 1.0
-        // Low Power Mode.
-        /// With Low Power Mode on, below this level (percent) work must not proceed.
-        public var lowPowerLevel = 30.0
         // Device activity.
         /// Processing runs only once the phone has been unused this long: "about 5 minutes
         /// after locking" (docs/sources.md §4 [secondary]).
@@ -164,10 +161,6 @@ extension DuetPolicy {
             help: "level changes smaller than this do not rescore the battery"
         ).sourced("§4"),
         .flag("processing_needs_power", \.parameters.processingNeedsPower, help: "processing must not run on battery").sourced("§4"),
-        .number(
-            "low_power_level_pct", \.parameters.lowPowerLevel, in: 0...100, unit: "a level in percent",
-            help: "with Low Power Mode on, below this level work must not run"
-        ).sourced("§4"),
         .duration(
             "processing_idle_after", \.parameters.processingIdleAfter,
             help: "processing runs only once the phone has been unused this long"

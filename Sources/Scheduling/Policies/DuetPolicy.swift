@@ -106,6 +106,8 @@ public struct DuetPolicy: RegisteredPolicy {
 
     /// `ios`.
     public static let policyName = "ios"
+    /// The rules that hold requests (all but the two that start them).
+    public static var holdReasons: [String] { Rule.allCases.filter { !$0.starts }.map(\.rawValue) }
     /// For `bgsim policies`.
     public static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
 

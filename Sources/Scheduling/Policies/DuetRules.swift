@@ -27,7 +27,6 @@ extension DuetPolicy {
         case lowBattery = "low_battery"
         /// Processing on battery (iPhone).
         case notCharging = "not_charging"
-        case lowPowerMode = "low_power_mode"
         /// Processing while the person uses the phone, or within `processingIdleAfter` of it.
         case deviceInUse = "device_in_use"
         /// The app never used, not opened for `pauseAfter`, or (processing) not opened since
@@ -51,6 +50,9 @@ extension DuetPolicy {
         case overdue
         /// A processing request past `processingDueAfter`: must.
         case processingDue = "processing_due"
+
+        /// Whether the rule starts requests (must) rather than holds them.
+        public var starts: Bool { self == .overdue || self == .processingDue }
     }
 
     /// A rule and its verdict.
@@ -187,8 +189,6 @@ extension DuetPolicy {
                 let score = battery.map { processing ? $0.processing : $0.refresh } ?? batteryScore(curve, level: level, state)
                 guard visit(.battery, .score(score, weight: p.batteryWeight)) else { return }
             }
-            guard visit(.lowPowerMode, state.lowPowerMode && (level < p.lowPowerLevel || !state.isCharging) ? .absolutelyMustNot : .canProceed)
-            else { return }
             if processing && (state.inUse || state.idleFor < p.processingIdleAfter) {
                 if !state.inUse { later(state.lastInUse + p.processingIdleAfter) }
                 guard visit(.deviceInUse, .absolutelyMustNot) else { return }

@@ -63,6 +63,8 @@ public struct OraclePolicy: RegisteredPolicy {
     public static let policyName = "oracle"
     /// For `bgsim policies`.
     public static let summary = "plans each request at its cheapest instant before the app's next use, knowing the future"
+    /// Waiting for the planned instant.
+    public static let holdReasons = ["planned"]
     /// The bound's parameters, as scenario keys.
     public static let parameters: [PolicyParameter<Self>] = [
         .duration("finish_margin", \.parameters.finishMargin, help: "how long before the app's next use a request must start"),
@@ -124,7 +126,7 @@ public struct OraclePolicy: RegisteredPolicy {
             }
         }
         if due.count == eligible.count { return .startAll }
-        return PolicyDecision(start: due.isEmpty ? .none : .some(due), reconsiderAt: wake, reason: "planned")
+        return PolicyDecision(start: due.isEmpty ? .none : .some(due), reconsiderAt: wake, reason: Self.holdReasons[0])
     }
 
     /// The request's plan, made the first time it is seen.

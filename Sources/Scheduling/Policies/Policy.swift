@@ -335,10 +335,12 @@ public struct ChargeOnlyPolicy: RegisteredPolicy {
     public static let policyName = "charge-only"
     /// For `bgsim policies`.
     public static let summary = "starts requests only while the phone is charging"
+    /// Waiting for the charger.
+    public static let holdReasons = ["not_charging"]
     /// The policy; it has no parameters.
     public init() {}
     /// Starts everything while charging; otherwise holds it (`not_charging`).
     public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
-        state.isCharging ? .startAll : PolicyDecision(start: .none, reason: "not_charging")
+        state.isCharging ? .startAll : PolicyDecision(start: .none, reason: Self.holdReasons[0])
     }
 }

@@ -52,7 +52,7 @@ public struct QuotaTracker: Sendable, Equatable {
     }
 
     /// Why an app is out of quota.
-    public enum Limit: String, Sendable {
+    public enum Limit: String, CaseIterable, Sendable {
         case time = "quota_time", jobs = "quota_jobs", sessions = "quota_sessions", rate = "quota_rate"
     }
 

@@ -29,6 +29,10 @@ public protocol RegisteredPolicy: SchedulingPolicy, Sendable {
     static var summary: String { get }
     /// The parameters a scenario may set, each declared once.
     static var parameters: [PolicyParameter<Self>] { get }
+    /// Every reason the policy gives when it holds a request (`PolicyDecision.reason`,
+    /// `PolicyHold.reason`): what `tasks.csv`'s `policy_reasons` shows. A policy that holds
+    /// without a reason is named by its `policyName`.
+    static var holdReasons: [String] { get }
     /// The policy with every parameter at its default.
     init()
 }
@@ -39,6 +43,9 @@ extension RegisteredPolicy {
 
     /// No parameters unless the policy declares some.
     public static var parameters: [PolicyParameter<Self>] { [] }
+
+    /// No reasons of its own unless the policy declares some.
+    public static var holdReasons: [String] { [] }
 
     /// The policy with `values` (by parameter name) set over its defaults.
     public static func make(_ values: [String: PolicyParameterValue]) -> Self {

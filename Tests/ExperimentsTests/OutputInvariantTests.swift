@@ -29,44 +29,61 @@ struct OutputInvariantTests {
         return dir
     }
 
-    /// A table's rows as dictionaries by column name.
-    static func rows(_ dir: URL, _ file: String) throws -> [[String: String]] {
-        let t = try CSVTable.read(dir.appendingPathComponent(file))
-        return t.rows.map { row in Dictionary(uniqueKeysWithValues: zip(t.header, row)) }
-    }
-
-    static func number(_ row: [String: String], _ column: String) -> Double? {
-        guard let text = row[column], !text.isEmpty else { return nil }
-        return Double(text)
-    }
+    static func number(_ row: CheckedRow, _ column: String) -> Double? { row.number(column) }
 
     static func near(_ a: Double, _ b: Double, _ relative: Double = 1e-6) -> Bool {
         abs(a - b) <= relative * max(1, abs(a), abs(b))
     }
 
+    /// Every row checked, and every column of runs, tasks, apps and summary read by a check:
+    /// a column no check reads fails here by name.
     @Test func everyRowOfEveryFileKeepsItsInvariants() async throws {
         let dir = try await Self.results()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let tasks = try Self.rows(dir, "tasks.csv")
+        let reads = ColumnReads()
+        let (taskColumns, tasks) = try reads.rows(dir, "tasks.csv")
         try #require(tasks.count > 1000, "the run has tasks (\(tasks.count))")
         let kinds = Set(tasks.map { $0["kind"]! })
         #expect(kinds.count >= 13, "the scenario exercises the mechanisms: \(kinds.sorted())")
-        checkTasks(tasks)
-        checkRuns(try Self.rows(dir, "runs.csv"), tasks: tasks)
-        checkApps(try Self.rows(dir, "apps.csv"), tasks: tasks)
-        checkTimeline(try Self.rows(dir, "timeline.csv"))
-        checkEvents(try Self.rows(dir, "events.csv"), tasks: tasks)
-        checkSummaries(try Self.rows(dir, "summary.csv"), try Self.rows(dir, "comparisons.csv"), runs: try Self.rows(dir, "runs.csv"))
+        let (runColumns, runs) = try reads.rows(dir, "runs.csv")
+        let (appColumns, apps) = try reads.rows(dir, "apps.csv")
+        let (summaryColumns, summary) = try reads.rows(dir, "summary.csv")
+        let events = try reads.rows(dir, "events.csv").rows
+        let comparisons = try reads.rows(dir, "comparisons.csv").rows
+        let duration = 3 * 86_400.0, logs = RunLog.read(events, duration: duration)
+        let capacityJ = try Scenario.parse(yaml: try String(contentsOfFile: defaultScenario, encoding: .utf8), file: defaultScenario).setup.battery.capacityJ
+        reads.checking("tasks.csv") {
+            checkTasks(tasks)
+            checkTaskColumns(tasks, events: events, logs: logs, policies: Set(PolicyRegistry.builtIn.map { $0.policyName }))
+        }
+        reads.checking("runs.csv") {
+            checkRuns(runs, tasks: tasks)
+            checkRunColumns(runs, tasks: tasks, logs: logs, apps: apps, duration: duration)
+        }
+        reads.checking("apps.csv") {
+            checkApps(apps, tasks: tasks)
+            checkAppColumns(apps, tasks: tasks, logs: logs, duration: duration, capacityJ: capacityJ)
+        }
+        checkTimeline(try reads.rows(dir, "timeline.csv").rows)
+        checkEvents(events, tasks: tasks)
+        reads.checking("summary.csv") {
+            checkSummaries(summary, comparisons, runs: runs)
+            checkSummaryColumns(summary, runs: runs, apps: apps)
+        }
+        for (file, header) in [("tasks.csv", taskColumns), ("runs.csv", runColumns), ("apps.csv", appColumns), ("summary.csv", summaryColumns)] {
+            let unread = reads.unread(file, header: header)
+            #expect(unread.isEmpty, "\(file): no check reads \(unread.count) columns: \(unread)")
+        }
     }
 
     /// One task per row: its energy is its CPU's and its radio's; a task that moved bytes spent
     /// energy on the active radio beyond the tail; its times order; its outcome says which
     /// columns are filled; it was held no longer than it waited.
-    func checkTasks(_ tasks: [[String: String]]) {
+    func checkTasks(_ tasks: [CheckedRow]) {
         let started: Set<String> = ["completed", "expired", "killed"]
         let notStarted: Set<String> = ["replaced", "cancelled", "rejected", "never_run", "dropped"]
         var failures = 0
-        func check(_ ok: Bool, _ what: String, _ row: [String: String]) {
+        func check(_ ok: Bool, _ what: String, _ row: CheckedRow) {
             guard !ok else { return }
             failures += 1
             if failures <= 5 { Issue.record("tasks.csv task \(row["task"]!) (\(row["policy"]!), \(row["kind"]!), \(row["outcome"]!)): \(what)") }
@@ -95,7 +112,7 @@ struct OutputInvariantTests {
             } else {
                 check(n("latency_s") == nil && energy == 0 && moved == 0, "not started, yet a latency, energy or bytes", row)
             }
-            let held = row.keys.filter { $0.hasPrefix("held_") && $0.hasSuffix("_s") }
+            let held = row.columns { $0.hasPrefix("held_") && $0.hasSuffix("_s") }
             let waited = (n("started_s") ?? n("ended_s") ?? earliest) - earliest
             let total = held.reduce(0) { $0 + n($1)! }
             check(total <= max(0, waited) + 1e-5 * Double(held.count), "held \(total) s, longer than it waited (\(waited) s)", row)
@@ -108,7 +125,7 @@ struct OutputInvariantTests {
 
     /// runs.csv's counts and energies per run are its tasks': submitted, each outcome, each
     /// kind's runs and energy, the unsuccessful; and the phone's energy is its components'.
-    func checkRuns(_ runs: [[String: String]], tasks: [[String: String]]) {
+    func checkRuns(_ runs: [CheckedRow], tasks: [CheckedRow]) {
         let byRun = Dictionary(grouping: tasks) { "\($0["policy"]!)/\($0["replication"]!)" }
         #expect(runs.count == 12, "6 policies x 2 replications")
         for run in runs {
@@ -130,7 +147,7 @@ struct OutputInvariantTests {
                 sum("background_energy_\(kind.rawValue)_j", mine.reduce(0) { $0 + Self.number($1, "energy_j")! })
             }
             sum("background_energy_j", own.reduce(0) { $0 + Self.number($1, "energy_j")! })
-            let components = run.keys.filter { $0.hasPrefix("energy_") && $0.hasSuffix("_j") }
+            let components = run.columns { $0.hasPrefix("energy_") && $0.hasSuffix("_j") }
             #expect(components.count >= 9, "the energy components: \(components.sorted())")
             sum("phone_energy_j", components.reduce(0) { $0 + Self.number(run, $1)! })
             let p = { Self.number(run, $0)! }
@@ -140,9 +157,9 @@ struct OutputInvariantTests {
     }
 
     /// apps.csv: per run, each (app, identifier, kind) row's counts are its tasks'.
-    func checkApps(_ apps: [[String: String]], tasks: [[String: String]]) {
+    func checkApps(_ apps: [CheckedRow], tasks: [CheckedRow]) {
         // A kind's numbered requests are one row, under their wildcard.
-        func identifier(_ t: [String: String]) -> String {
+        func identifier(_ t: CheckedRow) -> String {
             guard let kind = TaskKind(rawValue: t["kind"]!), kind.isNumbered else { return t["identifier"]! }
             return t["identifier"]!.split(separator: ".").dropLast().joined(separator: ".") + ".*"
         }
@@ -163,7 +180,7 @@ struct OutputInvariantTests {
 
     /// timeline.csv: per run, samples in time order at the interval, a charge within 0-100,
     /// flags that are flags.
-    func checkTimeline(_ timeline: [[String: String]]) {
+    func checkTimeline(_ timeline: [CheckedRow]) {
         let byRun = Dictionary(grouping: timeline) { "\($0["policy"]!)/\($0["replication"]!)" }
         #expect(byRun.count == 12)
         for (key, samples) in byRun {
@@ -181,7 +198,7 @@ struct OutputInvariantTests {
 
     /// events.csv: per run, in time order; its tasks are tasks.csv's, each started once if it
     /// started, each ended with its outcome.
-    func checkEvents(_ events: [[String: String]], tasks: [[String: String]]) {
+    func checkEvents(_ events: [CheckedRow], tasks: [CheckedRow]) {
         let byRun = Dictionary(grouping: events) { "\($0["policy"]!)/\($0["replication"]!)" }
         let tasksByRun = Dictionary(grouping: tasks) { "\($0["policy"]!)/\($0["replication"]!)" }
         #expect(byRun.count == 12)
@@ -203,7 +220,7 @@ struct OutputInvariantTests {
     /// summary.csv's run rows and comparisons.csv are runs.csv's: each mean is the mean of
     /// its column, each interval holds its mean, each paired difference is the mean of the
     /// replications' differences.
-    func checkSummaries(_ summary: [[String: String]], _ comparisons: [[String: String]], runs: [[String: String]]) {
+    func checkSummaries(_ summary: [CheckedRow], _ comparisons: [CheckedRow], runs: [CheckedRow]) {
         func values(_ policy: String, _ metric: String) -> [Double] {
             runs.filter { $0["policy"] == policy }.sorted { $0["replication"]! < $1["replication"]! }.compactMap { Self.number($0, metric) }
         }

@@ -28,37 +28,37 @@ import SimEngine
 import SimRandom
 
 /// After an open, with a chance, the app syncs `after` later for `cpu` of work.
-public final class CalendarSync: Mechanism {
-    public static let name = "calendar_sync"
-    public static let summary = "syncs a while after each open"
-    public static let parameters: [PolicyParameterInfo] = [
+package final class CalendarSync: Mechanism {
+    package static let name = "calendar_sync"
+    package static let summary = "syncs a while after each open"
+    package static let parameters: [PolicyParameterInfo] = [
         .number("per_open_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance of a sync after an open"),
         .duration("after", .minutes(10), help: "time from the open to the sync"),
         .duration("cpu", .seconds(3), in: .positive, help: "the sync's CPU time"),
     ]
-    public static let streams = ["sync"]
-    public static let kinds = [TaskKind.Traits("calendar_sync", budget: { _ in .seconds(30) })]
+    package static let streams = ["sync"]
+    package static let kinds = [TaskKind.Traits("calendar_sync", budget: { _ in .seconds(30) })]
     let chance: [Double?], after: [SimDuration], cpu: [SimDuration]
     let kind = MechanismRegistry.kind(CalendarSync.self)
 
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         chance = apps.map { $0.map { $0.number("per_open_pct") / 100 } }
         after = apps.map { $0?.duration("after") ?? .zero }
         cpu = apps.map { $0?.duration("cpu") ?? .zero }
     }
 
-    public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard let p = chance[app], let stream = host.stream(app, "sync"), stream.bernoulli(p) else { return }
         host.schedule(app, at: host.now + after[app])
     }
 
-    public func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard host.phoneIsOn, !host.isDraining else { return }
         let task = host.submit(app: app, kind: kind, source: 0, work: cpu[app], upBytes: 0, downBytes: 20_000, powerW: host.cpuPowerW(app))
         host.run(task)
     }
 
-    public func identifier(app: Int, source: Int) -> String { "calendar-sync" }
+    package func identifier(app: Int, source: Int) -> String { "calendar-sync" }
 }
 SWIFT
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the copy with the mechanism's file did not build"; }

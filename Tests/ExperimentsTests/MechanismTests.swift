@@ -20,7 +20,7 @@ struct MechanismTests {
         var declared: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
-            declared += text.matches(of: /(?m)^(?:public )?(?:final )?class (\w+)\s*:[^{\n]*\bMechanism\b/).map { String($0.1) }
+            declared += text.matches(of: /(?m)^(?:package |public )?(?:final )?class (\w+)\s*:[^{\n]*\bMechanism\b/).map { String($0.1) }
         }
         let listed = MechanismRegistry.builtIn.map { String(describing: $0) }
         #expect(Set(declared) == Set(listed), "declared \(declared.sorted()), listed in MechanismRegistry.builtIn \(listed.sorted())")
@@ -53,7 +53,7 @@ struct MechanismTests {
             }
             let text = try String(contentsOf: folder.appendingPathComponent(try #require(file)), encoding: .utf8)
             var implemented: MechanismHooks = []
-            for (name, hook) in MechanismHooks.named where text.contains("public func \(name)<") { implemented.insert(hook) }
+            for (name, hook) in MechanismHooks.named where text.contains("package func \(name)<") { implemented.insert(hook) }
             let declared = MechanismHooks.named.filter { type.hooks.contains($0.1) }.map(\.0)
             #expect(
                 type.hooks == .all || type.hooks == implemented,

@@ -8,13 +8,13 @@ import SimRandom
 /// power), then wakes the app in the background to handle the result, for the kind's budget
 /// (`system.wake_budget`). The system gives up on a transfer after URLSession's
 /// `timeoutIntervalForResource`, 7 days by default (Apple, URLSessionConfiguration).
-public final class BackgroundTransfers: Mechanism {
+package final class BackgroundTransfers: Mechanism {
     /// `background_transfer`.
-    public static let name = "background_transfer"
+    package static let name = "background_transfer"
     /// For `bgsim mechanisms`.
-    public static let summary = "Background URLSession transfers: handed to the system on leaving, then handed back to the app"
+    package static let summary = "Background URLSession transfers: handed to the system on leaving, then handed back to the app"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .number(
             "probability_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a leave hands the system a transfer"),
         .kilobytes("up_kb", .fixed(0), help: "bytes to upload"),
@@ -23,11 +23,11 @@ public final class BackgroundTransfers: Mechanism {
         .seconds("cpu", .fixed(1), help: "CPU time of the app's handling once the system hands the result back"),
     ]
     /// `app.<name>.transfer`: each leave's draws.
-    public static let streams = ["transfer"]
+    package static let streams = ["transfer"]
     /// `background_transfer`: carried by the system, then `system.wake_budget` in the app.
-    public static let kinds = [TaskKind.Traits("background_transfer", [.producesResult, .systemCarried], budget: { $0.wakeBudget })]
+    package static let kinds = [TaskKind.Traits("background_transfer", [.producesResult, .systemCarried], budget: { $0.wakeBudget })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.appLeft, .gatesChanged, .appSwipedAway]
+    package static let hooks: MechanismHooks = [.appLeft, .gatesChanged, .appSwipedAway]
     /// URLSession's default `timeoutIntervalForResource`.
     static let resourceTimeout = SimDuration.days(7)
 
@@ -42,7 +42,7 @@ public final class BackgroundTransfers: Mechanism {
     var pending: [Int] = [], carried: [Int] = []
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
                 Section(
@@ -54,7 +54,7 @@ public final class BackgroundTransfers: Mechanism {
 
     /// The app may hand the system a transfer: drawn at every leave, swiped or not, whether or
     /// not one is handed over, so later leaves draw the same.
-    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
+    package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
         guard let section = sections[app], let stream = host.stream(app, "transfer") else { return }
         let hands = stream.bernoulli(section.probability)
         let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
@@ -67,7 +67,7 @@ public final class BackgroundTransfers: Mechanism {
     }
 
     /// The charger, the network or the phone changed: what waits may start.
-    public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {
         if !pending.isEmpty { startPending(&host) }
     }
 
@@ -89,19 +89,19 @@ public final class BackgroundTransfers: Mechanism {
     }
 
     /// A swipe cancels the app's transfers, those the system carries, then those waiting.
-    public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         for task in carried where host.app(of: task) == app && host.isCarried(task) { host.end(task, .cancelled, rejection: nil) }
         for task in pending where host.app(of: task) == app { host.end(task, .cancelled, rejection: nil) }
     }
 
     /// The task ended: it waits and is carried no more.
-    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
+    package func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
         if let k = pending.firstIndex(of: task) { pending.remove(at: k) }
         if let k = carried.firstIndex(of: task) { carried.remove(at: k) }
     }
 
     /// `background-transfer`, or `background-transfer.discretionary`.
-    public func identifier(app: Int, source: Int) -> String {
+    package func identifier(app: Int, source: Int) -> String {
         sections[app]?.discretionary == true ? "background-transfer.discretionary" : "background-transfer"
     }
 }

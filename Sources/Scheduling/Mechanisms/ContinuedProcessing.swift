@@ -10,13 +10,13 @@ import SimRandom
 /// pressure the system ends the running task that shows the least progress, if it is below a
 /// threshold. A request may ask for the GPU, which the phone may not offer; identifiers may be
 /// wildcards in the permitted list (`com.example.export.*`).
-public final class ContinuedProcessing: Mechanism {
+package final class ContinuedProcessing: Mechanism {
     /// `continued_processing`.
-    public static let name = "continued_processing"
+    package static let name = "continued_processing"
     /// For `bgsim mechanisms`.
-    public static let summary = "iOS 26 BGContinuedProcessingTask: work started by a tap that goes on in the background"
+    package static let summary = "iOS 26 BGContinuedProcessingTask: work started by a tap that goes on in the background"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .number(
             "per_open_pct", 5, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that the person starts one on an open (a tap in the app)"),
         .duration(
@@ -36,7 +36,7 @@ public final class ContinuedProcessing: Mechanism {
             help: "chance that the person cancels a running task from its Live Activity, at a uniform point of its work: its expiration handler is called"),
     ]
     /// The keys of `system.continued_processing`.
-    public static let systemParameters: [PolicyParameterInfo] = [
+    package static let systemParameters: [PolicyParameterInfo] = [
         .integer("max_running", 1, in: 1...100, unit: "a number of tasks", help: "tasks the system runs at once; later requests queue or fail"),
         .flag("gpu_supported", false, help: "BGTaskScheduler.supportedResources includes .gpu"),
         .number("gpu_w", 1.5, in: NumberRange(0...20), unit: "a power in watts", help: "GPU power while a task that asked for it runs"),
@@ -45,15 +45,15 @@ public final class ContinuedProcessing: Mechanism {
             help: "under memory pressure, the running task with the least progress is ended if below this"),
     ]
     /// `app.<name>.continued`: per open, the tap, the work, whether it stalls and is cancelled.
-    public static let streams = ["continued"]
+    package static let streams = ["continued"]
     /// `continued_processing`: no time limit of its own; numbered requests.
-    public static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
+    package static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.appOpened, .appSwipedAway, .pressure]
+    package static let hooks: MechanismHooks = [.appOpened, .appSwipedAway, .pressure]
     /// iOS 26's `immediateRunIneligible`: strategy `fail` and no room now.
-    public static let rejections = [SubmitError.Name("immediateRunIneligible", token: "immediate_run_ineligible")]
+    package static let rejections = [SubmitError.Name("immediateRunIneligible", token: "immediate_run_ineligible")]
     /// `person_cancelled`: from the Live Activity.
-    public static let expirationReasons = ["person_cancelled"]
+    package static let expirationReasons = ["person_cancelled"]
 
     struct Section {
         var perOpen: Double, tapAfter: SimDuration, identifier: String, queues: Bool
@@ -77,7 +77,7 @@ public final class ContinuedProcessing: Mechanism {
     var queue: [Int] = [], running: [Int] = []
 
     /// The run's mechanism, from each app's section and `system.continued_processing`.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
                 Section(
@@ -95,7 +95,7 @@ public final class ContinuedProcessing: Mechanism {
     }
 
     /// The open's draws, made whether or not the person taps, so later opens draw the same.
-    public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard let s = sections[app], let stream = host.stream(app, "continued") else { return }
         let taps = stream.bernoulli(s.perOpen)
         let work = SimDuration(seconds: s.cpu.draw(stream))
@@ -107,7 +107,7 @@ public final class ContinuedProcessing: Mechanism {
     }
 
     /// A tap (even payload) or a cancellation from the Live Activity (odd: the task's id).
-    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
         if payload & 1 == 1 {
             let task = payload >> 1
             if host.isRunning(task) { host.expireTask(task, cancelled) }
@@ -146,7 +146,7 @@ public final class ContinuedProcessing: Mechanism {
     }
 
     /// Room again: the queue's first requests start, while the phone is on.
-    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
+    package func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
         plans[task] = nil
         running.removeAll { $0 == task }
         queue.removeAll { $0 == task }
@@ -156,7 +156,7 @@ public final class ContinuedProcessing: Mechanism {
     }
 
     /// The app's queued requests are cancelled; its running ones ended with its process.
-    public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         let cancelled = queue.filter { plans[$0]?.app == app }
         queue.removeAll { plans[$0]?.app == app }
         for task in cancelled { host.end(task, .cancelled, rejection: nil) }
@@ -164,7 +164,7 @@ public final class ContinuedProcessing: Mechanism {
 
     /// The running task with the least progress reported ends, if below the threshold: a
     /// stalled task reports none.
-    public func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {
         var least: (task: Int, progress: Double)?
         for task in running {
             let p = plans[task]?.stalls == true ? 0 : host.progress(of: task)
@@ -174,5 +174,5 @@ public final class ContinuedProcessing: Mechanism {
     }
 
     /// `<identifier>.<n>`.
-    public func identifier(app: Int, source: Int) -> String { "\(sections[app]?.identifier ?? "continued").\(source)" }
+    package func identifier(app: Int, source: Int) -> String { "\(sections[app]?.identifier ?? "continued").\(source)" }
 }

@@ -5,33 +5,33 @@ import SimEngine
 /// (`submit_on: extension`; docs/sources.md §2): they run as a Poisson process, drawn as the
 /// run goes, and each run submits the app's tasks registered for it, which then run in the
 /// main app, launched for them like any other request's.
-public final class Extensions: Mechanism {
+package final class Extensions: Mechanism {
     /// `extensions`.
-    public static let name = "extensions"
+    package static let name = "extensions"
     /// For `bgsim mechanisms`.
-    public static let summary = "App extensions: each run submits the app's tasks registered with submit_on: extension"
+    package static let summary = "App extensions: each run submits the app's tasks registered with submit_on: extension"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .number(
             "runs_per_day", 1, in: NumberRange(0...1440), unit: "a rate per day",
             help: "how often the app's extensions run (a Poisson process), each submitting its tasks registered on extension")
     ]
     /// `app.<name>.extension`: when they run.
-    public static let streams = ["extension"]
+    package static let streams = ["extension"]
     /// None: its requests are the app's refresh and processing tasks.
-    public static let kinds: [TaskKind.Traits] = []
+    package static let kinds: [TaskKind.Traits] = []
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.start]
+    package static let hooks: MechanismHooks = [.start]
 
     let perDay: [Double]
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         perDay = apps.map { $0?.number("runs_per_day") ?? 0 }
     }
 
     /// Each app's first run, if it has tasks for its extensions to submit.
-    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
         for app in perDay.indices where perDay[app] > 0 && host.scenario.apps[app].tasks.contains(where: { $0.submitOn.contains(.extension) }) {
             scheduleRun(app, &host)
         }
@@ -45,12 +45,12 @@ public final class Extensions: Mechanism {
     }
 
     /// An extension of the app runs and submits the tasks it schedules.
-    public func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         scheduleRun(app, &host)
         guard host.phoneIsOn, !host.isDraining else { return }
         host.submitTasks(app, on: .extension)
     }
 
     /// It has no tasks of its own.
-    public func identifier(app: Int, source: Int) -> String { "extension" }
+    package func identifier(app: Int, source: Int) -> String { "extension" }
 }

@@ -11,15 +11,15 @@ import SimRandom
 ///
 /// Each leave draws for every `leave` entry, and each launch for every `in_use` one, whether
 /// or not the work begins, so that later leaves and launches draw what they would have.
-public final class FiniteLengthWork: Mechanism {
+package final class FiniteLengthWork: Mechanism {
     /// `background_work`.
-    public static let name = "background_work"
+    package static let name = "background_work"
     /// For `bgsim mechanisms`.
-    public static let summary = "Finite-length background time (beginBackgroundTask), a list of pieces of work"
+    package static let summary = "Finite-length background time (beginBackgroundTask), a list of pieces of work"
     /// A list of pieces of work.
-    public static let isList = true
+    package static let isList = true
     /// Each entry's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .choice(
             "begin", ["leave", "in_use"], default: "leave",
             help: "leave: as the app enters the background; in_use: at a uniform time within a launch"),
@@ -29,12 +29,12 @@ public final class FiniteLengthWork: Mechanism {
         .kilobytes("down_kb", .fixed(0), help: "bytes it receives"),
     ]
     /// `app.<name>.leave` and `app.<name>.use`: the draws at leaves and at launches.
-    public static let streams = ["leave", "use"]
+    package static let streams = ["leave", "use"]
     /// `finite_length`: the app's grant in the background, no limit in the foreground; its
     /// latencies count, as a policy's requests' do.
-    public static let kinds = [TaskKind.Traits("finite_length", [.usesGrant, .countsLatency], budget: { $0.backgroundTime })]
+    package static let kinds = [TaskKind.Traits("finite_length", [.usesGrant, .countsLatency], budget: { $0.backgroundTime })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.start, .appEnteredBackground, .appLeft, .personLaunched]
+    package static let hooks: MechanismHooks = [.start, .appEnteredBackground, .appLeft, .personLaunched]
 
     struct Work {
         var inUse: Bool
@@ -62,7 +62,7 @@ public final class FiniteLengthWork: Mechanism {
     var leave: [RandomStream?] = [], use: [RandomStream?] = [], forgets: [Double] = []
 
     /// The run's mechanism, from each app's list.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         work = apps.map { section in
             (section?.entries ?? []).map {
                 Work(
@@ -76,7 +76,7 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// Each app's streams and chance of forgetting.
-    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
         leave = work.indices.map { host.stream($0, "leave") }
         use = work.indices.map { host.stream($0, "use") }
         forgets = host.scenario.apps.map(\.forgetsEndBackground)
@@ -90,7 +90,7 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// The app's `leave` work begins, each piece with its chance.
-    public func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard hasLeaveWork[app], let stream = leave[app] else { return }
         for (source, w) in work[app].enumerated() where !w.inUse {
             let begins = stream.bernoulli(w.probability)
@@ -101,7 +101,7 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// Swiped away as it was left: no work begins, but the leave's draws are made.
-    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
+    package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
         guard swiped, hasLeaveWork[app], let stream = leave[app] else { return }
         for w in work[app] where !w.inUse {
             _ = stream.bernoulli(w.probability)
@@ -110,7 +110,7 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// The launch's `in_use` work is drawn now, each piece at its moment within the launch.
-    public func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {
+    package func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {
         guard hasInUseWork[app], let stream = use[app] else { return }
         let length = until - host.now
         for (source, w) in work[app].enumerated() where w.inUse {
@@ -126,7 +126,7 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// In-use work's moment came. Nothing begins in an app that is not running.
-    public func event<H: MechanismHost & ~Copyable>(_ key: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ key: Int, _ host: inout H) {
         guard let w = waiting.removeValue(forKey: key) else { return }
         let state = host.appState(w.app)
         guard host.phoneIsOn, !host.isDraining, state.isForeground || state == .background else { return }
@@ -143,5 +143,5 @@ public final class FiniteLengthWork: Mechanism {
     }
 
     /// `background-work.<n>`, its entry's index.
-    public func identifier(app: Int, source: Int) -> String { "background-work.\(source)" }
+    package func identifier(app: Int, source: Int) -> String { "background-work.\(source)" }
 }

@@ -11,13 +11,13 @@ import SimRandom
 ///
 /// A fetch draws its work from the app's own stream, as a BGTaskScheduler request does: an app
 /// uses one or the other, never both.
-public final class LegacyFetch: Mechanism {
+package final class LegacyFetch: Mechanism {
     /// `background_fetch`.
-    public static let name = "background_fetch"
+    package static let name = "background_fetch"
     /// For `bgsim mechanisms`.
-    public static let summary = "Legacy background fetch (before iOS 13): the system asks for fetches, decided like a refresh"
+    package static let summary = "Legacy background fetch (before iOS 13): the system asks for fetches, decided like a refresh"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .duration("minimum_interval", .hours(1), help: "setMinimumBackgroundFetchInterval: no fetch sooner than this after the last one started"),
         .seconds("cpu", .exponential(mean: 3), help: "CPU time of a fetch"),
         .kilobytes("up_kb", .fixed(1_000), help: "bytes a fetch sends"),
@@ -25,11 +25,11 @@ public final class LegacyFetch: Mechanism {
         .number("success_pct", 100, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a fetch reports new data"),
     ]
     /// None: a fetch draws from the app's own stream.
-    public static let streams: [String] = []
+    package static let streams: [String] = []
     /// `fetch`: decided like a refresh; `system.fetch_budget` once started.
-    public static let kinds = [TaskKind.Traits("fetch", [.scheduled, .refreshLike, .producesResult], budget: { $0.fetchBudget })]
+    package static let kinds = [TaskKind.Traits("fetch", [.scheduled, .refreshLike, .producesResult], budget: { $0.fetchBudget })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.start]
+    package static let hooks: MechanismHooks = [.start]
 
     struct Section {
         var interval: SimDuration, cpu: Distribution, upBytes: Distribution, downBytes: Distribution, success: Double
@@ -39,7 +39,7 @@ public final class LegacyFetch: Mechanism {
     let kind = MechanismRegistry.kind(LegacyFetch.self)
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
                 Section(
@@ -56,7 +56,7 @@ public final class LegacyFetch: Mechanism {
 
     /// Each fetching app's first fetch, at a random phase within its interval, as if the last
     /// was before the run.
-    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
         for app in sections.indices where fetches(app, host) {
             let phase = SimDuration(seconds: host.appStream(app).uniform() * sections[app]!.interval.seconds)
             request(app, earliestBegin: .after(phase), &host)
@@ -64,7 +64,7 @@ public final class LegacyFetch: Mechanism {
     }
 
     /// The policy started a fetch: the system plans the next.
-    public func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
+    package func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
         let app = host.app(of: task)
         request(app, earliestBegin: host.now + sections[app]!.interval, &host)
     }
@@ -81,5 +81,5 @@ public final class LegacyFetch: Mechanism {
     }
 
     /// `background-fetch`.
-    public func identifier(app: Int, source: Int) -> String { "background-fetch" }
+    package func identifier(app: Int, source: Int) -> String { "background-fetch" }
 }

@@ -13,7 +13,7 @@ import SimRandom
 /// tasks.csv, apps.csv, the per-kind columns of runs.csv (`runs_<kind>`,
 /// `background_energy_<kind>_j`) and the energy books. Adding one is a file here and its line
 /// in ``MechanismRegistry/builtIn``; `ContinuedProcessing.swift` is the example.
-public protocol Mechanism: AnyObject {
+package protocol Mechanism: AnyObject {
     /// The key of its section in an app profile and in `system`: lower case, digits and `_`.
     static var name: String { get }
     /// What it is, in one line, for `bgsim mechanisms`.
@@ -97,58 +97,58 @@ public protocol Mechanism: AnyObject {
 
 extension Mechanism {
     /// No phone-wide keys unless it declares some.
-    public static var systemParameters: [PolicyParameterInfo] { [] }
+    package static var systemParameters: [PolicyParameterInfo] { [] }
     /// A mapping.
-    public static var isList: Bool { false }
+    package static var isList: Bool { false }
     /// Every call.
-    public static var hooks: MechanismHooks { .all }
+    package static var hooks: MechanismHooks { .all }
     /// No errors of its own.
-    public static var rejections: [SubmitError.Name] { [] }
+    package static var rejections: [SubmitError.Name] { [] }
     /// No expiration reasons of its own.
-    public static var expirationReasons: [String] { [] }
+    package static var expirationReasons: [String] { [] }
     /// When an app has its section.
-    public static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.hasSection(name) } }
+    package static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.hasSection(name) } }
     /// Nothing at the start.
-    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing when the gates' inputs change.
-    public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    package func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing on an open.
-    public func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing at a launch.
-    public func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {}
+    package func personLaunched<H: MechanismHost & ~Copyable>(_ app: Int, until: SimInstant, _ host: inout H) {}
     /// Nothing as the app enters the background.
-    public func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    package func appEnteredBackground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing on a leave.
-    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {}
+    package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {}
     /// Nothing on a swipe.
-    public func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    package func appSwipedAway<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing when the person moves.
-    public func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {}
+    package func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {}
     /// Nothing under pressure.
-    public func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {}
+    package func pressure<H: MechanismHost & ~Copyable>(_ host: inout H) {}
     /// Nothing: it schedules no events.
-    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {}
+    package func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {}
     /// Nothing when the policy starts one of its requests.
-    public func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
+    package func taskStarted<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
     /// No app's tasks.
-    public func observesTasks(of app: Int) -> Bool { false }
+    package func observesTasks(of app: Int) -> Bool { false }
     /// Nothing as a task begins.
-    public func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
+    package func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {}
     /// Nothing as a task ends.
-    public func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {}
+    package func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {}
     /// Nothing in the foreground.
-    public func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    package func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing at a process's start.
-    public func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
+    package func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {}
     /// Nothing at a process's end.
-    public func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {}
+    package func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {}
     /// Nothing at a task's end.
-    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
+    package func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {}
 }
 
 /// What a mechanism may see and do of the phone's run: a narrow view, so that the state it
 /// touches is its own and the run's parts keep theirs.
-public protocol MechanismHost: ~Copyable {
+package protocol MechanismHost: ~Copyable {
     /// The simulated time now.
     var now: SimInstant { get }
     /// After the horizon: no new work begins.
@@ -261,7 +261,7 @@ public protocol MechanismHost: ~Copyable {
 
 extension MechanismHost where Self: ~Copyable {
     /// A new task that replaces none (see the requirement).
-    public mutating func submit(
+    package mutating func submit(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double
     ) -> Int {
         submit(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW, replacing: nil)
@@ -269,16 +269,16 @@ extension MechanismHost where Self: ~Copyable {
 
     /// Calls the mechanism's ``Mechanism/event(_:_:)`` with `payload` at `time`, as new work
     /// arriving.
-    @discardableResult public mutating func schedule(_ payload: Int, at time: SimInstant) -> MechanismEvent {
+    @discardableResult package mutating func schedule(_ payload: Int, at time: SimInstant) -> MechanismEvent {
         schedule(payload, at: time, as: .arrival)
     }
 }
 
 /// The mechanisms scenario files may give sections, in the order their kinds follow the
 /// built-in ones.
-public enum MechanismRegistry {
+package enum MechanismRegistry {
     /// Every mechanism, one line each.
-    public static var builtIn: [any Mechanism.Type] {
+    package static var builtIn: [any Mechanism.Type] {
         [
             FiniteLengthWork.self,
             LegacyFetch.self,
@@ -293,26 +293,26 @@ public enum MechanismRegistry {
     }
 
     /// The mechanism named `name`, if there is one.
-    public static func type(named name: String) -> (any Mechanism.Type)? { builtIn.first { $0.name == name } }
+    package static func type(named name: String) -> (any Mechanism.Type)? { builtIn.first { $0.name == name } }
 
     /// Per declared kind (its index less the built-in kinds'), the index of its mechanism in
     /// ``builtIn``.
     static let kindOwners: [Int] = builtIn.enumerated().flatMap { k, m in Array(repeating: k, count: m.kinds.count) }
 
     /// The mechanism's `k`th declared error.
-    public static func rejection(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> SubmitError {
+    package static func rejection(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> SubmitError {
         let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.rejections.count }
         return SubmitError.allCases[SubmitError.builtIn.count + before + k]
     }
 
     /// The mechanism's `k`th declared expiration reason.
-    public static func expirationReason(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> ExpirationReason {
+    package static func expirationReason(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> ExpirationReason {
         let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.expirationReasons.count }
         return ExpirationReason.allCases[ExpirationReason.builtIn.count + before + k]
     }
 
     /// The mechanism's `k`th declared kind.
-    public static func kind(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> TaskKind {
+    package static func kind(_ mechanism: any Mechanism.Type, _ k: Int = 0) -> TaskKind {
         let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.kinds.count }
         return TaskKind.allCases[TaskKind.builtIn.count + before + k]
     }

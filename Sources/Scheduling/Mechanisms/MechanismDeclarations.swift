@@ -7,39 +7,39 @@ import SimRandom
 
 /// The calls the run makes to every mechanism in use (`Mechanism.hooks`); a mechanism's own
 /// events and its tasks' ends reach it whatever it declares.
-public struct MechanismHooks: OptionSet, Sendable {
+package struct MechanismHooks: OptionSet, Sendable {
     /// The hooks' bits.
-    public let rawValue: UInt16
+    package let rawValue: UInt16
     /// The hooks of `rawValue`.
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
     /// ``Mechanism/start(_:)``.
-    public static let start = Self(rawValue: 1 << 0)
+    package static let start = Self(rawValue: 1 << 0)
     /// ``Mechanism/gatesChanged(_:)``.
-    public static let gatesChanged = Self(rawValue: 1 << 1)
+    package static let gatesChanged = Self(rawValue: 1 << 1)
     /// ``Mechanism/appOpened(_:_:)``.
-    public static let appOpened = Self(rawValue: 1 << 2)
+    package static let appOpened = Self(rawValue: 1 << 2)
     /// ``Mechanism/personLaunched(_:until:_:)``.
-    public static let personLaunched = Self(rawValue: 1 << 3)
+    package static let personLaunched = Self(rawValue: 1 << 3)
     /// ``Mechanism/appEnteredBackground(_:_:)``.
-    public static let appEnteredBackground = Self(rawValue: 1 << 4)
+    package static let appEnteredBackground = Self(rawValue: 1 << 4)
     /// ``Mechanism/appLeft(_:swiped:_:)``.
-    public static let appLeft = Self(rawValue: 1 << 5)
+    package static let appLeft = Self(rawValue: 1 << 5)
     /// ``Mechanism/appSwipedAway(_:_:)``.
-    public static let appSwipedAway = Self(rawValue: 1 << 6)
+    package static let appSwipedAway = Self(rawValue: 1 << 6)
     /// ``Mechanism/placeChanged(left:entered:_:)``.
-    public static let placeChanged = Self(rawValue: 1 << 7)
+    package static let placeChanged = Self(rawValue: 1 << 7)
     /// ``Mechanism/pressure(_:)``.
-    public static let pressure = Self(rawValue: 1 << 8)
+    package static let pressure = Self(rawValue: 1 << 8)
     /// ``Mechanism/appEnteredForeground(_:_:)``.
-    public static let appEnteredForeground = Self(rawValue: 1 << 9)
+    package static let appEnteredForeground = Self(rawValue: 1 << 9)
     /// ``Mechanism/processStarted(_:_:)``.
-    public static let processStarted = Self(rawValue: 1 << 10)
+    package static let processStarted = Self(rawValue: 1 << 10)
     /// ``Mechanism/processEnded(_:cause:_:)``.
-    public static let processEnded = Self(rawValue: 1 << 11)
+    package static let processEnded = Self(rawValue: 1 << 11)
     /// Every one.
-    public static let all = Self(rawValue: (1 << 12) - 1)
+    package static let all = Self(rawValue: (1 << 12) - 1)
     /// Each hook by its method's name, in bit order.
-    public static let named: [(String, Self)] = [
+    package static let named: [(String, Self)] = [
         ("start", .start), ("gatesChanged", .gatesChanged), ("appOpened", .appOpened), ("personLaunched", .personLaunched),
         ("appEnteredBackground", .appEnteredBackground), ("appLeft", .appLeft), ("appSwipedAway", .appSwipedAway),
         ("placeChanged", .placeChanged), ("pressure", .pressure), ("appEnteredForeground", .appEnteredForeground),
@@ -48,11 +48,11 @@ public struct MechanismHooks: OptionSet, Sendable {
 }
 
 /// An event a mechanism scheduled, which it may cancel.
-public struct MechanismEvent: Sendable {
+package struct MechanismEvent: Sendable {
     let handle: EventHandle
 
     /// What an event is, which places it among what happens at the same instant.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// New work arrives: after the world's changes and the tasks' own timers, and the
         /// policy decides after it.
         case arrival
@@ -66,44 +66,44 @@ public struct MechanismEvent: Sendable {
 }
 
 /// The values a scenario gave a mechanism's section, over its declared defaults.
-public struct MechanismValues: Sendable, Equatable {
+package struct MechanismValues: Sendable, Equatable {
     /// The declared keys.
-    public let declared: [PolicyParameterInfo]
+    package let declared: [PolicyParameterInfo]
     /// The values given, by key.
-    public let given: [String: ParameterValue]
+    package let given: [String: ParameterValue]
     /// A list section's entries, each over the same defaults (none for a mapping section).
-    public let entries: [MechanismValues]
+    package let entries: [MechanismValues]
 
     /// The values `given` over the defaults of `declared`.
-    public init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
+    package init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
         self.declared = declared
         self.given = given
         self.entries = []
     }
 
     /// A list section's `entries`, each over the defaults of `declared`.
-    public init(declared: [PolicyParameterInfo], entries: [[String: ParameterValue]]) {
+    package init(declared: [PolicyParameterInfo], entries: [[String: ParameterValue]]) {
         self.declared = declared
         self.given = [:]
         self.entries = entries.map { MechanismValues(declared: declared, given: $0) }
     }
 
     /// Key `name`'s value: given, or its default.
-    public func value(_ name: String) -> ParameterValue {
+    package func value(_ name: String) -> ParameterValue {
         if let v = given[name] { return v }
         guard let d = declared.first(where: { $0.name == name }) else { preconditionFailure("'\(name)' is not a declared key") }
         return d.defaultValue
     }
     /// Duration key `name`.
-    public func duration(_ name: String) -> SimDuration {
+    package func duration(_ name: String) -> SimDuration {
         if case .duration(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a duration") }
     }
     /// Number key `name`.
-    public func number(_ name: String) -> Double {
+    package func number(_ name: String) -> Double {
         if case .number(let x) = value(name) { x } else { preconditionFailure("'\(name)' is not a number") }
     }
     /// Number-or-none key `name`: `nil` for none.
-    public func optionalNumber(_ name: String) -> Double? {
+    package func optionalNumber(_ name: String) -> Double? {
         switch value(name) {
         case .number(let x): x
         case .off: nil
@@ -111,7 +111,7 @@ public struct MechanismValues: Sendable, Equatable {
         }
     }
     /// Duration-or-none key `name`: `nil` for none.
-    public func optionalDuration(_ name: String) -> SimDuration? {
+    package func optionalDuration(_ name: String) -> SimDuration? {
         switch value(name) {
         case .duration(let d): d
         case .off: nil
@@ -119,82 +119,82 @@ public struct MechanismValues: Sendable, Equatable {
         }
     }
     /// Whole-number key `name`.
-    public func integer(_ name: String) -> Int {
+    package func integer(_ name: String) -> Int {
         if case .integer(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a whole number") }
     }
     /// Flag key `name`.
-    public func flag(_ name: String) -> Bool {
+    package func flag(_ name: String) -> Bool {
         if case .flag(let b) = value(name) { b } else { preconditionFailure("'\(name)' is not a flag") }
     }
     /// Name key `name`.
-    public func text(_ name: String) -> String {
+    package func text(_ name: String) -> String {
         if case .text(let t) = value(name) { t } else { preconditionFailure("'\(name)' is not a name") }
     }
     /// Distribution key `name`, in seconds or bytes.
-    public func distribution(_ name: String) -> Distribution {
+    package func distribution(_ name: String) -> Distribution {
         if case .distribution(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a distribution") }
     }
     /// Names key `name`.
-    public func names(_ name: String) -> [String] {
+    package func names(_ name: String) -> [String] {
         if case .names(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a list of names") }
     }
 }
 
 extension PolicyParameterInfo {
     /// A duration key with its default, within `range`.
-    public static func duration(_ name: String, _ value: SimDuration, in range: ClosedRange<SimDuration> = .nonNegative, help: String) -> Self {
+    package static func duration(_ name: String, _ value: SimDuration, in range: ClosedRange<SimDuration> = .nonNegative, help: String) -> Self {
         Self(name: name, kind: .duration(range, noneAllowed: false), defaultValue: .duration(value), help: help)
     }
     /// A number key with its default, within `range`, in `unit`.
-    public static func number(_ name: String, _ value: Double, in range: NumberRange, unit: String, help: String) -> Self {
+    package static func number(_ name: String, _ value: Double, in range: NumberRange, unit: String, help: String) -> Self {
         Self(name: name, kind: .number(range, unit: unit), defaultValue: .number(value), help: help)
     }
     /// A whole-number key with its default, within `range`, counting `unit`.
-    public static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "a whole number", help: String) -> Self {
+    package static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "a whole number", help: String) -> Self {
         Self(name: name, kind: .integer(range, unit: unit), defaultValue: .integer(value), help: help)
     }
     /// A true-or-false key with its default.
-    public static func flag(_ name: String, _ value: Bool, help: String) -> Self {
+    package static func flag(_ name: String, _ value: Bool, help: String) -> Self {
         Self(name: name, kind: .flag, defaultValue: .flag(value), help: help)
     }
     /// A key of seconds drawn per use, with its default (in seconds).
-    public static func seconds(_ name: String, _ value: Distribution, help: String) -> Self {
+    package static func seconds(_ name: String, _ value: Distribution, help: String) -> Self {
         Self(name: name, kind: .distribution(.seconds), defaultValue: .distribution(value), help: help)
     }
     /// A key of sizes drawn per use, written in kilobytes, with its default (in bytes).
-    public static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
+    package static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
         Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
     }
     /// A number key in `unit`, within `range`, that may be `none` (its default).
-    public static func optionalNumber(_ name: String, in range: NumberRange, unit: String, help: String) -> Self {
+    package static func optionalNumber(_ name: String, in range: NumberRange, unit: String, help: String) -> Self {
         Self(name: name, kind: .optionalNumber(range, unit: unit), defaultValue: .off, help: help)
     }
     /// A duration key within `range` that may be `none` (its default).
-    public static func optionalDuration(_ name: String, in range: ClosedRange<SimDuration> = .positive, help: String) -> Self {
+    package static func optionalDuration(_ name: String, in range: ClosedRange<SimDuration> = .positive, help: String) -> Self {
         Self(name: name, kind: .duration(range, noneAllowed: true), defaultValue: .off, help: help)
     }
     /// A key naming one of `names`, which a section must give.
-    public static func choice(_ name: String, _ names: [String], help: String) -> Self {
+    package static func choice(_ name: String, _ names: [String], help: String) -> Self {
         Self(name: name, kind: .choice(names), defaultValue: .text(names[0]), help: help, isRequired: true)
     }
     /// A key naming one of `names`, with its default.
-    public static func choice(_ name: String, _ names: [String], default value: String, help: String) -> Self {
+    package static func choice(_ name: String, _ names: [String], default value: String, help: String) -> Self {
         Self(name: name, kind: .choice(names), defaultValue: .text(value), help: help)
     }
     /// A key listing places of the network model, which a section must give.
-    public static func places(_ name: String, help: String) -> Self {
+    package static func places(_ name: String, help: String) -> Self {
         Self(name: name, kind: .places, defaultValue: .names([]), help: help, isRequired: true)
     }
     /// A list of some of `names`, or `none` (its default: a value that depends on other keys).
-    public static func choices(_ name: String, _ names: [String], help: String) -> Self {
+    package static func choices(_ name: String, _ names: [String], help: String) -> Self {
         Self(name: name, kind: .choices(names), defaultValue: .off, help: help)
     }
     /// A name key which a section must give.
-    public static func name(_ name: String, help: String) -> Self {
+    package static func name(_ name: String, help: String) -> Self {
         Self(name: name, kind: .text, defaultValue: .text(""), help: help, isRequired: true)
     }
     /// A name key with its default.
-    public static func text(_ name: String, _ value: String, help: String) -> Self {
+    package static func text(_ name: String, _ value: String, help: String) -> Self {
         Self(name: name, kind: .text, defaultValue: .text(value), help: help)
     }
 }

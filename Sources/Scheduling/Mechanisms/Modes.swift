@@ -7,13 +7,13 @@ import SimRandom
 /// it running in the background (never suspended), drawing the mode's power and fetching its
 /// chunks, until its drawn length ends or the app does (it then ends as completed). Without
 /// one of the mode's keys in `UIBackgroundModes` no session goes on.
-public final class BackgroundModes: Mechanism {
+package final class BackgroundModes: Mechanism {
     /// `background_mode`.
-    public static let name = "background_mode"
+    package static let name = "background_mode"
     /// For `bgsim mechanisms`.
-    public static let summary = "Continuous background modes: music, navigation, a call or an accessory goes on after the person leaves"
+    package static let summary = "Continuous background modes: music, navigation, a call or an accessory goes on after the person leaves"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .choice("kind", BackgroundModeKind.allCases.map(\.rawValue), help: "the mode, which is also the sessions' task kind"),
         .number(
             "probability_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that the person leaves the app with a session going"),
@@ -26,11 +26,11 @@ public final class BackgroundModes: Mechanism {
         .number("chunk_down_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes received with each chunk"),
     ]
     /// `app.<name>.mode`: at each leave, whether a session goes on and for how long.
-    public static let streams = ["mode"]
+    package static let streams = ["mode"]
     /// One kind per mode, in `BackgroundModeKind`'s order: sessions, with no time limit.
-    public static let kinds = BackgroundModeKind.allCases.map { TaskKind.Traits($0.rawValue, .mode, budget: nil) }
+    package static let kinds = BackgroundModeKind.allCases.map { TaskKind.Traits($0.rawValue, .mode, budget: nil) }
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.appLeft]
+    package static let hooks: MechanismHooks = [.appLeft]
 
     struct Section {
         var mode: BackgroundModeKind, probability: Double, duration: PreparedDistribution, powerW: Double
@@ -44,7 +44,7 @@ public final class BackgroundModes: Mechanism {
     var chunks: [Int: MechanismEvent] = [:]
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
                 let mode = BackgroundModeKind(rawValue: $0.text("kind"))!
@@ -58,7 +58,7 @@ public final class BackgroundModes: Mechanism {
     }
 
     /// A session goes on with the mode's probability, unless the person swiped the app away.
-    public func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
+    package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
         guard let s = sections[app], let stream = host.stream(app, "mode") else { return }
         // Drawn at every leave, so later sessions do not depend on earlier ones' ends.
         let starts = stream.bernoulli(s.probability)
@@ -79,22 +79,22 @@ public final class BackgroundModes: Mechanism {
     }
 
     /// Session `payload`'s next chunk.
-    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
         chunks[payload] = nil
         chunk(payload, &host)
     }
 
     /// The session is over: no more chunks.
-    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
+    package func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
         if let e = chunks.removeValue(forKey: task) { host.cancel(e) }
         if let (app, _) = live.removeValue(forKey: task) { sessions[app] = nil }
     }
 
     /// The task kind of `mode`'s sessions.
-    public static func kind(_ mode: BackgroundModeKind) -> TaskKind {
+    package static func kind(_ mode: BackgroundModeKind) -> TaskKind {
         MechanismRegistry.kind(Self.self, BackgroundModeKind.allCases.firstIndex(of: mode)!)
     }
 
     /// `mode.audio`, `mode.location`.
-    public func identifier(app: Int, source: Int) -> String { "mode.\(sections[app]?.mode.rawValue ?? "")" }
+    package func identifier(app: Int, source: Int) -> String { "mode.\(sections[app]?.mode.rawValue ?? "")" }
 }

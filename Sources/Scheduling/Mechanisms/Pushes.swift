@@ -34,13 +34,13 @@ public struct PushArrival: Equatable, Sendable {
 /// above `system.silent_push.critical_battery_pct` or charging (every factor but app usage
 /// applies, docs/sources.md §4) and fewer than `system.pushes_per_hour` were delivered to the
 /// app in the last hour, then wakes the app for `system.wake_budget`.
-public final class SilentPushes: Mechanism {
+package final class SilentPushes: Mechanism {
     /// `silent_push`.
-    public static let name = "silent_push"
+    package static let name = "silent_push"
     /// For `bgsim mechanisms`.
-    public static let summary = "Silent pushes: the app's server wakes it, within the system's hourly budget"
+    package static let summary = "Silent pushes: the app's server wakes it, within the system's hourly budget"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         PolicyParameterInfo(
             name: "per_hour", kind: .number(NumberRange(lower: 0, lowerIncluded: false, upper: 3600), unit: "a rate per hour"),
             defaultValue: .number(1), help: "the server's mean rate of pushes", isRequired: true),
@@ -49,20 +49,20 @@ public final class SilentPushes: Mechanism {
         .kilobytes("down_kb", .fixed(20_000), help: "bytes the handler receives"),
     ]
     /// The keys of `system.silent_push`.
-    public static let systemParameters: [PolicyParameterInfo] = [
+    package static let systemParameters: [PolicyParameterInfo] = [
         .number(
             "critical_battery_pct", 20, in: NumberRange(0...100), unit: "percent",
             help: "on battery at or below this charge, pushes wait for the charger (the critical-battery factor)")
     ]
     /// `app.<name>.push`: each push's arrival and work.
-    public static let streams = ["push"]
+    package static let streams = ["push"]
     /// `silent_push`: `system.wake_budget` once delivered.
-    public static let kinds = [TaskKind.Traits("silent_push", [.producesResult], budget: { $0.wakeBudget })]
+    package static let kinds = [TaskKind.Traits("silent_push", [.producesResult], budget: { $0.wakeBudget })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.start, .gatesChanged]
+    package static let hooks: MechanismHooks = [.start, .gatesChanged]
 
     /// A trace's pushes reach apps whether or not they have the section.
-    public static func isUsed(by setup: PhoneSetup) -> Bool {
+    package static func isUsed(by setup: PhoneSetup) -> Bool {
         setup.pushTrace != nil || setup.apps.contains { $0.hasSection(name) }
     }
 
@@ -84,7 +84,7 @@ public final class SilentPushes: Mechanism {
     var trace: [PushArrival] = []
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         criticalCharge = system.number("critical_battery_pct") / 100
         sections = apps.map { v in
             v.map {
@@ -102,7 +102,7 @@ public final class SilentPushes: Mechanism {
     // Events: a server's push (payload 4·app), the hour rolling on (4·app + 1), a trace's push (4·k + 2).
 
     /// The trace's first push, or each server's.
-    public func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
         if let pushes = host.scenario.pushTrace {
             trace = pushes
             if let first = trace.first { host.schedule(2, at: first.time, as: .world) }
@@ -127,7 +127,7 @@ public final class SilentPushes: Mechanism {
     }
 
     /// A push arrives, or the hour rolls on for an app.
-    public func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
+    package func event<H: MechanismHost & ~Copyable>(_ payload: Int, _ host: inout H) {
         let k = payload >> 2
         switch payload & 3 {
         case 0:
@@ -186,13 +186,13 @@ public final class SilentPushes: Mechanism {
     }
 
     /// What held pushes wait for may have changed.
-    public func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {
+    package func gatesChanged<H: MechanismHost & ~Copyable>(_ host: inout H) {
         guard heldCount > 0 else { return }
         for app in held.indices where held[app] != nil { deliverHeld(app, &host) }
     }
 
     /// A held push ended otherwise (the run's end): no longer held.
-    public func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
+    package func taskEnded<H: MechanismHost & ~Copyable>(_ task: Int, _ outcome: TaskOutcome, _ host: inout H) {
         if let app = held.firstIndex(of: task) {
             held[app] = nil
             heldCount -= 1
@@ -200,5 +200,5 @@ public final class SilentPushes: Mechanism {
     }
 
     /// `silent-push`.
-    public func identifier(app: Int, source: Int) -> String { "silent-push" }
+    package func identifier(app: Int, source: Int) -> String { "silent-push" }
 }

@@ -7,30 +7,30 @@ import SimRandom
 /// entries. Whether the system relaunches an app the person swiped away is a phone-wide key
 /// (`system.regions.after_swipe`), as the sources disagree; an app that exits on suspend is
 /// not relaunched.
-public final class Regions: Mechanism {
+package final class Regions: Mechanism {
     /// `regions`.
-    public static let name = "regions"
+    package static let name = "regions"
     /// For `bgsim mechanisms`.
-    public static let summary = "Region monitoring: entering or leaving a monitored place wakes the app in the background"
+    package static let summary = "Region monitoring: entering or leaving a monitored place wakes the app in the background"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .places("places", help: "places of the network model whose geofences the app monitors"),
         .seconds("cpu", .fixed(2), help: "CPU time of the handler of an entry or exit"),
         .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
         .kilobytes("down_kb", .fixed(5_000), help: "bytes the handler receives"),
     ]
     /// The keys of `system.regions`.
-    public static let systemParameters: [PolicyParameterInfo] = [
+    package static let systemParameters: [PolicyParameterInfo] = [
         .flag(
             "after_swipe", true,
             help: "a crossing relaunches an app the person swiped away (false: dropped until they open it, as reported on iOS 26)")
     ]
     /// `app.<name>.region`: each crossing's work.
-    public static let streams = ["region"]
+    package static let streams = ["region"]
     /// `region`: `system.region_budget` once woken.
-    public static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
+    package static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.placeChanged]
+    package static let hooks: MechanismHooks = [.placeChanged]
 
     struct Section {
         var places: [String], cpu: Distribution, upBytes: Distribution, downBytes: Distribution
@@ -41,7 +41,7 @@ public final class Regions: Mechanism {
     let kind = MechanismRegistry.kind(Regions.self)
 
     /// The run's mechanism, from each app's section and `system.regions`.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         afterSwipe = system.flag("after_swipe")
         sections = apps.map { v in
             v.map { Section(places: $0.names("places"), cpu: $0.distribution("cpu"), upBytes: $0.distribution("up_kb"), downBytes: $0.distribution("down_kb")) }
@@ -49,7 +49,7 @@ public final class Regions: Mechanism {
     }
 
     /// Each app that monitors `left` or `entered` is woken, in app order, exit first.
-    public func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {
+    package func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {
         for (app, section) in sections.enumerated() {
             guard let section, let stream = host.stream(app, "region") else { continue }
             for (crossing, place) in [(0, left), (1, entered)] {
@@ -68,7 +68,7 @@ public final class Regions: Mechanism {
     }
 
     /// `region.exit.home`, `region.enter.work`.
-    public func identifier(app: Int, source: Int) -> String {
+    package func identifier(app: Int, source: Int) -> String {
         "region.\(source & 1 == 0 ? "exit" : "enter").\(sections[app]?.places[source >> 1] ?? "")"
     }
 }

@@ -8,13 +8,13 @@ import SimRandom
 /// saves), and redoes the work when it is next launched, as finite-length work. The person
 /// opening the app sees what it holds, and the app saves it on the way out (assumption).
 /// An app without the section archives every result at no cost.
-public final class StatePreservation: Mechanism {
+package final class StatePreservation: Mechanism {
     /// `state_preservation`.
-    public static let name = "state_preservation"
+    package static let name = "state_preservation"
     /// For `bgsim mechanisms`.
-    public static let summary = "State preservation: results an app does not archive are lost with its process and redone at its next launch"
+    package static let summary = "State preservation: results an app does not archive are lost with its process and redone at its next launch"
     /// The app profile's keys.
-    public static let parameters: [PolicyParameterInfo] = [
+    package static let parameters: [PolicyParameterInfo] = [
         .number(
             "archive_pct", 100, in: NumberRange(0...100), unit: "a chance in percent",
             help: "chance that the app archives a result of its background work as the work ends"),
@@ -22,12 +22,12 @@ public final class StatePreservation: Mechanism {
     ]
     /// `app.<name>.archive`: per result, whether it is archived (drawn only for a chance
     /// strictly between 0 and 100%).
-    public static let streams = ["archive"]
+    package static let streams = ["archive"]
     /// `redo`: lost work redone at a launch, with the finite-length grant in the background;
     /// numbered by the lost task (`redo.<task>`), tallied as `redo.*`.
-    public static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult, .numbered], budget: { $0.backgroundTime })]
+    package static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult, .numbered], budget: { $0.backgroundTime })]
     /// The run's calls it implements.
-    public static let hooks: MechanismHooks = [.appEnteredForeground, .processEnded, .processStarted]
+    package static let hooks: MechanismHooks = [.appEnteredForeground, .processEnded, .processStarted]
 
     /// A completed result the app holds in memory only: its task, and what redoing it costs.
     struct Result {
@@ -42,7 +42,7 @@ public final class StatePreservation: Mechanism {
     var unarchived: Set<Int> = []
 
     /// The run's mechanism, from each app's section.
-    public init(apps: [MechanismValues?], system: MechanismValues) {
+    package init(apps: [MechanismValues?], system: MechanismValues) {
         archive = apps.map { $0.map { $0.number("archive_pct") / 100 } }
         archiveCPU = apps.map { $0?.duration("archive_cpu") ?? .zero }
         unsaved = Array(repeating: [], count: apps.count)
@@ -50,10 +50,10 @@ public final class StatePreservation: Mechanism {
     }
 
     /// The apps with the section: their tasks are observed.
-    public func observesTasks(of app: Int) -> Bool { archive[app] != nil }
+    package func observesTasks(of app: Int) -> Bool { archive[app] != nil }
 
     /// A task that produces a result begins: whether the app archives it, at what cost.
-    public func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
+    package func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
         let app = host.app(of: task)
         guard let p = archive[app], host.kind(of: task).producesResult else { return }
         let archives = p > 0 && p < 1 ? host.stream(app, "archive")!.bernoulli(p) : p > 0
@@ -67,7 +67,7 @@ public final class StatePreservation: Mechanism {
 
     /// A task ended; one that completed its work leaves its result archived (and with it
     /// everything the app held) or in memory only.
-    public func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {
+    package func anyTaskEnded<H: MechanismHost & ~Copyable>(_ task: Int, resultReady: Bool, _ host: inout H) {
         let app = host.app(of: task)
         guard resultReady, host.kind(of: task).producesResult else {
             unarchived.remove(task)
@@ -82,13 +82,13 @@ public final class StatePreservation: Mechanism {
     }
 
     /// The person sees what the app holds; it saves its state on the way out.
-    public func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func appEnteredForeground<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         if !unsaved[app].isEmpty { unsaved[app].removeAll() }
     }
 
     /// The process ended: what it held unarchived is lost, unless it saved in
     /// `applicationWillTerminate` (an app that exits on suspend always gets it).
-    public func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {
+    package func processEnded<H: MechanismHost & ~Copyable>(_ app: Int, cause: LifecycleCause, _ host: inout H) {
         guard !unsaved[app].isEmpty, cause != .exitsOnSuspend else { return }
         for r in unsaved[app] { host.reportLost(r.task, app: app, energyJ: r.energyJ) }
         lost[app] += unsaved[app]
@@ -97,7 +97,7 @@ public final class StatePreservation: Mechanism {
 
     /// At a launch, the app redoes the work it lost, as finite-length work: unlimited in the
     /// foreground, the background grant otherwise.
-    public func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
+    package func processStarted<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
         guard !lost[app].isEmpty, !host.isDraining else { return }
         let redo = lost[app]
         lost[app].removeAll()
@@ -109,5 +109,5 @@ public final class StatePreservation: Mechanism {
     }
 
     /// `redo.<task>`, the lost task's id.
-    public func identifier(app: Int, source: Int) -> String { "redo.\(source)" }
+    package func identifier(app: Int, source: Int) -> String { "redo.\(source)" }
 }

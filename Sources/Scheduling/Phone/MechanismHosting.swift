@@ -93,50 +93,50 @@ extension PhoneSimulation: MechanismHost {
     // MARK: - What a mechanism sees
 
     /// The simulated time now.
-    public var now: SimInstant { sim.now }
+    package var now: SimInstant { sim.now }
     /// After the horizon.
-    public var isDraining: Bool { draining }
+    package var isDraining: Bool { draining }
     /// The horizon.
-    public var horizon: SimInstant { .after(setup.duration) }
+    package var horizon: SimInstant { .after(setup.duration) }
     /// The scenario.
-    public var scenario: PhoneSetup { setup }
+    package var scenario: PhoneSetup { setup }
     /// Whether the phone is on.
-    public var phoneIsOn: Bool { books.isOn }
+    package var phoneIsOn: Bool { books.isOn }
     /// Whether Low Power Mode is on.
-    public var lowPowerMode: Bool { books.lowPower }
+    package var lowPowerMode: Bool { books.lowPower }
     /// Whether a charger powers the phone.
-    public var isCharging: Bool { books.isCharging }
+    package var isCharging: Bool { books.isCharging }
     /// The battery's charge, a fraction.
-    public var charge: Double { books.battery.charge }
+    package var charge: Double { books.battery.charge }
     /// The connection in use.
-    public var connection: NetworkKind { radios.connection.kind }
+    package var connection: NetworkKind { radios.connection.kind }
     /// The setting is not off, and the app's switch is on.
-    public func backgroundAppRefresh(_ app: Int) -> Bool { setup.settings.backgroundAppRefresh != .off && model.apps[app].backgroundRefresh }
+    package func backgroundAppRefresh(_ app: Int) -> Bool { setup.settings.backgroundAppRefresh != .off && model.apps[app].backgroundRefresh }
     /// App `app`'s state.
-    public func appState(_ app: Int) -> AppState { apps[app].life.state }
+    package func appState(_ app: Int) -> AppState { apps[app].life.state }
     /// Whether the app was swiped away and not opened since.
-    public func isSwipedAway(_ app: Int) -> Bool { apps[app].life.swipedAway }
+    package func isSwipedAway(_ app: Int) -> Bool { apps[app].life.swipedAway }
     /// Whether its `UIBackgroundModes` has `mode`.
-    public func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool { setup.apps[app].declares(mode) }
+    package func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool { setup.apps[app].declares(mode) }
     /// The app's CPU power in the background.
-    public func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
+    package func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
     /// Whether the app exits on suspend.
-    public func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
+    package func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
     /// App `app`'s stream `name` of the active mechanism.
-    public func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
+    package func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
     /// Stream `app.<name>`.
-    public func appStream(_ app: Int) -> RandomStream { streams.apps[app] }
+    package func appStream(_ app: Int) -> RandomStream { streams.apps[app] }
     /// The task's app.
-    public func app(of task: Int) -> Int { tasks[task].appIndex }
+    package func app(of task: Int) -> Int { tasks[task].appIndex }
 
     /// Exactly listed, or under an entry ending in `.*`; an app without a list permits its
     /// declared work.
-    public func permits(_ app: Int, _ identifier: String) -> Bool {
+    package func permits(_ app: Int, _ identifier: String) -> Bool {
         setup.apps[app].permittedIdentifiers.map { BGTaskScheduler.allows($0, identifier) } ?? true
     }
 
     /// Transferring: none; then the CPU time done over the work's.
-    public func progress(of task: Int) -> Double {
+    package func progress(of task: Int) -> Double {
         let t = tasks[task]
         guard t.status == .running else { return t.status == .ended ? 1 : 0 }
         guard t.phase == .working, !t.isTransferring(at: sim.now) else { return t.phase == .working ? 0 : 1 }
@@ -144,24 +144,24 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// Whether task `task` is running.
-    public func isRunning(_ task: Int) -> Bool { tasks[task].status == .running }
+    package func isRunning(_ task: Int) -> Bool { tasks[task].status == .running }
     /// Its kind.
-    public func kind(of task: Int) -> TaskKind { tasks[task].kind }
+    package func kind(of task: Int) -> TaskKind { tasks[task].kind }
     /// Its work.
-    public func work(of task: Int) -> SimDuration { tasks[task].work }
+    package func work(of task: Int) -> SimDuration { tasks[task].work }
     /// Its bytes.
-    public func bytes(of task: Int) -> (up: Double, down: Double) { (tasks[task].upBytes, tasks[task].downBytes) }
+    package func bytes(of task: Int) -> (up: Double, down: Double) { (tasks[task].upBytes, tasks[task].downBytes) }
     /// Its CPU's and radio's energy so far.
-    public func energyJ(of task: Int) -> Double { tasks[task].cpuJ + tasks[task].radioJ }
+    package func energyJ(of task: Int) -> Double { tasks[task].cpuJ + tasks[task].radioJ }
     /// Running, of a carried kind, and not handed to its app.
-    public func isCarried(_ task: Int) -> Bool {
+    package func isCarried(_ task: Int) -> Bool {
         tasks[task].status == .running && tasks[task].kind.isSystemCarried && !tasks[task].flags.contains(.holdsApp)
     }
 
     // MARK: - What a mechanism does
 
     /// An event of the active mechanism, with the new work's priority.
-    @discardableResult public mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent {
+    @discardableResult package mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent {
         precondition(payload >= 0 && payload < 1 << 55, "a mechanism's payload fits in 55 bits")
         let step = kind == .taskStep
         let packed = payload << 8 | (step ? 0x80 : 0) | activeMechanism
@@ -175,10 +175,10 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// Cancels the event.
-    public mutating func cancel(_ event: MechanismEvent) { sim.cancel(event.handle) }
+    package mutating func cancel(_ event: MechanismEvent) { sim.cancel(event.handle) }
 
     /// A new task, told to the sink as submitted.
-    public mutating func submit(
+    package mutating func submit(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double, replacing: Int?
     ) -> Int {
         let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW)
@@ -187,7 +187,7 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// A new request, told to the sink as submitted, eligible at `earliestBegin`.
-    public mutating func request(
+    package mutating func request(
         app: Int, kind: TaskKind, source: Int, work: SimDuration, upBytes: Double, downBytes: Double, powerW: Double,
         earliestBegin: SimInstant, success: Bool, forgetsCompletion: Bool
     ) -> Int {
@@ -198,26 +198,26 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// More work for a task that is beginning.
-    public mutating func addWork(_ task: Int, _ work: SimDuration) { extendWork(TaskID(task), by: work) }
+    package mutating func addWork(_ task: Int, _ work: SimDuration) { extendWork(TaskID(task), by: work) }
 
     /// Tells the sink.
-    public mutating func reportLost(_ task: Int, app: Int, energyJ: Double) {
+    package mutating func reportLost(_ task: Int, app: Int, energyJ: Double) {
         sink.taskEvent(.lost(TaskID(task), app: app, energyJ: energyJ), at: sim.now)
     }
 
     /// Sets the task's two requirements.
-    public mutating func setRequirements(_ task: Int, externalPower: Bool, network: Bool) {
+    package mutating func setRequirements(_ task: Int, externalPower: Bool, network: Bool) {
         setNeeds(TaskID(task), externalPower: externalPower, network: network)
     }
 
     /// Begins the carried task with its timeout as its deadline.
-    public mutating func carry(_ task: Int, timeout: SimDuration) {
+    package mutating func carry(_ task: Int, timeout: SimDuration) {
         precondition(tasks[task].kind.isSystemCarried, "the system carries only a task of a system-carried kind, not \(tasks[task].kind)")
         beginCarried(TaskID(task), until: sim.now + timeout)
     }
 
     /// Submits the app's tasks registered on `trigger`.
-    public mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger) {
+    package mutating func submitTasks(_ app: Int, on trigger: AppTask.Trigger) {
         let registered = setup.apps[app].tasks
         for m in model.apps[app].tasks where registered[model.tasks[m].index].submitOn.contains(trigger) {
             submit(task: m, earliestBegin: sim.now + model.tasks[m].earliestBegin)
@@ -225,24 +225,24 @@ extension PhoneSimulation: MechanismHost {
     }
 
     /// The task's handler will not call its completion.
-    public mutating func forgetsCompletion(_ task: Int) { markForgetsCompletion(TaskID(task)) }
+    package mutating func forgetsCompletion(_ task: Int) { markForgetsCompletion(TaskID(task)) }
 
     /// Sends the data on the task's behalf.
-    public mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {
+    package mutating func transfer(_ task: Int, upBytes: Double, downBytes: Double) {
         send(Transfer(owner: .task(task), upBytes: upBytes, downBytes: downBytes))
     }
 
     /// Starts the task for its kind's budget, launching or resuming its app in the background.
-    public mutating func run(_ task: Int) { wake(TaskID(task)) }
+    package mutating func run(_ task: Int) { wake(TaskID(task)) }
 
     /// Calls the task's expiration handler, as for a budget run out.
-    public mutating func expireTask(_ task: Int, _ reason: ExpirationReason) {
+    package mutating func expireTask(_ task: Int, _ reason: ExpirationReason) {
         guard tasks[task].status == .running, !tasks[task].isExpiring else { return }
         expire(TaskID(task), reason)
     }
 
     /// Ends the task with `outcome`.
-    public mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
+    package mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
         finish(TaskID(task), outcome, at: sim.now, rejection: rejection)
     }
 }

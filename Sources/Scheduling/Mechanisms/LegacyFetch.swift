@@ -26,6 +26,8 @@ package final class LegacyFetch: Mechanism {
     ]
     /// None: a fetch draws from the app's own stream.
     package static let streams: [String] = []
+    /// A fetch is the app's own work, in its BGTaskScheduler requests' place.
+    package static let drawsAppStream = true
     /// `fetch`: decided like a refresh; `system.fetch_budget` once started.
     package static let kinds = [TaskKind.Traits("fetch", [.scheduled, .refreshLike, .producesResult], budget: { $0.fetchBudget })]
     /// The run's calls it implements.

@@ -25,8 +25,12 @@ package protocol Mechanism: AnyObject {
     static var isList: Bool { get }
     /// The keys of its section in `system` (phone-wide rules), likewise.
     static var systemParameters: [PolicyParameterInfo] { get }
-    /// Its random streams, per app that declares its section: stream `app.<app>.<name>`.
+    /// Its random streams, per app that declares its section: stream `app.<app>.<name>`. Only
+    /// it draws them (debug builds check).
     static var streams: [String] { get }
+    /// Whether it draws from the app's own stream (`app.<app>`), as a mechanism an app uses
+    /// instead of BGTaskScheduler does; none other may (debug builds check).
+    static var drawsAppStream: Bool { get }
     /// The kinds of task it runs, after the built-in kinds in ``TaskKind/allCases``.
     static var kinds: [TaskKind.Traits] { get }
     /// Errors its submissions may fail with, after BGTaskScheduler's in ``SubmitError/allCases``.
@@ -106,6 +110,8 @@ extension Mechanism {
     package static var rejections: [SubmitError.Name] { [] }
     /// No expiration reasons of its own.
     package static var expirationReasons: [String] { [] }
+    /// Streams of its own only.
+    package static var drawsAppStream: Bool { false }
     /// When an app has its section.
     package static func isUsed(by setup: PhoneSetup) -> Bool { setup.apps.contains { $0.hasSection(name) } }
     /// Nothing at the start.

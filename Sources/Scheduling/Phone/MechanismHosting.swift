@@ -122,10 +122,20 @@ extension PhoneSimulation: MechanismHost {
     package func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
     /// Whether the app exits on suspend.
     package func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
-    /// App `app`'s stream `name` of the active mechanism.
-    package func stream(_ app: Int, _ name: String) -> RandomStream? { streams.declared[app][name] }
-    /// Stream `app.<name>`.
-    package func appStream(_ app: Int) -> RandomStream { streams.apps[app] }
+    /// App `app`'s stream `name` of the active mechanism, which must have declared it.
+    package func stream(_ app: Int, _ name: String) -> RandomStream? {
+        assert(
+            MechanismRegistry.builtIn[activeMechanism].streams.contains(name),
+            "\(MechanismRegistry.builtIn[activeMechanism].name) draws stream \(name), which it does not declare")
+        return streams.declared[app][name]
+    }
+    /// Stream `app.<name>`, for the one mechanism that declares it draws it.
+    package func appStream(_ app: Int) -> RandomStream {
+        assert(
+            MechanismRegistry.builtIn[activeMechanism].drawsAppStream,
+            "\(MechanismRegistry.builtIn[activeMechanism].name) draws the app's own stream, which it does not declare")
+        return streams.apps[app]
+    }
     /// The task's app.
     package func app(of task: Int) -> Int { tasks[task].appIndex }
 

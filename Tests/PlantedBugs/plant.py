@@ -69,7 +69,10 @@ def main():
                 failed = sorted(set(re.findall(r"✘ Test (\w+)\(", out)))
                 crashed = "Fatal error" in out or "Assertion failed" in out or "exited with" in out
                 if failed or crashed:
-                    caught = ", ".join(f"`{t}`" for t in failed) or "a debug assertion"
+                    stop = re.search(r"(?:Assertion failed|Fatal error): ([^\n]*)", out)
+                    caught = ", ".join(f"`{t}`" for t in failed)
+                    if stop:
+                        caught += ("; " if caught else "") + "assertion: " + stop.group(1).split(": ")[-1][:90]
                 else:
                     caught = "**not caught**"
                     missed += 1

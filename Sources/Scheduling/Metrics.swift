@@ -86,7 +86,7 @@ extension MetricsSink {
 }
 
 /// Why the system called a task's expiration handler. The built-in reasons are listed once,
-/// in `builtIn`; a mechanism may declare its own (``Mechanism/expirationReasons``), which
+/// in `builtIn`; a mechanism may declare its own (`Mechanism.expirationReasons`), which
 /// follow them in ``allCases``.
 public struct ExpirationReason: Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Position in ``allCases``: the index of its column in per-reason counts.

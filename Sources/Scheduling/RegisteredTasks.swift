@@ -3,7 +3,7 @@ import SimEngine
 
 /// BGTaskScheduler's requests, declared as a mechanism's section is: the keys of each entry
 /// of an app profile's `tasks` list, which scenario files, `--set`, sweeps, `validate --print`
-/// and `bgsim mechanisms` read from here. They are not a registered ``Mechanism``: every policy
+/// and `bgsim mechanisms` read from here. They are not a registered `Mechanism`: every policy
 /// decides them, and the run's core submits (`Submission.swift`), gates (`Decisions.swift`)
 /// and runs them. Their kinds are the built-in ones (``kinds``); their draws come
 /// from the app's own stream, `app.<name>`.

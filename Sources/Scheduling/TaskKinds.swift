@@ -5,7 +5,7 @@ import SimEngine
 /// (docs/sources.md §1-3) is its own kind in `tasks.csv` and the metrics.
 ///
 /// The built-in kinds are listed once, in `builtIn`, with their traits; a mechanism
-/// (``Mechanism``) declares its own, which follow them in ``allCases``. A kind's value carries
+/// (`Mechanism`) declares its own, which follow them in ``allCases``. A kind's value carries
 /// its index and the traits the run reads at every task, so reading them costs nothing.
 public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// Position in ``allCases``: the index of the kind's columns in per-kind counts.
@@ -61,7 +61,7 @@ public struct TaskKind: Hashable, Sendable, CaseIterable, CustomStringConvertibl
     @inlinable public var usesGrant: Bool { traits.contains(.usesGrant) }
     /// Whether a completed task of this kind leaves a result the app must archive.
     @inlinable public var producesResult: Bool { traits.contains(.producesResult) }
-    /// A kind a mechanism declared (``Mechanism``), not built in.
+    /// A kind a mechanism declared (`Mechanism`), not built in.
     @inlinable public var isDeclared: Bool { traits.contains(.declared) }
     /// Work the system carries out without its app (its transfer), then hands to the app,
     /// woken for the kind's budget (a background URLSession transfer).

@@ -14,7 +14,7 @@ public struct TaskID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// Why `submit` refused a request: BGTaskScheduler's error codes. The built-in ones are listed
-/// once, in `builtIn`; a mechanism may declare its own (``Mechanism/rejections``), which
+/// once, in `builtIn`; a mechanism may declare its own (`Mechanism.rejections`), which
 /// follow them in ``allCases``, so that every per-error column takes them.
 public struct SubmitError: Hashable, Sendable, CaseIterable, Error, CustomStringConvertible {
     /// Position in ``allCases``: the index of its column in per-error counts.

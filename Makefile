@@ -47,7 +47,7 @@ datasets: deps
 ## variant of `make scaling` (instruction counts of the release build: cost per task and per
 ## simulated day may not grow faster than the work).
 test: deps deps-slurm deps-chromium deps-valgrind lint docs
-	$(SWIFT) test
+	$(SWIFT) test --explicit-target-dependency-import-check error
 	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
 	Tests/Report/report-browser-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
@@ -85,7 +85,7 @@ format:
 ## The DocC documentation of the library targets, in .build/docs/<Target>.doccarchive (open one
 ## with `docc preview`, or serve it); warnings, such as a link to a symbol that does not exist
 ## or an undocumented parameter, are errors. `make test` runs it.
-LIBRARIES := SimEngine SimRandom PhoneWorld Scheduling ScenarioFiles ResultFiles Experiments Reports BGSimCommandLine
+LIBRARIES := SimEngine SimRandom PhoneWorld PolicyAPI Scheduling ScenarioFiles ResultFiles Experiments Reports BGSimCommandLine
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
 	  $(foreach t,$(LIBRARIES),--target $(t)) --output-path .build/docs

@@ -4,6 +4,10 @@
 // Targets are layered; each depends only on the layers above it in this file.
 import PackageDescription
 
+// The phone's run calls into the policy API and the mechanisms at every event; their bodies are
+// made available to it as if they were one module (docs/performance.md).
+let crossModule: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "bgsim",
     platforms: [.macOS(.v15)],
@@ -13,6 +17,7 @@ let package = Package(
         .library(name: "SimEngine", targets: ["SimEngine"]),
         .library(name: "SimRandom", targets: ["SimRandom"]),
         .library(name: "PhoneWorld", targets: ["PhoneWorld"]),
+        .library(name: "PolicyAPI", targets: ["PolicyAPI"]),
         .library(name: "Scheduling", targets: ["Scheduling"]),
         .library(name: "ScenarioFiles", targets: ["ScenarioFiles"]),
         .library(name: "ResultFiles", targets: ["ResultFiles"]),
@@ -52,8 +57,21 @@ let package = Package(
 
         // MARK: - Scheduling semantics and policies
 
-        /// Task requests, the gates the system enforces, policies, and the phone's run loop.
-        .target(name: "Scheduling", dependencies: ["SimEngine", "SimRandom", "PhoneWorld"]),
+        /// What a policy sees and returns, and what a phone is set up with: task requests and
+        /// records, kinds, the device state, decisions, declared parameters, the setup and the
+        /// world's timeline. A policy package depends on this alone.
+        .target(name: "PolicyAPI", dependencies: ["SimEngine", "SimRandom", "PhoneWorld"], swiftSettings: crossModule),
+        /// The built-in policies and the registry scenario files name policies from. Without
+        /// package access they see only the policy API's public face, as a package's policy does.
+        .target(name: "Policies", dependencies: ["SimEngine", "PhoneWorld", "PolicyAPI"], packageAccess: false),
+        /// The doors into background time besides BGTaskScheduler, each a declaration behind
+        /// the host protocol the phone implements; their registry completes the open lists of
+        /// kinds, errors and expiration reasons.
+        .target(name: "Mechanisms", dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "PolicyAPI"], swiftSettings: crossModule),
+        /// The phone: the gates the system enforces, its components and run loop, the metrics.
+        /// Re-exports the policy API and the mechanisms, whose types its API takes; the targets
+        /// below still name them, so that a change of theirs rebuilds what uses them.
+        .target(name: "Scheduling", dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "PolicyAPI", "Mechanisms"]),
 
         // MARK: - Experiments
 
@@ -62,7 +80,7 @@ let package = Package(
         .target(
             name: "ScenarioFiles",
             dependencies: [
-                "SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ResultFiles", "CGSL",
+                "SimEngine", "SimRandom", "PhoneWorld", "PolicyAPI", "Mechanisms", "Scheduling", "Policies", "ResultFiles", "CGSL",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -73,12 +91,17 @@ let package = Package(
         /// ScenarioFiles, whose types its API takes.
         .target(
             name: "Experiments",
-            dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles"]
+            dependencies: [
+                "SimEngine", "SimRandom", "PhoneWorld", "PolicyAPI", "Mechanisms", "Scheduling", "Policies", "ScenarioFiles", "ResultFiles",
+            ]
         ),
         /// The HTML and Markdown report of a results folder (inline SVG, no script).
         .target(
             name: "Reports",
-            dependencies: ["SimEngine", "SimRandom", "PhoneWorld", "Scheduling", "ScenarioFiles", "ResultFiles", "Experiments"]
+            dependencies: [
+                "SimEngine", "SimRandom", "PhoneWorld", "PolicyAPI", "Mechanisms", "Scheduling", "Policies", "ScenarioFiles", "ResultFiles",
+                "Experiments",
+            ]
         ),
 
         // MARK: - Command line
@@ -88,7 +111,7 @@ let package = Package(
         .target(
             name: "BGSimCommandLine",
             dependencies: [
-                "Experiments", "Reports", "ScenarioFiles", "ResultFiles", "Scheduling", "SimEngine",
+                "Experiments", "Reports", "ScenarioFiles", "ResultFiles", "PolicyAPI", "Mechanisms", "Scheduling", "Policies", "SimEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -101,7 +124,7 @@ let package = Package(
         /// here too so that ExamplePolicyTests runs it through the library API;
         /// Tests/PolicyPackage builds the template itself, as a user would.
         .target(
-            name: "QuietHoursPolicy", dependencies: ["Scheduling", "SimEngine"],
+            name: "QuietHoursPolicy", dependencies: ["PolicyAPI", "SimEngine"],
             path: "Examples/PolicyPackage/Sources/QuietHoursPolicy"
         ),
 
@@ -110,14 +133,20 @@ let package = Package(
         .testTarget(name: "SimEngineTests", dependencies: ["SimEngine"]),
         .testTarget(name: "SimRandomTests", dependencies: ["SimRandom", "CGSL"]),
         .testTarget(name: "PhoneWorldTests", dependencies: ["PhoneWorld", "SimEngine", "SimRandom"]),
-        .testTarget(name: "SchedulingTests", dependencies: ["Scheduling", "PhoneWorld", "SimEngine", "SimRandom"]),
+        .testTarget(
+            name: "SchedulingTests",
+            dependencies: ["Scheduling", "PolicyAPI", "Policies", "Mechanisms", "PhoneWorld", "SimEngine", "SimRandom"]
+        ),
         .testTarget(
             name: "ExperimentsTests",
             dependencies: [
-                "Experiments", "ScenarioFiles", "ResultFiles", "Reports", "Scheduling", "PhoneWorld", "SimEngine", "SimRandom",
+                "Experiments", "ScenarioFiles", "ResultFiles", "Reports", "Scheduling", "PolicyAPI", "Policies", "Mechanisms", "PhoneWorld",
+                "SimEngine", "SimRandom",
             ]
         ),
-        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim", "BGSimCommandLine", "Scheduling"]),
-        .testTarget(name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "SimEngine"]),
+        .testTarget(name: "BGSimCLITests", dependencies: ["bgsim", "BGSimCommandLine", "PolicyAPI", "Mechanisms", "Scheduling", "Policies"]),
+        .testTarget(
+            name: "ExamplePolicyTests", dependencies: ["QuietHoursPolicy", "Experiments", "Scheduling", "PolicyAPI", "Policies", "SimEngine"]
+        ),
     ]
 )

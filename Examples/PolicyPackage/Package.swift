@@ -20,7 +20,7 @@ let package = Package(
         /// Your policies: each a `RegisteredPolicy`.
         .target(
             name: "QuietHoursPolicy",
-            dependencies: [.product(name: "Scheduling", package: bgsim), .product(name: "SimEngine", package: bgsim)]
+            dependencies: [.product(name: "PolicyAPI", package: bgsim), .product(name: "SimEngine", package: bgsim)]
         ),
         /// bgsim with your policies registered: `swift run my-bgsim run scenarios/compare.yaml`.
         .executableTarget(

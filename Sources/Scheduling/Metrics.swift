@@ -85,44 +85,6 @@ extension MetricsSink {
     public var observesRadioStates: Bool { false }
 }
 
-/// Why the system called a task's expiration handler. The built-in reasons are listed once,
-/// in `builtIn`; a mechanism may declare its own (`Mechanism.expirationReasons`), which
-/// follow them in ``allCases``.
-public struct ExpirationReason: Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// Position in ``allCases``: the index of its column in per-reason counts.
-    public let index: Int
-
-    /// Its time (budget or finite-length grant) ran out.
-    public static let timeUp = ExpirationReason(index: 0)
-    /// A processing task, and the person started using the phone.
-    public static let deviceInUse = ExpirationReason(index: 1)
-    /// A processing task that requires external power, and the charger was removed.
-    public static let powerLost = ExpirationReason(index: 2)
-    /// The time the policy gave it ran out (`PolicyTimeLimit`: Android's quota).
-    public static let timeLimit = ExpirationReason(index: 3)
-
-    /// The built-in reasons' names, in index order.
-    static let builtIn = ["time_up", "device_in_use", "power_lost", "time_limit"]
-    /// Every reason's name: the built-in ones, then each registered mechanism's.
-    static let table: [String] = builtIn + MechanismRegistry.builtIn.flatMap { $0.expirationReasons }
-    /// Every reason, built-in and declared by a mechanism.
-    public static let allCases: [ExpirationReason] = table.indices.map { ExpirationReason(index: $0) }
-
-    init(index: Int) { self.index = index }
-    /// The reason named `rawValue`, if there is one.
-    public init?(rawValue: String) {
-        guard let k = Self.table.firstIndex(of: rawValue) else { return nil }
-        self.index = k
-    }
-
-    /// Its name in events.csv and column names: lower case, digits and `_`.
-    public var rawValue: String { Self.table[index] }
-    /// Declared by a mechanism, not built in.
-    public var isDeclared: Bool { index >= Self.builtIn.count }
-    /// Its name.
-    public var description: String { rawValue }
-}
-
 /// A step in a task's life before its end (which `taskEnded` reports).
 public enum TaskEvent: Sendable {
     /// `submit` accepted the request, replacing `replaced` if any.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Adding a mechanism, done as docs/architecture.md says, in a copy of this working tree: a
-# Mechanism file in Sources/Scheduling/Mechanisms, then its line in MechanismRegistry.builtIn.
+# Mechanism file in Sources/Mechanisms, then its line in MechanismRegistry.builtIn.
 # With the file alone, MechanismTests must fail and name it; with the line, bgsim must list
 # it, read its section from a scenario, set a key by --set, and write its tasks into tasks.csv
 # and runs.csv; the documentation tests must fail until its keys are in docs/scenarios.md and
@@ -22,7 +22,7 @@ build=(--scratch-path "$work/build")
 
 # Step 1: the mechanism's file. A calendar app syncs a while after each open, in the
 # background, as a toy door into background time.
-cat > Sources/Scheduling/Mechanisms/CalendarSync.swift <<'SWIFT'
+cat > Sources/Mechanisms/CalendarSync.swift <<'SWIFT'
 import PhoneWorld
 import SimEngine
 import SimRandom
@@ -70,8 +70,8 @@ set -e
 grep -q "CalendarSync" "$work/forgotten.log" || fail "MechanismTests failed without naming the mechanism: $(tail -5 "$work/forgotten.log")"
 
 # Step 2: its line in the registry.
-sed -i 's/^\( *\)ContinuedProcessing.self,$/&\n\1CalendarSync.self,/' Sources/Scheduling/Mechanisms/Mechanism.swift
-grep -q 'CalendarSync.self' Sources/Scheduling/Mechanisms/Mechanism.swift || fail "no registry line to add the mechanism to"
+sed -i 's/^\( *\)ContinuedProcessing.self,$/&\n\1CalendarSync.self,/' Sources/Mechanisms/Mechanism.swift
+grep -q 'CalendarSync.self' Sources/Mechanisms/Mechanism.swift || fail "no registry line to add the mechanism to"
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered mechanism did not build"; }
 "$swift" test "${build[@]}" --skip-build --filter 'MechanismTests|ContinuedProcessingTests|OutputInvariantTests|aColumnChangeNeedsANewSchemaVersion' \
     > "$work/registered.log" 2>&1 || { tail -20 "$work/registered.log" >&2; fail "the mechanism and output tests failed with the mechanism registered"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Adding a built-in policy, done as docs/architecture.md says, in a copy of this working tree:
-# a policy file in Sources/Scheduling/Policies, then its line in PolicyRegistry.builtIn. With
+# a policy file in Sources/Policies, then its line in PolicyRegistry.builtIn. With
 # the file alone, BuiltInPolicyTests must fail and name it; with the line, bgsim must list it,
 # run it by name and set its parameter from --set, and the policy tests must pass; then the
 # documentation tests must fail until its row and parameters are in docs/policies.md. Prints
@@ -20,7 +20,7 @@ tree_copy "$work"
 build=(--scratch-path "$work/build")
 
 # Step 1: the policy's file.
-cat > Sources/Scheduling/Policies/WifiFirstPolicy.swift <<'SWIFT'
+cat > Sources/Policies/WifiFirstPolicy.swift <<'SWIFT'
 import SimEngine
 
 /// Holds requests off cellular until they have waited `max_wait`; on Wi-Fi starts them at once.
@@ -50,8 +50,8 @@ set -e
 grep -q "WifiFirstPolicy" "$work/forgotten.log" || fail "BuiltInPolicyTests failed without naming the policy: $(tail -5 "$work/forgotten.log")"
 
 # Step 2: its line in the registry.
-sed -i 's/^        OraclePolicy.self,$/&\n        WifiFirstPolicy.self,/' Sources/Scheduling/Policies/BuiltInPolicies.swift
-grep -q 'WifiFirstPolicy.self' Sources/Scheduling/Policies/BuiltInPolicies.swift || fail "no line to add the registration after"
+sed -i 's/^        OraclePolicy.self,$/&\n        WifiFirstPolicy.self,/' Sources/Policies/BuiltInPolicies.swift
+grep -q 'WifiFirstPolicy.self' Sources/Policies/BuiltInPolicies.swift || fail "no line to add the registration after"
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered policy did not build"; }
 "$swift" test "${build[@]}" --skip-build --filter BuiltInPolicyTests > "$work/registered.log" 2>&1 ||
     { tail -20 "$work/registered.log" >&2; fail "BuiltInPolicyTests failed with the policy registered"; }

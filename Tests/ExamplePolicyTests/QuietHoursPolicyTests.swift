@@ -1,5 +1,6 @@
 import Experiments
 import Foundation
+import Policies
 import QuietHoursPolicy
 import Scheduling
 import SimEngine

@@ -2,17 +2,18 @@ import Foundation
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import ScenarioFiles
 @testable import Scheduling
 
-/// A built-in policy is a file in Sources/Scheduling/Policies and a line in
+/// A built-in policy is a file in Sources/Policies and a line in
 /// `PolicyRegistry.builtIn`; these fail when a step is forgotten or a declaration is wrong.
 /// (`NewcomerTests` checks that docs/policies.md lists every parameter `bgsim policies` does.)
 @Suite("Built-in policies")
 struct BuiltInPolicyTests {
     /// Every `RegisteredPolicy` declared in the policies' folder is on the built-in list.
     @Test func everyPolicyInTheFolderIsRegistered() throws {
-        let folder = repoRoot.appendingPathComponent("Sources/Scheduling/Policies")
+        let folder = repoRoot.appendingPathComponent("Sources/Policies")
         var declared: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)

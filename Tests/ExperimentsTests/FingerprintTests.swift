@@ -1,4 +1,5 @@
 import Foundation
+import Policies
 import ResultFiles
 import Scheduling
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import Policies
 import Scheduling
 import SimEngine
 import Testing

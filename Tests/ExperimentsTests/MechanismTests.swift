@@ -8,7 +8,7 @@ import Testing
 @testable import ScenarioFiles
 @testable import Scheduling
 
-/// A mechanism is a file in Sources/Scheduling/Mechanisms and a line in
+/// A mechanism is a file in Sources/Mechanisms and a line in
 /// `MechanismRegistry.builtIn`: these fail when a step is forgotten or a declaration is wrong,
 /// and show that scenario files, `--set`, sweeps and `validate --print` read what it declares.
 @Suite("Declared mechanisms")
@@ -16,7 +16,7 @@ struct MechanismTests {
     /// Every `Mechanism` declared in the mechanisms' folder is registered, under a name scenario
     /// files can write, with kinds, streams and keys named once.
     @Test func everyMechanismInTheFolderIsRegisteredAndNamedOnce() throws {
-        let folder = repoRoot.appendingPathComponent("Sources/Scheduling/Mechanisms")
+        let folder = repoRoot.appendingPathComponent("Sources/Mechanisms")
         var declared: [String] = []
         for file in try FileManager.default.contentsOfDirectory(atPath: folder.path) where file.hasSuffix(".swift") {
             let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
@@ -45,7 +45,7 @@ struct MechanismTests {
     /// many is a call for nothing). One that declares none is called for all (the
     /// add-mechanism script's toy).
     @Test func everyMechanismDeclaresTheHooksItImplements() throws {
-        let folder = repoRoot.appendingPathComponent("Sources/Scheduling/Mechanisms")
+        let folder = repoRoot.appendingPathComponent("Sources/Mechanisms")
         for type in MechanismRegistry.builtIn {
             let file = try FileManager.default.contentsOfDirectory(atPath: folder.path).first { f in
                 let text = (try? String(contentsOf: folder.appendingPathComponent(f), encoding: .utf8)) ?? ""

@@ -5,6 +5,7 @@ import SimRandom
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import ResultFiles
 @testable import ScenarioFiles
 @testable import Scheduling

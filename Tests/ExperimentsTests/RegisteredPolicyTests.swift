@@ -3,6 +3,7 @@ import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import ResultFiles
 @testable import ScenarioFiles
 @testable import Scheduling

@@ -1,5 +1,6 @@
 import Foundation
 import PhoneWorld
+import Policies
 import Scheduling
 import SimEngine
 import Testing

@@ -2,6 +2,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// AOSP's own unit tests of App Standby, JobScheduler's quotas and Doze, ported by name: each

@@ -2,6 +2,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 @Suite("android: Doze, standby buckets and quotas in a run (docs/sources.md §9)")

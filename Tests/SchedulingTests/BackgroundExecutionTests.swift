@@ -3,6 +3,7 @@ import SimEngine
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// A quiet phone: always on Wi-Fi, no charger unless `charging` is given, a person who does

@@ -3,6 +3,7 @@ import SimEngine
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// The other doors into the background (docs/sources.md §1-3, issue 9), each with exact expectations.

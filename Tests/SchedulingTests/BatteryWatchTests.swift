@@ -4,6 +4,7 @@ import SimEngine
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// The battery watch (`BatteryWatch`): far from every level that matters, the simulation

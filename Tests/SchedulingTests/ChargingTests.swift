@@ -2,6 +2,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 @Suite("Charging in the simulation")

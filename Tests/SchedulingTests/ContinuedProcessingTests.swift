@@ -2,6 +2,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// iOS 26's BGContinuedProcessingTask, rule by rule (docs/sources.md §2): a tap in the

@@ -3,6 +3,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// A person who opened app 0 at the given instants (for a minute each); the record begins

@@ -4,6 +4,7 @@ import SimEngine
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 @Suite("Phone simulation: iOS rules and invariants")

@@ -2,6 +2,7 @@ import PhoneWorld
 import SimEngine
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 /// A day on one connection with a people trace and no charger, as `quiet` but with the

@@ -1,6 +1,7 @@
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 @Suite("Task id bits")

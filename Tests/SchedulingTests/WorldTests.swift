@@ -3,6 +3,7 @@ import SimEngine
 import SimRandom
 import Testing
 
+@testable import Policies
 @testable import Scheduling
 
 @Suite("World model in the simulation: radios, network, people, settings")

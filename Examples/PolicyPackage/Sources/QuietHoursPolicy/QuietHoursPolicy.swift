@@ -1,4 +1,4 @@
-import Scheduling
+import PolicyAPI
 import SimEngine
 
 /// An example of a policy written outside bgsim, in a package of its own (see

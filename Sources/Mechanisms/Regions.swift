@@ -1,0 +1,75 @@
+import PhoneWorld
+import PolicyAPI
+import SimEngine
+import SimRandom
+
+/// Region monitoring (docs/sources.md §2): crossing a geofence of one of the app's places
+/// wakes it in the background for the kind's budget (`system.region_budget`), exits before
+/// entries. Whether the system relaunches an app the person swiped away is a phone-wide key
+/// (`system.regions.after_swipe`), as the sources disagree; an app that exits on suspend is
+/// not relaunched.
+package final class Regions: Mechanism {
+    /// `regions`.
+    package static let name = "regions"
+    /// For `bgsim mechanisms`.
+    package static let summary = "Region monitoring: entering or leaving a monitored place wakes the app in the background"
+    /// The app profile's keys.
+    package static let parameters: [PolicyParameterInfo] = [
+        .places("places", help: "places of the network model whose geofences the app monitors"),
+        .seconds("cpu", .fixed(2), help: "CPU time of the handler of an entry or exit"),
+        .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
+        .kilobytes("down_kb", .fixed(5_000), help: "bytes the handler receives"),
+    ]
+    /// The keys of `system.regions`.
+    package static let systemParameters: [PolicyParameterInfo] = [
+        .flag(
+            "after_swipe", true,
+            help: "a crossing relaunches an app the person swiped away (false: dropped until they open it, as reported on iOS 26)")
+    ]
+    /// `app.<name>.region`: each crossing's work.
+    package static let streams = ["region"]
+    /// `region`: `system.region_budget` once woken.
+    package static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
+    /// The run's calls it implements.
+    package static let hooks: MechanismHooks = [.placeChanged]
+
+    struct Section {
+        var places: [String], cpu: Distribution, upBytes: Distribution, downBytes: Distribution
+    }
+
+    let sections: [Section?]
+    let afterSwipe: Bool
+    let kind = MechanismRegistry.kind(Regions.self)
+
+    /// The run's mechanism, from each app's section and `system.regions`.
+    package init(apps: [MechanismValues?], system: MechanismValues) {
+        afterSwipe = system.flag("after_swipe")
+        sections = apps.map { v in
+            v.map { Section(places: $0.names("places"), cpu: $0.distribution("cpu"), upBytes: $0.distribution("up_kb"), downBytes: $0.distribution("down_kb")) }
+        }
+    }
+
+    /// Each app that monitors `left` or `entered` is woken, in app order, exit first.
+    package func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {
+        for (app, section) in sections.enumerated() {
+            guard let section, let stream = host.stream(app, "region") else { continue }
+            for (crossing, place) in [(0, left), (1, entered)] {
+                guard let place, let p = section.places.firstIndex(of: place) else { continue }
+                // Drawn for every crossing, delivered or not, so later draws stay aligned.
+                let work = SimDuration(seconds: section.cpu.draw(stream))
+                let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
+                let task = host.submit(app: app, kind: kind, source: 2 * p + crossing, work: work, upBytes: up, downBytes: down, powerW: host.cpuPowerW(app))
+                if !host.phoneIsOn || host.isDraining || host.exitsOnSuspend(app) || (!afterSwipe && host.isSwipedAway(app)) {
+                    host.end(task, .dropped, rejection: nil)
+                } else {
+                    host.run(task)
+                }
+            }
+        }
+    }
+
+    /// `region.exit.home`, `region.enter.work`.
+    package func identifier(app: Int, source: Int) -> String {
+        "region.\(source & 1 == 0 ? "exit" : "enter").\(sections[app]?.places[source >> 1] ?? "")"
+    }
+}

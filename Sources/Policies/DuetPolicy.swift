@@ -1,0 +1,311 @@
+import Foundation
+import PhoneWorld
+import PolicyAPI
+import SimEngine
+
+/// A model of iOS's Duet Activity Scheduler (dasd), docs/sources.md §4: a set of rules each
+/// answer for a request, and a weighted score decides what the answers leave open.
+///
+/// For each eligible request, every rule gives a verdict (`Rule`, in this order):
+/// - **Battery**: on battery at or below `criticalBattery` (20%), or at or below the class's
+///   floor B - 1 (19% for maintenance, 9% for utility): absolutely must not; processing on
+///   battery: absolutely must not (iPhone); else `clamp(((L - B) / (100 - B))^k, 0, 1)`, times
+///   1.2 when plugged in (L rescored only when it moved 5 points or the charger came or went),
+///   with B and k of the request's class (refresh: utility, B 10, k 0.4; processing:
+///   maintenance, B 20, k 0.5), weight 1.
+/// - **Low Power Mode**: on, and L < 30 or unplugged: absolutely must not.
+/// - **Device activity**: processing while the phone is in use, or within
+///   `processingIdleAfter` (5 min) of its use: absolutely must not.
+/// - **App usage**: an app's background launches follow its use. Never used: must not. A
+///   refresh (or legacy fetch) in the `learningPeriod` after the app's first use, or of an app
+///   not opened for `pauseAfter`: must not; otherwise the app earns `refreshesPerLaunch` refresh
+///   launches a day per launch a day of its own (at least `minRefreshesPerDay`, at most
+///   `maxRefreshesPerDay`): more in a day, or sooner than `allowanceSpread` of a day over that
+///   number after its last refresh, must not (counted over `misbehaviourFactor` days, and
+///   spaced by that factor, if its last task overran). A processing request of an app not
+///   opened since its last processing launch: must not.
+/// - **Rate limit**: a launch within `minLaunchSpacing` of the app's last: must not.
+/// - **Application** (refresh and fetch): `sqrt(1 - prod(1 - p))` over the predicted launch
+///   probabilities of the app in the next 7.5 minutes, each p above 0.25 counting as 1, from
+///   an online predictor learned from the person's history (`LaunchPredictor`), weight 50;
+///   unless the phone has been idle on a charger and Wi-Fi for `idleWindowAfter` (30 min),
+///   when it gives way for the app's first refresh in that window: the overnight preference
+///   decides when an allowance is spent, and leaves the rest for predicted use.
+/// - **Network quality**: no connection, or quality below `minNetworkQuality`: must not; else
+///   quality / 100, weight 8.4.
+/// - **Energy budget**, **data budget**: work on battery, or on cellular, spends a budget
+///   refilled evenly over the day; empty: must not.
+/// - **Overdue** (off unless `maxWait` is set): waiting longer than that: must.
+/// - **Processing due**: a processing request eligible for `processingDueAfter` (1 day) whose
+///   app was used within `processingUsedWithin` (7 days): must.
+///
+/// Combination by rank (dasd's numbers): any absolutely must not holds the request; else any
+/// must starts it; else any must not holds it; else the weighted mean of the scores must reach
+/// `threshold` (a score of zero or less holds it). A held request is named by the rule that
+/// held it (a short mean by the scored rule with the largest weighted shortfall). Thermal and
+/// memory pressure are not modelled, so their rules are left out rather than given a made-up
+/// constant score.
+///
+/// Every number is a parameter; defaults come from docs/sources.md §4 where it has one and are
+/// marked as assumptions where it does not.
+public struct DuetPolicy: RegisteredPolicy {
+    /// The model's numbers. Setting them starts the model afresh (a scenario's values are set
+    /// on a policy made with `init()`).
+    public var parameters: Parameters { didSet { self = DuetPolicy(parameters) } }
+    var predictor: LaunchPredictor
+    /// The battery level last scored, and whether plugged in then.
+    var scoredLevel: Double?
+    var batteryScores: BatteryScores?
+    var scoredPlugged = false
+    var energyLeftJ: Double
+    var dataLeft: Double
+    var budgetsAt = SimInstant.start
+    /// Per app, its last background launches by this policy, and whether its last task overran.
+    var launches: [Launches] = []
+    /// Requests started on battery, and on cellular, whose cost is charged when they end.
+    var onBattery = TaskIDBits()
+    var onCellular = TaskIDBits()
+    /// The application rule's score per app, for the prediction bins `appScoresKey` names and
+    /// the app's launches the predictor had learned (`learned`). It changes at a bin boundary
+    /// (a launch counts in its bin from the next day on), not at each decision: a division per
+    /// bin and a square root per refresh request per decision were a twentieth of a run. The
+    /// app's learned launches are in the key all the same, so the cache does not depend on
+    /// that reasoning; another app's launch leaves it.
+    var appScores: [(score: Double, learned: Int)?] = []
+    var appScoresKey: AppScoresKey?
+    /// Per app and kind, what the rules answered in the decision numbered `stamp`; per app,
+    /// what its use earns, kept across decisions until its `until` or until the app's record
+    /// changes (`UseKey`): an allowance worked out for each app at each decision was a
+    /// twentieth of a run (`decide`).
+    var decisionCount = 0
+    var cachedUse: [(key: UseKey, use: AppUse)] = []
+    var cachedOutcome: [(stamp: Int, eligibleSince: SimInstant, outcome: Outcome)] = []
+
+    /// What an app's allowance reads of its record besides the time.
+    struct UseKey: Equatable {
+        var launches: Int
+        var lastLeft: SimInstant?
+        var inForeground: Bool
+    }
+
+    struct AppScoresKey: Equatable {
+        var firstBin, lastBin: SimInstant
+        var firstDay: Int64
+        var appsLearned: Int
+    }
+
+    /// The model with `parameters`, no history and full budgets.
+    public init(_ parameters: Parameters) {
+        self.parameters = parameters
+        self.predictor = LaunchPredictor(prior: parameters.defaultLaunchProbability)
+        energyLeftJ = parameters.energyBudgetPerDay
+        dataLeft = parameters.dataBudgetPerDay
+    }
+
+    /// The model with the default numbers.
+    public init() { self.init(Parameters()) }
+
+    /// `ios`.
+    public static let policyName = "ios"
+    /// The rules that hold requests (all but the two that start them).
+    public static var holdReasons: [String] { Rule.allCases.filter { !$0.starts }.map(\.rawValue) }
+    /// For `bgsim policies`.
+    public static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
+
+    /// Decides every eligible request by the rules and starts those that pass, naming the rule
+    /// that held each other one; asks again at the next periodic rescoring (`rescoreEvery`), or
+    /// sooner when a rule that held a request may let it go.
+    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+        predictor.learn(state.usage)
+        refill(to: state.now)
+        let rules = self.rules
+        let level = scoredBatteryLevel(state)
+        // The battery rule's scores depend only on the class, the scored level and the
+        // charger: computed when those change, not per request (`pow` per request was a
+        // twentieth of a run).
+        if batteryScores?.level != level || batteryScores?.charging != state.isCharging {
+            batteryScores = BatteryScores(
+                level: level, charging: state.isCharging,
+                refresh: rules.batteryScore(parameters.refreshBattery, level: level, state),
+                processing: rules.batteryScore(parameters.processingBattery, level: level, state))
+        }
+        let battery = batteryScores!
+        let key = AppScoresKey(
+            firstBin: predictor.binStart(of: state.now),
+            lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
+            firstDay: predictor.firstDay, appsLearned: predictor.hits.count)
+        if key != appScoresKey {
+            appScoresKey = key
+            for a in appScores.indices { appScores[a] = nil }
+        }
+        var chosen: [TaskID] = [], holds: [PolicyHold] = []
+        var wake = parameters.rescoreEvery.map { Self.nextRescore(after: state.now, every: $0) } ?? .distantFuture
+        // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough.
+        if let after = parameters.idleWindowAfter, state.isCharging, state.network == .wifi, !state.inUse,
+            state.idleFor < after
+        {
+            wake = min(wake, state.lastInUse + after)
+        }
+        // Requests of one app and kind are decided once per decision: those as young or
+        // younger get the same answer (the rules read only the app, its kind and how long a
+        // request has waited), unless a must started it (a younger one may not be due yet).
+        // Each app's allowance is worked out once too. A decision shows dozens of requests
+        // (processing waits for use).
+        decisionCount &+= 1
+        let stamp = decisionCount
+        for task in eligible {
+            if launches.count <= task.app {
+                let more = task.app + 1 - launches.count
+                launches += Array(repeating: Launches(), count: more)
+                cachedUse += Array(
+                    repeating: (UseKey(launches: -1, lastLeft: nil, inForeground: false), AppUse(perDay: 0, neverUsed: true)), count: more)
+                cachedOutcome += Array(repeating: (0, .start, Outcome(start: false)), count: 3 * more)
+            }
+            let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
+            if cachedOutcome[slot].stamp == stamp, !cachedOutcome[slot].outcome.byMust,
+                cachedOutcome[slot].outcome.start || task.eligibleSince >= cachedOutcome[slot].eligibleSince
+            {
+                let cached = cachedOutcome[slot].outcome
+                if cached.start {
+                    chosen.append(task.id)
+                    if !state.isCharging { onBattery.insert(task.id.rawValue) }
+                    if state.network == .cellular { onCellular.insert(task.id.rawValue) }
+                } else {
+                    holds.append(PolicyHold(task.id, (cached.rule ?? .predictedUse).rawValue))
+                }
+                continue
+            }
+            var appScore = 0.0
+            if task.kind.isRefreshLike {
+                if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
+                let learned = predictor.learnedLaunches(of: task.app)
+                if let kept = appScores[task.app], kept.learned == learned {
+                    appScore = kept.score
+                } else {
+                    appScore = Self.applicationScore(
+                        predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                        certain: parameters.certainLaunchProbability)
+                    appScores[task.app] = (appScore, learned)
+                }
+                assert(
+                    appScore
+                        == Self.applicationScore(
+                            predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                            certain: parameters.certainLaunchProbability), "a kept application score differs from a fresh one")
+            }
+            let key = UseKey(
+                launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
+                inForeground: state.usage.apps[task.app].inForeground)
+            if cachedUse[task.app].key != key || state.now >= cachedUse[task.app].use.until {
+                cachedUse[task.app] = (key, Self.allowance(state.usage, app: task.app, now: state.now, parameters))
+                // Valid at this instant at least: the other requests of this decision.
+                cachedUse[task.app].use.until = max(cachedUse[task.app].use.until, state.now + .microseconds(1))
+            }
+            assert(
+                cachedUse[task.app].use.earnsTheSame(as: Self.allowance(state.usage, app: task.app, now: state.now, parameters)),
+                "a kept allowance differs from a fresh one")
+            let outcome = rules.decide(
+                task, state, level: level, battery: battery, appScore: appScore, use: cachedUse[task.app].use, launches: launches[task.app])
+            cachedOutcome[slot] = (stamp, task.eligibleSince, outcome)
+            if outcome.start {
+                chosen.append(task.id)
+                launches[task.app].last = state.now
+                if task.kind.isRefreshLike {
+                    let keep = state.now - SimDuration(seconds: 86_400 * max(1, parameters.misbehaviourFactor) * Self.keptSpan(parameters))
+                    launches[task.app].recentRefreshes.removeAll { $0 <= keep }
+                    launches[task.app].recentRefreshes.append(state.now)
+                }
+                if task.kind == .processing { launches[task.app].lastProcessing = state.now }
+                if !state.isCharging { onBattery.insert(task.id.rawValue) }
+                if state.network == .cellular { onCellular.insert(task.id.rawValue) }
+            } else {
+                if holds.isEmpty { holds.reserveCapacity(eligible.count) }
+                holds.append(PolicyHold(task.id, (outcome.rule ?? .predictedUse).rawValue))
+                if let at = outcome.wake { wake = min(wake, at) }
+            }
+        }
+        if chosen.count == eligible.count { return PolicyDecision(start: .all) }
+        return PolicyDecision(
+            start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)
+    }
+
+    /// The longest span an allowance is counted over (`Rules.allowanceSpan` of the smallest
+    /// allowance an app in use earns): the refreshes kept per app cover it.
+    static func keptSpan(_ p: Parameters) -> Double { p.minRefreshesPerDay > 0 ? Rules.allowanceSpan(p.minRefreshesPerDay) : 7 }
+
+    /// The first instant after `now` on the grid of `every` from midnight: the next periodic
+    /// rescoring (with the default period, the next prediction bin).
+    static func nextRescore(after now: SimInstant, every: SimDuration) -> SimInstant {
+        now - SimDuration(microseconds: now.timeOfDay.microseconds % every.microseconds) + every
+    }
+
+    /// Charges a task started on battery or cellular to the energy or data budget, and notes
+    /// whether its app overran it.
+    public mutating func taskEnded(_ record: TaskRecord) {
+        let i = record.request.id.rawValue
+        refill(to: max(budgetsAt, record.ended))
+        if onBattery.remove(i) { energyLeftJ -= record.energyJ }
+        if onCellular.remove(i), record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
+        let app = record.request.app
+        if record.started != nil, record.request.kind.isScheduled, app < launches.count { launches[app].overran = record.overran }
+    }
+
+    /// Every rule's verdict for `task`, in the order of `Rule` (none cut short).
+    public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [RuleVerdict] {
+        var out: [RuleVerdict] = []
+        var wake: SimInstant?
+        let appScore = task.kind.isRefreshLike ? applicationScore(app: task.app, now: state.now) : 0
+        rules.forEachVerdict(
+            task, state, level: level, appScore: appScore, use: Self.allowance(state.usage, app: task.app, now: state.now, parameters),
+            launches: task.app < launches.count ? launches[task.app] : Launches(), wake: &wake
+        ) {
+            out.append(RuleVerdict($0, $1))
+            return true
+        }
+        return out
+    }
+
+    var rules: Rules { Rules(parameters: parameters, energyLeftJ: energyLeftJ, dataLeft: dataLeft) }
+
+    /// The application rule's score for a refresh of `app` at `now`: the square root of the
+    /// chance that the person opens it within the lookahead (a bin above the certain
+    /// probability counts as certain).
+    func applicationScore(app: Int, now: SimInstant) -> Double {
+        Self.applicationScore(
+            predictor, app: app, now: now, lookahead: parameters.launchLookahead,
+            certain: parameters.certainLaunchProbability)
+    }
+
+    /// `applicationScore(app:now:)`, static so that `decide` (mutating) passes the predictor
+    /// alone rather than a copy of the whole policy.
+    static func applicationScore(
+        _ predictor: LaunchPredictor, app: Int, now: SimInstant, lookahead: SimDuration,
+        certain: Double
+    ) -> Double {
+        var none = 1.0
+        predictor.forEachProbability(app: app, now: now, lookahead: lookahead) { pr in
+            none *= 1 - (pr > certain ? 1 : pr)
+        }
+        return (1 - none).squareRoot()
+    }
+
+    /// The level the battery policy uses: unchanged until it moves by `rescoreStep` or the
+    /// charger comes or goes.
+    mutating func scoredBatteryLevel(_ state: DeviceState) -> Double {
+        let level = 100 * state.charge
+        if let scored = scoredLevel, abs(level - scored) < parameters.rescoreStep, scoredPlugged == state.isCharging {
+            return scored
+        }
+        scoredLevel = level
+        scoredPlugged = state.isCharging
+        return level
+    }
+
+    /// Budgets refill evenly over the day, up to one day's worth.
+    mutating func refill(to now: SimInstant) {
+        let days = (now - budgetsAt).seconds / 86_400
+        budgetsAt = now
+        energyLeftJ = min(parameters.energyBudgetPerDay, energyLeftJ + days * parameters.energyBudgetPerDay)
+        dataLeft = min(parameters.dataBudgetPerDay, dataLeft + days * parameters.dataBudgetPerDay)
+    }
+}

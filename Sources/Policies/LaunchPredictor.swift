@@ -1,0 +1,101 @@
+import PolicyAPI
+import SimEngine
+
+/// An online per-app launch predictor, learned from the simulated history as it happens.
+///
+/// The day is cut into bins of `binWidth` (7.5 minutes: dasd predicts launches about 7.5 min
+/// ahead, docs/sources.md §4). For each app and bin it counts the days on which the person opened the
+/// app in that bin, and estimates the probability of a launch in that bin as
+/// `(days with a launch + prior * priorDays) / (days the bin has elapsed + priorDays)`: the
+/// prior (dasd's default 0.0025) until history outweighs it.
+public struct LaunchPredictor: Sendable {
+    /// Width of a time-of-day bin (default 7.5 minutes).
+    public var binWidth: SimDuration
+    /// Launch probability of a bin before any history (dasd's default, 0.0025).
+    public var prior: Double
+    /// How many days of history the prior weighs as.
+    public var priorDays: Double
+
+    var binsPerDay: Int
+    /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
+    var hits: [[Int32]] = []
+    var lastDay: [[Int32]] = []
+    /// The first day of the record (`UsageHistory.since`): days elapsed count from it.
+    var firstDay: Int64 = 0
+    /// Per app, how many of its launches have been read from the history, and in all.
+    var cursor: [Int] = []
+    var learned = 0
+
+    /// A predictor with no history yet.
+    public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
+        precondition(
+            binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
+            "the bin width must divide a day")
+        self.binWidth = binWidth
+        self.prior = prior
+        self.priorDays = priorDays
+        self.binsPerDay = Int(SimDuration.days(1).microseconds / binWidth.microseconds)
+    }
+
+    func bin(of time: SimInstant) -> Int { Int(time.timeOfDay.microseconds / binWidth.microseconds) }
+
+    /// Reads launches added to `usage` since the last call.
+    public mutating func learn(_ usage: UsageHistory) {
+        // Called at every decision; most of them come with no launch since the last one.
+        guard usage.launchCount != learned || hits.count < usage.apps.count else { return }
+        learned = usage.launchCount
+        firstDay = usage.since.day
+        while hits.count < usage.apps.count {
+            hits.append(Array(repeating: 0, count: binsPerDay))
+            lastDay.append(Array(repeating: .min, count: binsPerDay))
+            cursor.append(0)
+        }
+        for a in usage.apps.indices {
+            let launches = usage.apps[a].launches
+            while cursor[a] < launches.count {
+                let t = launches[cursor[a]]
+                cursor[a] += 1
+                let b = bin(of: t), day = Int32(t.day)
+                if lastDay[a][b] != day {
+                    lastDay[a][b] = day
+                    hits[a][b] += 1
+                }
+            }
+        }
+    }
+
+    /// Probability that the person opens `app` in the bin that starts at `binStart` (a bin
+    /// boundary), from the days before `binStart`'s day.
+    public func probability(app: Int, binStart: SimInstant) -> Double {
+        let b = bin(of: binStart)
+        // Days of the record on which this bin has already passed, before the current one.
+        let elapsed = Double(max(0, binStart.day - firstDay))
+        var h = 0.0
+        if app < hits.count {
+            // A launch already seen in this bin on its own day is not history yet.
+            h = Double(hits[app][b]) - (Int64(lastDay[app][b]) == binStart.day ? 1 : 0)
+        }
+        return min(1, (h + prior * priorDays) / (elapsed + priorDays))
+    }
+
+    /// How many of `app`'s launches have been learned: its probabilities change only with it
+    /// (and the bin and the record's first day).
+    func learnedLaunches(of app: Int) -> Int { app < cursor.count ? cursor[app] : 0 }
+
+    /// The start of the bin that holds `time`.
+    public func binStart(of time: SimInstant) -> SimInstant {
+        time - SimDuration(microseconds: time.timeOfDay.microseconds % binWidth.microseconds)
+    }
+
+    /// Calls `body` with the launch probability of `app` for each bin that overlaps
+    /// `[now, now + lookahead]`, in time order (a closure, not an array: this runs per
+    /// decision). At a bin boundary that is the current bin and the next.
+    public func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
+        var start = binStart(of: now)
+        let end = now + lookahead
+        repeat {
+            body(probability(app: app, binStart: start))
+            start += binWidth
+        } while start <= end
+    }
+}

@@ -8,10 +8,11 @@ struct AppRuntime {
     /// gates read.
     fileprivate(set) var life = AppLifecycle()
     var scheduler: BGTaskScheduler
-    /// Tasks of this app running now that keep it running.
-    var running = 0
+    /// Tasks of this app running now that keep it running: execution counts one in
+    /// (`AppRuntimes.holds`), ends count it out (`releases`).
+    fileprivate(set) var running = 0
     /// When it last entered the background, for the finite-length grant.
-    var enteredBackground: SimInstant?
+    fileprivate(set) var enteredBackground: SimInstant?
 }
 
 /// Every app's runtime state. It owns the count of changes the gates read (an app entering or
@@ -21,6 +22,13 @@ struct AppRuntimes: ~Copyable {
     private var storage: OwnedArray<AppRuntime>
     /// Changes of an app's foreground or swiped-away state so far.
     private(set) var gateChanges = 0
+    /// The app in the foreground (the launch's app, unless a call took the foreground).
+    fileprivate(set) var frontApp: Int?
+
+    /// A task of `app` started that keeps it running (execution).
+    mutating func holds(_ app: Int) { storage[app].running += 1 }
+    /// A task of `app` that kept it running ended (ends).
+    mutating func releases(_ app: Int) { storage[app].running -= 1 }
 
     init(_ apps: [AppRuntime]) { storage = OwnedArray(apps) }
 
@@ -86,7 +94,7 @@ extension PhoneSimulation {
         mechanismsProcessEnded(app, cause: cause)
         apps[app].scheduler.processEnded()
         apps[app].enteredBackground = nil
-        if person.frontApp == app { person.frontApp = nil }
+        if apps.frontApp == app { apps.frontApp = nil }
         move(app, to: .notRunning, cause: cause)
     }
 
@@ -94,13 +102,13 @@ extension PhoneSimulation {
     /// background. A call takes the foreground from an app and gives it back.
     mutating func updateFront(cause: LifecycleCause) {
         let wanted = person.inCall ? nil : person.foreground.flatMap { world.drawnLaunch($0).app }
-        guard wanted != person.frontApp else { return }
-        if let old = person.frontApp {
-            person.frontApp = nil
+        guard wanted != apps.frontApp else { return }
+        if let old = apps.frontApp {
+            apps.frontApp = nil
             enterBackground(old, cause: cause == .open ? .leave : cause)
         }
         if let new = wanted {
-            person.frontApp = new
+            apps.frontApp = new
             enterForeground(new, cause: cause)
         }
     }

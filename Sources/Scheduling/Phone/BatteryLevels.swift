@@ -41,16 +41,29 @@ struct BatteryLevels {
     let timer: TimerID
     /// Low Power Mode prompt levels already offered since the last charge, by bit (index into
     /// `promptLevels`).
-    var prompted: UInt64 = 0
-    var watch: Watch?
+    private(set) var prompted: UInt64 = 0
+    private(set) var watch: Watch?
     /// What the planned level's instant was worked out from (`nil` after it fired), the
     /// instant, and whether the timer is armed for a replan rather than the level.
-    var plan: Plan?
-    var levelAt: SimInstant?
-    var armedForReplan: Bool?
+    private(set) var plan: Plan?
+    private(set) var levelAt: SimInstant?
+    private(set) var armedForReplan: Bool?
     /// Watches can be turned off (tests compare the two), and are counted.
-    var watches = true
-    var watchCount = 0
+    private(set) var watches = true
+    private(set) var watchCount = 0
+
+    /// The planned level fired, or the plan is to be worked out again.
+    mutating func dropPlan() { plan = nil }
+    /// Watches on or off.
+    mutating func setWatches(_ on: Bool) { watches = on }
+    /// The watch is over.
+    mutating func dropWatch() { watch = nil }
+    /// The charger came: Low Power Mode's prompts may be offered again.
+    mutating func recharged() { prompted = 0 }
+    /// Every prompt level at or above `charge` has been offered.
+    mutating func offered(atCharge charge: Double) {
+        for (k, l) in promptLevels.enumerated() where charge <= l + 1e-9 { prompted |= 1 << UInt64(k) }
+    }
 
     /// Watches shorter than this are not worth their event; longer ones are cut to the longest.
     static var shortestWatch: SimDuration { .minutes(5) }

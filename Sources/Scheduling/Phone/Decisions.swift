@@ -146,13 +146,13 @@ extension PhoneSimulation {
     /// too. `at` is later than now only for the requests that never ran, ended at the horizon
     /// after the last event.
     mutating func hold(_ i: Int, _ reason: HoldReason?, at time: SimInstant) {
-        if let previous = tasks[i].heldBy { tasks[i].held.add(time - tasks[i].heldSince, to: previous) }
+        if let previous = tasks[i].heldBy { tasks[i].hold.held.add(time - tasks[i].heldSince, to: previous) }
         if reason != .policy, tasks[i].policyRule >= 0 {
-            tasks[i].held.add(time - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
-            tasks[i].policyRule = -1
+            tasks[i].hold.held.add(time - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
+            tasks[i].hold.policyRule = -1
         }
-        tasks[i].heldBy = reason
-        tasks[i].heldSince = time
+        tasks[i].hold.heldBy = reason
+        tasks[i].hold.heldSince = time
         // The policy's hold is told as `policy` until its rule is known (`holdByRule`), which
         // may come only at the policy's next decision.
         if sink.observesHolds { sink.taskHeld(TaskID(i), by: reason?.token, at: time) }
@@ -167,11 +167,11 @@ extension PhoneSimulation {
         // The stretch held so far goes to the policy and to its rule, and both start again:
         // the rules' times sum to the policy's.
         if tasks[i].policyRule >= 0 {
-            tasks[i].held.add(sim.now - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
+            tasks[i].hold.held.add(sim.now - tasks[i].heldSince, toRule: Int(tasks[i].policyRule))
         }
-        tasks[i].held.add(sim.now - tasks[i].heldSince, to: .policy)
-        tasks[i].heldSince = sim.now
-        tasks[i].policyRule = rule
+        tasks[i].hold.held.add(sim.now - tasks[i].heldSince, to: .policy)
+        tasks[i].hold.heldSince = sim.now
+        tasks[i].hold.policyRule = rule
         decisions.eligible[k].policyRule = rule
         if sink.observesHolds { sink.taskHeld(TaskID(i), by: decisions.reasonTokens[Int(rule)], at: sim.now) }
     }
@@ -197,7 +197,7 @@ extension PhoneSimulation {
         state.networkQuality = radios.quality
         state.radioAwake = radios.currentIsAwake
         if !state.inUse { state.lastInUse = person.lastInUse }
-        state.powerChangedAt = powerChangedAt
+        state.powerChangedAt = power.powerChangedAt
         state.usage = person.usage
         return state
     }
@@ -351,4 +351,14 @@ extension PhoneSimulation {
             sim.cancelTimer(decisions.timer)
         }
     }
+}
+
+/// What held an eligible task: by what since when, the time held by each reason, and while
+/// the policy holds it, its rule's number in `Decisions.reasonTokens` (-1: none). Written only
+/// here.
+struct Holding {
+    fileprivate(set) var held = HoldTimes()
+    fileprivate(set) var heldSince = SimInstant.start
+    fileprivate(set) var heldBy: HoldReason?
+    fileprivate(set) var policyRule: Int8 = -1
 }

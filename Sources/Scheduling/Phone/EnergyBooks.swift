@@ -17,7 +17,7 @@ import SimEngine
 struct EnergyBooks {
     let idleDrainW, screenW, cpuForegroundW, callW: Double
     let charger: ChargingCurve
-    var battery: Battery
+    private(set) var battery: Battery
     /// A linear battery whose charge only the extremes of are observed.
     let additive: Bool
 
@@ -58,14 +58,14 @@ struct EnergyBooks {
     private(set) var onNetwork = SIMD4<Int64>()
 
     // The battery's books: what was booked since its last step, and where energy came from.
-    var batteryUntil = SimInstant.start
+    private(set) var batteryUntil = SimInstant.start
     private(set) var pendingJ = 0.0
     private(set) var pendingBackgroundJ = 0.0
     private(set) var pendingScheduledJ = 0.0
-    var energy = EnergyFlow()
+    private(set) var energy = EnergyFlow()
     /// The part of background work's energy the battery supplied, and of scheduled work's.
-    var backgroundFromBatteryJ = 0.0
-    var scheduledFromBatteryJ = 0.0
+    private(set) var backgroundFromBatteryJ = 0.0
+    private(set) var scheduledFromBatteryJ = 0.0
 
     init(_ setup: PhoneSetup, chargeCurveObserved: Bool) {
         idleDrainW = setup.battery.idleDrainW

@@ -30,10 +30,10 @@ extension PhoneSimulation {
         case .background: break
         case .active, .inactive: preconditionFailure("\(id) started while its app is in the foreground")
         }
-        tasks[i].deadline = sim.now + budget(kind)
+        tasks[i].run.deadline = sim.now + budget(kind)
         if let timeLimit, sim.now + timeLimit < tasks[i].deadline {
-            tasks[i].deadline = sim.now + timeLimit
-            tasks[i].flags.insert(.policyLimit)
+            tasks[i].run.deadline = sim.now + timeLimit
+            tasks[i].run.flags.insert(.policyLimit)
         }
         begin(id)
         if kind == .refresh || kind == .processing {
@@ -49,19 +49,19 @@ extension PhoneSimulation {
     /// foreground): so does every running task on it, not yet expiring.
     mutating func setGrant(_ app: Int, until deadline: SimInstant) {
         for i in running where tasks[i].status == .running && tasks[i].appIndex == app && tasks[i].kind.usesGrant && !tasks[i].isExpiring {
-            tasks[i].deadline = deadline
+            tasks[i].run.deadline = deadline
             rescheduleEnd(i)
         }
     }
 
     /// The system carries task `id` without its app until `deadline` (a transfer's timeout).
     mutating func beginCarried(_ id: TaskID, until deadline: SimInstant) {
-        tasks[id.rawValue].deadline = deadline
+        tasks[id.rawValue].run.deadline = deadline
         begin(id)
     }
 
     /// Task `id`, beginning, has `work` more CPU time (archiving its result).
-    mutating func extendWork(_ id: TaskID, by work: SimDuration) { tasks[id.rawValue].work += work }
+    mutating func extendWork(_ id: TaskID, by work: SimDuration) { tasks[id.rawValue].run.addedWork += work }
 
     /// The system launches or resumes the app in the background (or finds it running) and
     /// calls its handler for the task, which has its kind's time.
@@ -76,10 +76,10 @@ extension PhoneSimulation {
         }
         let kind = tasks[id.rawValue].kind
         if kind.usesGrant, let grant {
-            tasks[id.rawValue].deadline = grant
+            tasks[id.rawValue].run.deadline = grant
         } else {
             let unlimited = TaskKind.table[kind.index].budget == nil || (kind.usesGrant && apps[app].life.state.isForeground)
-            tasks[id.rawValue].deadline = unlimited ? .distantFuture : sim.now + budget(kind)
+            tasks[id.rawValue].run.deadline = unlimited ? .distantFuture : sim.now + budget(kind)
         }
         begin(id)
     }
@@ -94,30 +94,30 @@ extension PhoneSimulation {
         let app = tasks[i].appIndex
         if !taskObservers[app].isEmpty { mechanismsTaskBegins(i, app: app) }
         let kind = tasks[i].kind
-        tasks[i].status = .running
-        tasks[i].started = sim.now
-        tasks[i].flags.insert(.started)
-        if books.isCharging { tasks[i].flags.insert(.startedCharging) }
+        tasks[i].began()
+        tasks[i].run.started = sim.now
+        tasks[i].run.flags.insert(.started)
+        if books.isCharging { tasks[i].run.flags.insert(.startedCharging) }
         switch radios.connection.kind {
-        case .wifi: tasks[i].flags.insert(.startedOnWifi)
-        case .cellular: tasks[i].flags.insert(.startedOnCellular)
+        case .wifi: tasks[i].run.flags.insert(.startedOnWifi)
+        case .cellular: tasks[i].run.flags.insert(.startedOnCellular)
         case .none: break
         }
-        running.append(i)
+        running.started(i)
         if sink.observesTaskSteps {
             sink.taskEvent(
                 .started(request(i), timeRemaining: kind.usesGrant ? backgroundTimeRemaining(app: app) : tasks[i].deadlineOrNil.map { $0 - sim.now }),
                 at: sim.now)
         }
         if !kind.isSystemCarried {
-            tasks[i].flags.insert(.holdsApp)
-            apps[app].running += 1
+            tasks[i].run.flags.insert(.holdsApp)
+            apps.holds(app)
             setCPU(i, on: true)
         }
         // A session's data moves in chunks its mechanism sends while it runs.
         if kind.isMode {
-            tasks[i].transferEnd = sim.now
-            tasks[i].workEnd = sim.now + tasks[i].work
+            tasks[i].setTransferEnd(sim.now)
+            tasks[i].setWorkEnd(sim.now + tasks[i].work)
             rescheduleEnd(i)
             return
         }
@@ -125,12 +125,12 @@ extension PhoneSimulation {
         // waiting behind others, its phase can end only with its time.
         let transfer = Transfer(owner: .task(i), upBytes: tasks[i].upBytes, downBytes: tasks[i].downBytes)
         if transfer.isEmpty {
-            tasks[i].transferEnd = sim.now
+            tasks[i].setTransferEnd(sim.now)
         } else {
             send(transfer)
-            tasks[i].transferEnd = radios.headCompletion(of: .task(i)) ?? .distantFuture
+            tasks[i].setTransferEnd(radios.headCompletion(of: .task(i)) ?? .distantFuture)
         }
-        tasks[i].workEnd = workEnd(i, transferEnd: tasks[i].transferEnd)
+        tasks[i].setWorkEnd(workEnd(i, transferEnd: tasks[i].transferEnd))
         if tasks[i].workEnd == sim.now, kind.isSystemCarried, !tasks[i].flags.contains(.holdsApp) {
             handBack(id)
             return
@@ -156,13 +156,13 @@ extension PhoneSimulation {
         case .suspended: move(app, to: .background, cause: .backgroundWork)
         case .background, .active, .inactive: break
         }
-        tasks[i].flags.insert(.holdsApp)
-        apps[app].running += 1
+        tasks[i].run.flags.insert(.holdsApp)
+        apps.holds(app)
         setCPU(i, on: true)
-        tasks[i].deadline = sim.now + budget(tasks[i].kind)
-        tasks[i].phase = .working
-        tasks[i].transferEnd = sim.now
-        tasks[i].workEnd = sim.now + tasks[i].work
+        tasks[i].run.deadline = sim.now + budget(tasks[i].kind)
+        tasks[i].run.phase = .working
+        tasks[i].setTransferEnd(sim.now)
+        tasks[i].setWorkEnd(sim.now + tasks[i].work)
         rescheduleEnd(i)
     }
 
@@ -171,15 +171,15 @@ extension PhoneSimulation {
         let w = tasks[i].powerW, kind = tasks[i].kind
         if on {
             guard tasks[i].cpuSince == .distantFuture else { return }
-            tasks[i].cpuSince = sim.now
-            tasks[i].cpuSegmentSince = sim.now
+            tasks[i].run.cpuSince = sim.now
+            tasks[i].run.cpuSegmentSince = sim.now
         } else {
             let since = tasks[i].cpuSince
             guard since != .distantFuture else { return }
-            tasks[i].cpuJ += w * (sim.now - since).seconds
-            tasks[i].cpuTime += sim.now - since
-            tasks[i].cpuSince = .distantFuture
-            if books.isCharging { tasks[i].chargerJ += w * (sim.now - tasks[i].cpuSegmentSince).seconds }
+            tasks[i].run.cpuJ += w * (sim.now - since).seconds
+            tasks[i].run.cpuTime += sim.now - since
+            tasks[i].run.cpuSince = .distantFuture
+            if books.isCharging { tasks[i].addChargerEnergy(w * (sim.now - tasks[i].cpuSegmentSince).seconds) }
         }
         books.setCPU(w, on: on, scheduled: kind.isScheduled, mode: kind.isMode, at: sim.now)
     }
@@ -188,8 +188,8 @@ extension PhoneSimulation {
     /// charger if it was connected, so a task's charger part follows every change.
     mutating func splitCPUEnergy() {
         for i in running where tasks[i].cpuSince != .distantFuture {
-            if books.isCharging { tasks[i].chargerJ += tasks[i].powerW * (sim.now - tasks[i].cpuSegmentSince).seconds }
-            tasks[i].cpuSegmentSince = sim.now
+            if books.isCharging { tasks[i].addChargerEnergy(tasks[i].powerW * (sim.now - tasks[i].cpuSegmentSince).seconds) }
+            tasks[i].run.cpuSegmentSince = sim.now
         }
     }
 
@@ -203,14 +203,14 @@ extension PhoneSimulation {
         case .idle: at = tasks[i].deadline
         case .expiring: at = tasks[i].expiresAt
         }
-        tasks[i].timer = at == .distantFuture ? nil : sim.schedule(.phaseEnd(TaskID(i)), at: at, priority: PhoneEvent.taskEndPriority)
+        tasks[i].setTimer(at == .distantFuture ? nil : sim.schedule(.phaseEnd(TaskID(i)), at: at, priority: PhoneEvent.taskEndPriority))
     }
 
     /// The end of a running task's phase came; whether a policy may see a change (a
     /// background transfer the system finished is handed to its app: nothing ended).
     mutating func phaseEnded(_ id: TaskID) -> Bool {
         let i = id.rawValue
-        tasks[i].timer = nil
+        tasks[i].setTimer(nil)
         switch tasks[i].phase {
         case .working where sim.now >= tasks[i].workEnd:
             if tasks[i].kind.isSystemCarried && !tasks[i].flags.contains(.holdsApp) {
@@ -218,7 +218,7 @@ extension PhoneSimulation {
                 return false
             } else if tasks[i].flags.contains(.forgetsCompletion) {
                 setCPU(i, on: false)
-                tasks[i].phase = .idle
+                tasks[i].run.phase = .idle
                 sink.taskEvent(.workDoneNotCompleted(id, app: tasks[i].appIndex), at: sim.now)
                 rescheduleEnd(i)
             } else {
@@ -226,7 +226,7 @@ extension PhoneSimulation {
             }
         case .expiring:
             if tasks[i].flags.contains(.killOnExpiry) {
-                tasks[i].flags.insert(.overran)
+                tasks[i].run.flags.insert(.overran)
                 terminate(tasks[i].appIndex, cause: .terminated)
             } else {
                 finish(id, .expired, at: sim.now)
@@ -247,12 +247,12 @@ extension PhoneSimulation {
         // No handler to call: the system marks the task completed, unsuccessful, at once
         // (docs/sources.md §2).
         guard tasks[i].flags.contains(.expirationHandler) else {
-            tasks[i].flags.remove(.success)
-            tasks[i].phase = .expiring  // ended by the system: its work is not done
+            tasks[i].reports(success: false)
+            tasks[i].run.phase = .expiring  // ended by the system: its work is not done
             finish(id, .completed, at: sim.now)
             return
         }
-        tasks[i].expiration = reason
+        tasks[i].run.expiration = reason
         sink.taskEvent(.expiration(id, app: app, reason), at: sim.now)
         let grace = setup.system.expirationGrace
         let response = tasks[i].expirationResponse
@@ -268,7 +268,7 @@ extension PhoneSimulation {
             expiring(i, until: sim.now + response, kill: false)
         }
         if tasks[i].expiresAt == sim.now && tasks[i].flags.contains(.killOnExpiry) {
-            tasks[i].flags.insert(.overran)
+            tasks[i].run.flags.insert(.overran)
             terminate(app, cause: .terminated)
         } else {
             rescheduleEnd(i)
@@ -277,9 +277,9 @@ extension PhoneSimulation {
 
     @inline(__always)
     mutating func expiring(_ i: Int, until: SimInstant, kill: Bool) {
-        tasks[i].phase = .expiring
-        tasks[i].expiresAt = until
-        if kill { tasks[i].flags.insert(.killOnExpiry) } else { tasks[i].flags.remove(.killOnExpiry) }
+        tasks[i].run.phase = .expiring
+        tasks[i].run.expiresAt = until
+        if kill { tasks[i].run.flags.insert(.killOnExpiry) } else { tasks[i].run.flags.remove(.killOnExpiry) }
     }
 
     /// Ends running processing tasks the system stops early: when the person starts using the
@@ -307,15 +307,15 @@ extension PhoneSimulation {
             !books.isCharging && tasks[i].kind == .processing && !tasks[i].flags.contains(.requiresExternalPower)
             && tasks[i].cpuShare > monitor.threshold && !tasks[i].isExpiring
         if watched, tasks[i].monitorEvent == nil {
-            tasks[i].monitorEvent = sim.schedule(.cpuMonitor(id), after: monitor.window, priority: PhoneEvent.taskEndPriority)
+            tasks[i].setMonitor(sim.schedule(.cpuMonitor(id), after: monitor.window, priority: PhoneEvent.taskEndPriority))
         } else if !watched, let h = tasks[i].monitorEvent {
             sim.cancel(h)
-            tasks[i].monitorEvent = nil
+            tasks[i].setMonitor(nil)
         }
     }
 
     mutating func cpuMonitorFired(_ id: TaskID) {
-        tasks[id.rawValue].monitorEvent = nil
+        tasks[id.rawValue].setMonitor(nil)
         guard tasks[id.rawValue].status == .running else { return }
         terminate(tasks[id.rawValue].appIndex, cause: .terminated)
     }
@@ -324,4 +324,41 @@ extension PhoneSimulation {
 extension TaskState {
     /// `deadline`, or `nil` when there is none.
     var deadlineOrNil: SimInstant? { deadline == .distantFuture ? nil : deadline }
+}
+
+/// The tasks running now, by id, in start order: loops over running work read these, not
+/// every task, so a long run does not slow down as tasks accumulate. Execution adds a task
+/// when it starts; ends take it out (`ended`).
+struct RunningTasks: RandomAccessCollection {
+    private var ids: [Int] = []
+
+    var startIndex: Int { ids.startIndex }
+    var endIndex: Int { ids.endIndex }
+    subscript(position: Int) -> Int { ids[position] }
+
+    fileprivate mutating func started(_ task: Int) { ids.append(task) }
+    /// Task `task` ended.
+    mutating func ended(_ task: Int) { ids.removeQuickly(at: ids.firstIndex(of: task)!) }
+}
+
+/// A task's running: written only here.
+struct Run {
+    fileprivate(set) var started = SimInstant.start
+    /// When its time runs out: the budget, or for finite-length work the grant while the app
+    /// is in the background; `distantFuture`: no deadline (in the foreground).
+    fileprivate(set) var deadline = SimInstant.distantFuture
+    fileprivate(set) var expiresAt = SimInstant.start
+    fileprivate(set) var expiration: ExpirationReason?
+    /// Since when its CPU draws power (`distantFuture`: it does not), and since when under the
+    /// charger's present state (a plug or unplug splits it).
+    fileprivate(set) var cpuSince = SimInstant.distantFuture
+    fileprivate(set) var cpuSegmentSince = SimInstant.distantFuture
+    fileprivate(set) var cpuJ = 0.0
+    fileprivate(set) var cpuTime = SimDuration.zero
+    /// Work added once it started (archiving its result).
+    fileprivate(set) var addedWork = SimDuration.zero
+    /// Its flags: `holdsApp`, `killOnExpiry`, `started`, `policyLimit`, `overran` and where it
+    /// started.
+    fileprivate(set) var flags: TaskState.Flags = []
+    fileprivate(set) var phase = TaskState.Phase.working
 }

@@ -6,7 +6,7 @@ import SimRandom
 /// declares their section, told of opens, swipes, pressure, their events and their tasks'
 /// ends, and given the narrow view of the run that `MechanismHost` is.
 ///
-/// Each call into a mechanism sets `activeMechanism`, whose events `schedule` makes, and puts
+/// Each call into a mechanism sets `activeMechanism.index`, whose events `schedule` makes, and puts
 /// back the caller's as it returns: a mechanism's action (running a task, which may launch its
 /// app) can call others (state preservation sees every task begin and every process start).
 extension PhoneSimulation: MechanismHost {
@@ -28,10 +28,10 @@ extension PhoneSimulation: MechanismHost {
     @inline(__always)
     mutating func each(_ ks: [Int], _ call: (any Mechanism, inout Self) -> Void) {
         guard !ks.isEmpty else { return }
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
+        let caller = activeMechanism.index
+        defer { activeMechanism.index = caller }
         for k in ks {
-            activeMechanism = k
+            activeMechanism.index = k
             call(mechanisms[k]!, &self)
         }
     }
@@ -39,9 +39,9 @@ extension PhoneSimulation: MechanismHost {
     /// Calls `call` on mechanism `k`, likewise.
     @inline(__always)
     mutating func one<T>(_ k: Int, _ call: (any Mechanism, inout Self) -> T) -> T {
-        let caller = activeMechanism
-        defer { activeMechanism = caller }
-        activeMechanism = k
+        let caller = activeMechanism.index
+        defer { activeMechanism.index = caller }
+        activeMechanism.index = k
         return call(mechanisms[k]!, &self)
     }
 
@@ -125,15 +125,15 @@ extension PhoneSimulation: MechanismHost {
     /// App `app`'s stream `name` of the active mechanism, which must have declared it.
     package func stream(_ app: Int, _ name: String) -> RandomStream? {
         assert(
-            MechanismRegistry.builtIn[activeMechanism].streams.contains(name),
-            "\(MechanismRegistry.builtIn[activeMechanism].name) draws stream \(name), which it does not declare")
+            MechanismRegistry.builtIn[activeMechanism.index].streams.contains(name),
+            "\(MechanismRegistry.builtIn[activeMechanism.index].name) draws stream \(name), which it does not declare")
         return streams.declared[app][name]
     }
     /// Stream `app.<name>`, for the one mechanism that declares it draws it.
     package func appStream(_ app: Int) -> RandomStream {
         assert(
-            MechanismRegistry.builtIn[activeMechanism].drawsAppStream,
-            "\(MechanismRegistry.builtIn[activeMechanism].name) draws the app's own stream, which it does not declare")
+            MechanismRegistry.builtIn[activeMechanism.index].drawsAppStream,
+            "\(MechanismRegistry.builtIn[activeMechanism.index].name) draws the app's own stream, which it does not declare")
         return streams.apps[app]
     }
     /// The task's app.
@@ -174,7 +174,7 @@ extension PhoneSimulation: MechanismHost {
     @discardableResult package mutating func schedule(_ payload: Int, at time: SimInstant, as kind: MechanismEvent.Kind) -> MechanismEvent {
         precondition(payload >= 0 && payload < 1 << 55, "a mechanism's payload fits in 55 bits")
         let step = kind == .taskStep
-        let packed = payload << 8 | (step ? 0x80 : 0) | activeMechanism
+        let packed = payload << 8 | (step ? 0x80 : 0) | activeMechanism.index
         let priority =
             switch kind {
             case .world: PhoneEvent.worldPriority
@@ -255,4 +255,10 @@ extension PhoneSimulation: MechanismHost {
     package mutating func end(_ task: Int, _ outcome: TaskOutcome, rejection: SubmitError?) {
         finish(TaskID(task), outcome, at: sim.now, rejection: rejection)
     }
+}
+
+/// The mechanism being called: set only here, while a call into it lasts.
+struct ActiveMechanism {
+    /// Its index in the registry.
+    fileprivate(set) var index = 0
 }

@@ -74,8 +74,8 @@ extension PhoneSimulation {
     mutating func cancelTransfer(of id: TaskID) {
         let i = id.rawValue
         let (up, down) = radios.cancel(.task(i), at: sim.now)
-        tasks[i].leftUpBits = up
-        tasks[i].leftDownBits = down
+        tasks[i].left.upBits = up
+        tasks[i].left.downBits = down
         settleRadios()
     }
 
@@ -117,8 +117,14 @@ extension PhoneSimulation {
     /// of time first keeps its event, and its place among others at the same instant.
     mutating func setTransferEnd(_ i: Int, _ end: SimInstant) {
         let before = min(tasks[i].deadline, tasks[i].workEnd)
-        tasks[i].transferEnd = end
-        tasks[i].workEnd = workEnd(i, transferEnd: end)
+        tasks[i].setTransferEnd(end)
+        tasks[i].setWorkEnd(workEnd(i, transferEnd: end))
         if min(tasks[i].deadline, tasks[i].workEnd) != before || tasks[i].timer == nil { rescheduleEnd(i) }
     }
+}
+
+/// Bits a task's transfer had left when the task ended before it did: written only here.
+struct LeftBits {
+    fileprivate(set) var upBits = 0.0
+    fileprivate(set) var downBits = 0.0
 }

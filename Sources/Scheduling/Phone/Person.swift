@@ -2,18 +2,17 @@ import PhoneWorld
 import SimEngine
 
 /// What the person is doing with the phone now, and what the system has recorded of their use.
+/// Only the person's part (this file) writes it.
 struct PersonState {
     /// The launch the person is in, as an index into the timeline's launches.
-    var foreground: Int?
-    /// The app in the foreground (the launch's app, unless a call took the foreground).
-    var frontApp: Int?
+    fileprivate(set) var foreground: Int?
     /// The app the current leave swipes away, while the leave moves it to the background:
     /// the person stops its music or navigation, so no mode session begins.
-    var swipingAway: Int?
-    var inCall = false
+    fileprivate(set) var swipingAway: Int?
+    fileprivate(set) var inCall = false
     /// What policies observe of the past: each app's use, and when the phone was last in use.
-    var usage: UsageHistory
-    var lastInUse = SimInstant.start
+    fileprivate(set) var usage: UsageHistory
+    fileprivate(set) var lastInUse = SimInstant.start
 
     /// A person whose use of the `apps` the system has recorded since `since`, with `history`.
     init(apps: Int, since: SimInstant = .start, history: [AppLaunch] = []) {
@@ -82,7 +81,7 @@ extension PhoneSimulation {
         person.swipingAway = nil
         // A swipe in the app switcher terminates the app, unless the person went straight
         // back to it.
-        if let app = l.app, l.swipedAway, person.frontApp != app {
+        if let app = l.app, l.swipedAway, apps.frontApp != app {
             if apps[app].life.state.isRunning {
                 terminate(app, cause: .swipe)
             } else {
@@ -98,13 +97,13 @@ extension PhoneSimulation {
         if let next = world.interruption(i + 1) { scheduleWorld(.person(.interrupt(i + 1)), at: next.start) }
         world.forget(interruptionsBefore: i - 1)
         scheduleWorld(.person(.interruptEnd(i)), at: x.end)
-        guard books.isOn, person.frontApp == x.app, apps[x.app].life.state == .active else { return }
+        guard books.isOn, apps.frontApp == x.app, apps[x.app].life.state == .active else { return }
         move(x.app, to: .inactive, cause: .interruption)
     }
 
     mutating func endInterruption(_ i: Int) {
         let app = world.drawnInterruption(i).app
-        guard books.isOn, person.frontApp == app, apps[app].life.state == .inactive else { return }
+        guard books.isOn, apps.frontApp == app, apps[app].life.state == .inactive else { return }
         move(app, to: .active, cause: .interruption)
     }
 

@@ -32,31 +32,25 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// Per link, the timer at its head transfer's completion (`Network.swift`).
     let transferTimers: [TimerID]
     var tasks = TaskStore<TaskState>()
-    /// Tasks running now, by id, in start order: loops over running work use this, not all
-    /// tasks, so a long run does not slow down as tasks accumulate.
-    var running: [Int] = []
+    /// Tasks running now (`Execution.swift`).
+    var running = RunningTasks()
     var apps: AppRuntimes
     var person: PersonState
     var decisions: Decisions
     /// The declared mechanisms some app uses, by registry index (`MechanismHosting.swift`).
     var mechanisms: [(any Mechanism)?]
-    /// The mechanism being called, whose events `schedule` makes.
-    var activeMechanism = 0
+    /// The mechanism being called, whose events `schedule` makes (`MechanismHosting.swift`).
+    var activeMechanism = ActiveMechanism()
     /// Per app, the mechanisms told of its every task (`Mechanism.observesTasks`).
     let taskObservers: [[Int]]
     /// Per hook, the registry indexes of the mechanisms made that implement it, in order: what
     /// each call into them loops over (nothing, in a run that uses none).
     let hookUsers: [[Int]]
-    /// Optimized Battery Charging's release, when the charger last came or went, and since
-    /// when the phone is off.
-    var optimizedRelease: EventHandle?
-    /// The charger's next step to schedule: session `chargerStep / 2` of `world.charging`, its
-    /// plug-in when even, its unplug when odd.
-    var chargerStep = 0
-    var powerChangedAt = SimInstant.start
-    var offSince: SimInstant?
+    /// The charger's steps, Optimized Battery Charging's release, when power last changed and
+    /// since when the phone is off (`Power.swift`).
+    var power = PowerState()
     /// After the horizon: running tasks finish; no new work starts.
-    var draining = false
+    private(set) var draining = false
     /// Why the run stopped early, if it did: an event storm, with what caused its last event.
     public private(set) var eventStorm: String?
 
@@ -157,11 +151,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
 
     /// The world's first events, the requests pending at the start, and the battery's first level.
     mutating func startWorld() {
-        if world.charging.first?.start == .start {
-            plugIn()
-            chargerStep = 1
-        }
-        scheduleCharger()
+        startCharger()
         if let first = world.networkChange(0) {
             if first.time == .start { changeNetwork(0) } else { scheduleWorld(.network(0), at: first.time) }
         }
@@ -200,22 +190,6 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         }
         eventStorm = "more than 16384 events within a simulated second at \(sim.now), the last from \(what)"
         return sink
-    }
-
-    /// Schedules the charger's next plug-in or unplug: one at a time, so that the event queue
-    /// does not hold the horizon's sessions.
-    mutating func scheduleCharger() {
-        let step = chargerStep
-        guard step / 2 < world.charging.count else { return }
-        chargerStep += 1
-        let session = world.charging[step / 2]
-        if step % 2 == 0 {
-            sim.schedule(.power(.plugIn), at: session.start, priority: PhoneEvent.chargerPriority)
-        } else if session.end < world.horizon {
-            // A session the horizon cuts goes on while the work still running finishes: the
-            // cut is not an unplug, which would end processing work that requires power.
-            sim.schedule(.power(.unplug), at: session.end, priority: PhoneEvent.chargerPriority)
-        }
     }
 
     mutating func scheduleWorld(_ event: PhoneEvent, at time: SimInstant) {
@@ -291,7 +265,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
         var onNetwork: [SimDuration] = []
         for k in NetworkKind.allCases.indices { onNetwork.append(SimDuration(microseconds: books.onNetwork[k])) }
         var totals = RunTotals(
-            end: end, energy: books.energy, components: books.components, offSince: books.isOn ? nil : offSince,
+            end: end, energy: books.energy, components: books.components, offSince: books.isOn ? nil : power.offSince,
             screenOn: books.screenOnTime, lowPower: books.lowPowerTime, onNetwork: onNetwork,
             sessions: world.sessionsBeforeHorizon, launches: world.launchesBeforeHorizon)
         totals.launchPredictability = world.launchHours.predictability

@@ -16,7 +16,7 @@ extension PhoneSimulation {
         case .optimizedRelease: books.setHolding(false)
         case .level: batteryReachedLevel()
         case .replan:
-            levels.plan = nil
+            levels.dropPlan()
             return false
         case .watchEnded: preconditionFailure("handled before accounting")
         case .load(let i): changeLoad(i)
@@ -104,9 +104,9 @@ extension PhoneSimulation {
                 let c = radios.links[r].charges[k]
                 switch c.owner {
                 case .task(let i):
-                    tasks[i].radioJ += c.joules
-                    if books.isCharging { tasks[i].chargerJ += c.joules }
-                    if c.tail { tasks[i].tailJ += c.joules }
+                    tasks[i].radio.radioJ += c.joules
+                    if books.isCharging { tasks[i].addChargerEnergy(c.joules) }
+                    if c.tail { tasks[i].radio.tailJ += c.joules }
                     books.bookTaskRadio(c.joules, scheduled: tasks[i].kind.isScheduled)
                 case .foreground:
                     books.bookForegroundRadio(c.joules)
@@ -175,8 +175,8 @@ extension PhoneSimulation {
         bringBooks()
         splitCPUEnergy()
         books.setCharging(true, at: sim.now)
-        powerChangedAt = sim.now
-        levels.prompted = 0
+        power.powerChangedAt = sim.now
+        levels.recharged()
         sink.worldEvent(.plugIn, at: sim.now)
         powerChanged()
         guard setup.charger.optimized else { return }
@@ -188,17 +188,17 @@ extension PhoneSimulation {
         let release = predicted - setup.charger.optimizedLead
         guard release > now else { return }
         books.setHolding(true)
-        optimizedRelease = sim.schedule(.power(.optimizedRelease), at: release, priority: PhoneEvent.worldPriority)
+        power.optimizedRelease = sim.schedule(.power(.optimizedRelease), at: release, priority: PhoneEvent.worldPriority)
     }
 
     mutating func unplug() {
         bringBooks()
         splitCPUEnergy()
         books.setCharging(false, at: sim.now)
-        powerChangedAt = sim.now
+        power.powerChangedAt = sim.now
         books.setHolding(false)
-        if let h = optimizedRelease { sim.cancel(h) }
-        optimizedRelease = nil
+        if let h = power.optimizedRelease { sim.cancel(h) }
+        power.optimizedRelease = nil
         sink.worldEvent(.unplug, at: sim.now)
         powerChanged()
     }
@@ -206,7 +206,7 @@ extension PhoneSimulation {
     // MARK: - Battery levels
 
     mutating func batteryReachedLevel() {
-        levels.plan = nil
+        levels.dropPlan()
         bringBooks()
         let battery = books.battery
         let charge = battery.charge
@@ -223,7 +223,7 @@ extension PhoneSimulation {
                 })
             {
                 // Every level passed at once is offered once; the person answers once.
-                for (k, l) in levels.promptLevels.enumerated() where charge <= l + 1e-9 { levels.prompted |= 1 << UInt64(k) }
+                levels.offered(atCharge: charge)
                 let accepted = streams.lowPower.bernoulli(setup.people.lowPowerAcceptShare)
                 sink.worldEvent(.lowPowerPrompt(accepted: accepted), at: sim.now)
                 if accepted { setLowPower(true) }
@@ -234,7 +234,7 @@ extension PhoneSimulation {
     /// Whether the battery is watched far from its levels (tests compare the two).
     var watchesBattery: Bool {
         get { levels.watches }
-        set { levels.watches = newValue }
+        set { levels.setWatches(newValue) }
     }
 
     /// The battery's watch is over. Not a change in the world: no decision, and where the
@@ -243,7 +243,7 @@ extension PhoneSimulation {
     /// applied, and the plan starts from the last of them.
     mutating func batteryWatchEnded() {
         if books.stepsWithRadios { applyRadioTransitions(before: sim.now) } else { advanceToEvent() }
-        levels.watch = nil
+        levels.dropWatch()
         rescheduleBattery(watching: false)
     }
 
@@ -255,14 +255,14 @@ extension PhoneSimulation {
     mutating func shutDown() {
         bringBooks()
         books.setOn(false, at: sim.now)
-        offSince = sim.now
+        power.offSince = sim.now
         sink.phoneShutDown(at: sim.now)
         // Every app goes with the phone, and its running work with it.
         for app in apps.indices where apps[app].life.state.isRunning { terminate(app, cause: .shutdown) }
         // So do the transfers the system carries for apps that are not running: their data
         // goes with the radios.
         for i in running where tasks[i].status == .running { finish(TaskID(i), .killed, at: sim.now, suspendIfIdle: false) }
-        assert(person.frontApp == nil, "the app in front ended with its process")
+        assert(apps.frontApp == nil, "the app in front ended with its process")
         radios.powerOff()
         settleRadios()
         radios.replaceLinks()
@@ -271,8 +271,8 @@ extension PhoneSimulation {
     mutating func boot() {
         bringBooks()
         books.setOn(true, at: sim.now)
-        sink.phoneBooted(at: sim.now, offFor: sim.now - offSince!)
-        offSince = nil
+        sink.phoneBooted(at: sim.now, offFor: sim.now - power.offSince!)
+        power.offSince = nil
         if let r = radios.current {
             radios.links[r].setThroughput(upMbps: radios.connection.upMbps, downMbps: radios.connection.downMbps, at: sim.now)
         }
@@ -288,4 +288,48 @@ extension PhoneSimulation {
             sim.schedule(.power(.load(index + 1)), at: next.start, priority: PhoneEvent.worldPriority)
         }
     }
+
+    /// The charger's first step: plugged in at the start if its first session starts then.
+    mutating func startCharger() {
+        if world.charging.first?.start == .start {
+            plugIn()
+            power.chargerStep = 1
+        }
+        scheduleCharger()
+    }
+
+    /// Schedules the charger's next plug-in or unplug: one at a time, so that the event queue
+    /// does not hold the horizon's sessions.
+    mutating func scheduleCharger() {
+        let step = power.chargerStep
+        guard step / 2 < world.charging.count else { return }
+        power.chargerStep += 1
+        let session = world.charging[step / 2]
+        if step % 2 == 0 {
+            sim.schedule(.power(.plugIn), at: session.start, priority: PhoneEvent.chargerPriority)
+        } else if session.end < world.horizon {
+            // A session the horizon cuts goes on while the work still running finishes: the
+            // cut is not an unplug, which would end processing work that requires power.
+            sim.schedule(.power(.unplug), at: session.end, priority: PhoneEvent.chargerPriority)
+        }
+    }
+}
+
+/// The power's own state, written only here (`fileprivate(set)`).
+struct PowerState {
+    /// Optimized Battery Charging's release, while one is scheduled.
+    fileprivate(set) var optimizedRelease: EventHandle?
+    /// The charger's next step to schedule: session `chargerStep / 2` of `world.charging`, its
+    /// plug-in when even, its unplug when odd.
+    fileprivate(set) var chargerStep = 0
+    /// When the charger last came or went.
+    fileprivate(set) var powerChangedAt = SimInstant.start
+    /// Since when the phone is off.
+    fileprivate(set) var offSince: SimInstant?
+}
+
+/// Radio energy charged to a task, and the part that is its share of tails: written only here.
+struct RadioEnergy {
+    fileprivate(set) var radioJ = 0.0
+    fileprivate(set) var tailJ = 0.0
 }

@@ -26,19 +26,20 @@ extension PhoneSimulation {
         let id = TaskID(tasks.count)
         let kind = model.tasks[m].kind
         var state = TaskState(
-            app: app, source: m, kind: kind, submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
-            work: SimDuration(seconds: model.tasks[m].cpu.draw(stream)), powerW: model.apps[app].cpuPowerW)
+            Asked(
+                app: app, source: m, kind: kind, submitted: sim.now, earliestBegin: max(earliestBegin, sim.now),
+                work: SimDuration(seconds: model.tasks[m].cpu.draw(stream)), powerW: model.apps[app].cpuPowerW))
         // Whole bytes: a size drawn from a continuous distribution, rounded.
-        state.upBytes = model.tasks[m].upBytes.draw(stream).rounded()
-        state.downBytes = model.tasks[m].downBytes.draw(stream).rounded()
-        if stream.bernoulli(model.tasks[m].successProbability) { state.flags.insert(.success) }
-        if stream.bernoulli(model.apps[app].forgetsCompletion) { state.flags.insert(.forgetsCompletion) }
-        state.expirationResponse = model.apps[app].expirationResponse
-        if !model.tasks[m].expirationHandler { state.flags.remove(.expirationHandler) }
-        state.cpuShare = model.tasks[m].cpuShare
+        state.asked.upBytes = model.tasks[m].upBytes.draw(stream).rounded()
+        state.asked.downBytes = model.tasks[m].downBytes.draw(stream).rounded()
+        if stream.bernoulli(model.tasks[m].successProbability) { state.reports(success: true) }
+        if stream.bernoulli(model.apps[app].forgetsCompletion) { state.asked.flags.insert(.forgetsCompletion) }
+        state.asked.expirationResponse = model.apps[app].expirationResponse
+        if !model.tasks[m].expirationHandler { state.asked.flags.remove(.expirationHandler) }
+        state.asked.cpuShare = model.tasks[m].cpuShare
         if kind == .processing {
-            if model.tasks[m].requiresExternalPower { state.flags.insert(.requiresExternalPower) }
-            if model.tasks[m].requiresNetworkConnectivity { state.flags.insert(.requiresNetworkConnectivity) }
+            if model.tasks[m].requiresExternalPower { state.asked.flags.insert(.requiresExternalPower) }
+            if model.tasks[m].requiresNetworkConnectivity { state.asked.flags.insert(.requiresNetworkConnectivity) }
         }
         let begin = state.earliestBegin
         tasks.append(state)
@@ -51,7 +52,7 @@ extension PhoneSimulation {
         case .success(let replaced):
             if let replaced { finish(replaced, .replaced, at: sim.now) }
             if sink.observesTaskSteps { sink.taskEvent(.submitted(request(id.rawValue), replaced: replaced), at: sim.now) }
-            tasks[id.rawValue].timer = sim.schedule(.eligible(id), at: begin, priority: PhoneEvent.arrivalPriority)
+            tasks[id.rawValue].setTimer(sim.schedule(.eligible(id), at: begin, priority: PhoneEvent.arrivalPriority))
         }
     }
 
@@ -61,12 +62,13 @@ extension PhoneSimulation {
     ) -> TaskID {
         let id = TaskID(tasks.count)
         var state = TaskState(
-            app: app, source: source, kind: kind, submitted: sim.now, earliestBegin: sim.now, work: work,
-            powerW: powerW ?? model.apps[app].cpuPowerW)
-        state.upBytes = upBytes
-        state.downBytes = downBytes
-        state.flags.insert(.success)
-        state.expirationResponse = model.apps[app].expirationResponse
+            Asked(
+                app: app, source: source, kind: kind, submitted: sim.now, earliestBegin: sim.now, work: work,
+                powerW: powerW ?? model.apps[app].cpuPowerW))
+        state.asked.upBytes = upBytes
+        state.asked.downBytes = downBytes
+        state.reports(success: true)
+        state.asked.expirationResponse = model.apps[app].expirationResponse
         tasks.append(state)
         return id
     }
@@ -80,30 +82,30 @@ extension PhoneSimulation {
         precondition(kind.isScheduled, "a request the policy decides on is of a scheduled kind, not \(kind)")
         let id = newTask(app: app, kind: kind, source: source, work: work, upBytes: upBytes, downBytes: downBytes, powerW: powerW)
         let i = id.rawValue
-        tasks[i].earliestBegin = max(earliestBegin, sim.now)
-        if !success { tasks[i].flags.remove(.success) }
-        if forgetsCompletion { tasks[i].flags.insert(.forgetsCompletion) }
+        tasks[i].asked.earliestBegin = max(earliestBegin, sim.now)
+        if !success { tasks[i].reports(success: false) }
+        if forgetsCompletion { tasks[i].asked.flags.insert(.forgetsCompletion) }
         if sink.observesTaskSteps { sink.taskEvent(.submitted(request(i), replaced: nil), at: sim.now) }
-        tasks[i].timer = sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority)
+        tasks[i].setTimer(sim.schedule(.eligible(id), at: tasks[i].earliestBegin, priority: PhoneEvent.arrivalPriority))
         return id
     }
 
     /// What the request needs, as `BGProcessingTaskRequest`'s two flags say.
     mutating func setNeeds(_ id: TaskID, externalPower: Bool, network: Bool) {
         let i = id.rawValue
-        if externalPower { tasks[i].flags.insert(.requiresExternalPower) } else { tasks[i].flags.remove(.requiresExternalPower) }
-        if network { tasks[i].flags.insert(.requiresNetworkConnectivity) } else { tasks[i].flags.remove(.requiresNetworkConnectivity) }
+        if externalPower { tasks[i].asked.flags.insert(.requiresExternalPower) } else { tasks[i].asked.flags.remove(.requiresExternalPower) }
+        if network { tasks[i].asked.flags.insert(.requiresNetworkConnectivity) } else { tasks[i].asked.flags.remove(.requiresNetworkConnectivity) }
     }
 
     /// The task's handler will never call its completion.
-    mutating func markForgetsCompletion(_ id: TaskID) { tasks[id.rawValue].flags.insert(.forgetsCompletion) }
+    mutating func markForgetsCompletion(_ id: TaskID) { tasks[id.rawValue].asked.flags.insert(.forgetsCompletion) }
 
     /// The request's `earliestBeginDate` came: it joins the eligible requests.
     mutating func makeEligible(_ id: TaskID) {
         let i = id.rawValue
-        tasks[i].timer = nil
+        tasks[i].setTimer(nil)
         guard tasks[i].status == .waiting else { return }
-        tasks[i].status = .eligible
+        tasks[i].becameEligible()
         decisions.append(
             EligibleTask(
                 id: id, app: tasks[i].appIndex, kind: tasks[i].kind, submitted: tasks[i].submitted,
@@ -114,5 +116,35 @@ extension PhoneSimulation {
     /// `cancelAllTaskRequests()`.
     mutating func cancelAll(app: Int) {
         for id in apps[app].scheduler.cancelAll() { finish(id, .cancelled, at: sim.now) }
+    }
+}
+
+/// What a task asked for, drawn when it was submitted: written only here.
+struct Asked {
+    fileprivate(set) var app: Int32
+    /// The task model (refresh, processing), the finite-length work's index, the region
+    /// crossing (place index times 2, plus 1 for an entry), or the lost task (redo).
+    fileprivate(set) var source: Int32
+    fileprivate(set) var kind: TaskKind
+    fileprivate(set) var submitted: SimInstant
+    fileprivate(set) var earliestBegin: SimInstant
+    /// CPU time the work takes once its transfers are done, as asked for.
+    fileprivate(set) var work: SimDuration
+    fileprivate(set) var expirationResponse = SimDuration.zero
+    fileprivate(set) var powerW: Double
+    fileprivate(set) var cpuShare = 0.5
+    fileprivate(set) var upBytes = 0.0
+    fileprivate(set) var downBytes = 0.0
+    /// Its flags: `forgetsCompletion`, `expirationHandler`, the two requirements.
+    fileprivate(set) var flags: TaskState.Flags = [.expirationHandler]
+
+    fileprivate init(app: Int, source: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
+        self.app = Int32(app)
+        self.source = Int32(source)
+        self.kind = kind
+        self.submitted = submitted
+        self.earliestBegin = earliestBegin
+        self.work = work
+        self.powerW = powerW
     }
 }

@@ -9,7 +9,7 @@ extension PhoneSimulation {
     /// is being terminated).
     mutating func finish(_ id: TaskID, _ outcome: TaskOutcome, at time: SimInstant, rejection: SubmitError? = nil, suspendIfIdle: Bool = true) {
         let i = id.rawValue
-        if let rejection { tasks[i].rejection = rejection }
+        if let rejection { tasks[i].end.rejection = rejection }
         if let earlier = tasks[i].outcome { preconditionFailure("\(id) ended twice: \(earlier), then \(outcome)") }
         let app = tasks[i].appIndex
         // Its energy so far is in its state: the radios charge their stretches up to now first.
@@ -18,17 +18,17 @@ extension PhoneSimulation {
         switch tasks[i].status {
         case .running:
             setCPU(i, on: false)
-            running.removeQuickly(at: running.firstIndex(of: i)!)
-            if tasks[i].flags.contains(.holdsApp) { apps[app].running -= 1 }
+            running.ended(i)
+            if tasks[i].flags.contains(.holdsApp) { apps.releases(app) }
             let transferring = tasks[i].isTransferring(at: sim.now) || tasks[i].kind.isMode
-            tasks[i].status = .ended
-            tasks[i].outcome = outcome
+            tasks[i].ended()
+            tasks[i].end.outcome = outcome
             // Ended first, so the resynchronised transfers skip it.
             if transferring { cancelTransfer(of: id) }
             if let h = tasks[i].timer { sim.cancel(h) }
             if let h = tasks[i].monitorEvent { sim.cancel(h) }
-            tasks[i].timer = nil
-            tasks[i].monitorEvent = nil
+            tasks[i].setTimer(nil)
+            tasks[i].setMonitor(nil)
             if !taskObservers[app].isEmpty { mechanismsTaskEnded(i, app: app, resultReady: outcome == .completed && tasks[i].phase == .working) }
         case .eligible:
             decisions.remove(id)
@@ -36,13 +36,13 @@ extension PhoneSimulation {
             hold(i, nil, at: time)
         case .waiting:
             if let h = tasks[i].timer { sim.cancel(h) }
-            tasks[i].timer = nil
+            tasks[i].setTimer(nil)
             apps[app].scheduler.remove(id)
         case .ended: preconditionFailure("unreachable")
         }
-        tasks[i].status = .ended
-        tasks[i].outcome = outcome
-        tasks[i].endedAt = time
+        tasks[i].ended()
+        tasks[i].end.outcome = outcome
+        tasks[i].end.endedAt = time
         tasks.endedSinceCompaction += 1
         var record = endedRecord(i)
         sink.taskEvent(.ended(record), at: time)
@@ -50,7 +50,7 @@ extension PhoneSimulation {
         if tasks[i].kind.isDeclared { mechanismTaskEnded(i, outcome) }
         // Its share of the radio tail after its transfer is known only when that tail ends.
         if radioUsers(contain: .task(i)) {
-            tasks[i].flags.insert(.awaitingTail)
+            tasks[i].end.flags.insert(.awaitingTail)
         } else {
             report(i, completing: &record)
         }
@@ -119,7 +119,7 @@ extension PhoneSimulation {
 
     /// Completes `record`, made by `endedRecord` and not changed since, and reports it.
     mutating func report(_ i: Int, completing record: inout TaskRecord) {
-        tasks[i].flags.remove(.awaitingTail)
+        tasks[i].end.flags.remove(.awaitingTail)
         record.radioTailEnergyJ = tasks[i].tailJ
         record.cpuTime = tasks[i].cpuTime
         if tasks[i].hasStarted {
@@ -136,4 +136,13 @@ extension PhoneSimulation {
         }
         sink.taskEnded(record)
     }
+}
+
+/// How a task ended: written only here.
+struct Ending {
+    fileprivate(set) var endedAt = SimInstant.start
+    fileprivate(set) var rejection: SubmitError?
+    fileprivate(set) var outcome: TaskOutcome?
+    /// `awaitingTail`: ended with its radio burst still going, reported when the tail ends.
+    fileprivate(set) var flags: TaskState.Flags = []
 }

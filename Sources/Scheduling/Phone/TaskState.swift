@@ -6,8 +6,12 @@ import SimEngine
 ///
 /// Plain values only (no strings, no arrays), so writing a field is a store and appending a
 /// state copies no references; the request and the record the sink and the policy see are
-/// made from it when needed (`TaskRecords.swift`). Its BGTaskScheduler identifier follows
+/// made from it when needed (`TaskEnds.swift`). Its BGTaskScheduler identifier follows
 /// from its kind, app and `source` (`identifier(of:)`).
+///
+/// Each part of the run owns its fields: they are a type declared in that part's file, whose
+/// setters are `fileprivate`, so the compiler keeps who writes what. The few fields more than
+/// one part changes are written only through this type's methods.
 struct TaskState {
     enum Status: UInt8 { case waiting, eligible, running, ended }
 
@@ -49,77 +53,81 @@ struct TaskState {
         static let startedOnCellular = Flags(rawValue: 1 << 14)
     }
 
-    // What was asked for.
-    var app: Int32
-    /// The task model (refresh, processing), the finite-length work's index, the region
-    /// crossing (place index times 2, plus 1 for an entry), or the lost task (redo).
-    var source: Int32
-    var kind: TaskKind
-    var status = Status.waiting
-    var phase = Phase.working
-    var outcome: TaskOutcome?
-    var rejection: SubmitError?
-    var expiration: ExpirationReason?
-    var heldBy: HoldReason?
-    var flags: Flags = [.expirationHandler]
-    var submitted: SimInstant
-    var earliestBegin: SimInstant
-    /// CPU time the work takes once its transfers are done.
-    var work: SimDuration
-    var expirationResponse = SimDuration.zero
-    var powerW: Double
-    var cpuShare = 0.5
-    var upBytes = 0.0
-    var downBytes = 0.0
+    /// What was asked for: submission's (`Submission.swift`).
+    var asked: Asked
+    /// Running: execution's (`Execution.swift`).
+    var run = Run()
+    /// Bits its transfer had left when it ended: the radios' (`Network.swift`).
+    var left = LeftBits()
+    /// Radio energy charged to it: the radios' books (`Power.swift`).
+    var radio = RadioEnergy()
+    /// How it ended: ends' (`TaskEnds.swift`).
+    var end = Ending()
+    /// What held it while eligible: the gates' and the policy's (`Decisions.swift`).
+    var hold = Holding()
 
-    // Running.
-    var started = SimInstant.start
-    /// When its time runs out: the budget, or for finite-length work the grant while the app
-    /// is in the background; `distantFuture`: no deadline (in the foreground).
-    var deadline = SimInstant.distantFuture
+    // Written by more than one part, so only through the methods below, which name the change.
+    /// While waiting, its eligibility; while running, the end of its current phase.
+    private(set) var timer: EventHandle?
+    private(set) var monitorEvent: EventHandle?
     /// When its transfer finishes (`distantFuture` while it waits for a connection); its
     /// start if it has none.
-    var transferEnd = SimInstant.start
+    private(set) var transferEnd = SimInstant.start
     /// When its work is done: `transferEnd` plus its CPU time (for a background transfer the
     /// system carries, `transferEnd`).
-    var workEnd = SimInstant.distantFuture
-    var expiresAt = SimInstant.start
-    /// Since when its CPU draws power (`distantFuture`: it does not).
-    var cpuSince = SimInstant.distantFuture
-    var endedAt = SimInstant.start
-    var cpuJ = 0.0
-    /// The part of `cpuJ` and `radioJ` drawn while a charger was connected, and since when
-    /// its CPU has drawn under the charger's present state (a plug or unplug splits it).
-    var chargerJ = 0.0
-    var cpuSegmentSince = SimInstant.distantFuture
-    var cpuTime = SimDuration.zero
-    /// Radio energy charged to it, and the part that is its share of tails.
-    var radioJ = 0.0
-    var tailJ = 0.0
-    /// Bits its transfer had left when the task ended before it did.
-    var leftUpBits = 0.0
-    var leftDownBits = 0.0
+    private(set) var workEnd = SimInstant.distantFuture
+    /// The part of `cpuJ` and `radioJ` drawn while a charger was connected.
+    private(set) var chargerJ = 0.0
+    /// What the app will report to `setTaskCompleted(success:)`.
+    private(set) var succeeds = false
+    private(set) var status = Status.waiting
 
-    // Held while eligible: by what since when, the time held by each reason, and while the
-    // policy holds it, its rule's number in `Decisions.reasonTokens` (-1: none).
-    var heldSince = SimInstant.start
-    var held = HoldTimes()
-    var policyRule: Int8 = -1
+    init(_ asked: Asked) { self.asked = asked }
 
-    /// While waiting, its eligibility; while running, the end of its current phase.
-    var timer: EventHandle?
-    var monitorEvent: EventHandle?
-    /// A mode session's next chunk.
+    mutating func becameEligible() { status = .eligible }
+    mutating func began() { status = .running }
+    mutating func ended() { status = .ended }
+    mutating func setTimer(_ handle: EventHandle?) { timer = handle }
+    mutating func setMonitor(_ handle: EventHandle?) { monitorEvent = handle }
+    mutating func setTransferEnd(_ time: SimInstant) { transferEnd = time }
+    mutating func setWorkEnd(_ time: SimInstant) { workEnd = time }
+    mutating func addChargerEnergy(_ joules: Double) { chargerJ += joules }
+    mutating func reports(success: Bool) { succeeds = success }
 
-    init(app: Int, source: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
-        self.app = Int32(app)
-        self.source = Int32(source)
-        self.kind = kind
-        self.submitted = submitted
-        self.earliestBegin = earliestBegin
-        self.work = work
-        self.powerW = powerW
-    }
+    // Reads, whichever part owns the field.
+    var app: Int32 { asked.app }
+    var source: Int32 { asked.source }
+    var kind: TaskKind { asked.kind }
+    var submitted: SimInstant { asked.submitted }
+    var earliestBegin: SimInstant { asked.earliestBegin }
+    /// CPU time the work takes once its transfers are done: asked for, and archiving added.
+    var work: SimDuration { asked.work + run.addedWork }
+    var expirationResponse: SimDuration { asked.expirationResponse }
+    var powerW: Double { asked.powerW }
+    var cpuShare: Double { asked.cpuShare }
+    var upBytes: Double { asked.upBytes }
+    var downBytes: Double { asked.downBytes }
+    var flags: Flags { asked.flags.union(run.flags).union(end.flags).union(succeeds ? .success : []) }
+    var phase: Phase { run.phase }
+    var started: SimInstant { run.started }
+    var deadline: SimInstant { run.deadline }
+    var expiresAt: SimInstant { run.expiresAt }
+    var cpuSince: SimInstant { run.cpuSince }
+    var cpuJ: Double { run.cpuJ }
+    var cpuSegmentSince: SimInstant { run.cpuSegmentSince }
+    var cpuTime: SimDuration { run.cpuTime }
+    var expiration: ExpirationReason? { run.expiration }
+    var radioJ: Double { radio.radioJ }
+    var tailJ: Double { radio.tailJ }
+    var leftUpBits: Double { left.upBits }
+    var leftDownBits: Double { left.downBits }
+    var outcome: TaskOutcome? { end.outcome }
+    var rejection: SubmitError? { end.rejection }
+    var endedAt: SimInstant { end.endedAt }
+    var heldBy: HoldReason? { hold.heldBy }
+    var heldSince: SimInstant { hold.heldSince }
+    var held: HoldTimes { hold.held }
+    var policyRule: Int8 { hold.policyRule }
 
     var appIndex: Int { Int(app) }
     var isRunning: Bool { status == .running }

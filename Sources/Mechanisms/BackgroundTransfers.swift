@@ -24,7 +24,8 @@ package final class BackgroundTransfers: Mechanism {
         .seconds("cpu", .fixed(1), help: "CPU time of the app's handling once the system hands the result back"),
     ]
     /// `app.<name>.transfer`: each leave's draws.
-    package static let streams = ["transfer"]
+    package static let streams = [transfer.name]
+    private static let transfer = DeclaredStream<BackgroundTransfers>("transfer")
     /// `background_transfer`: carried by the system, then `system.wake_budget` in the app.
     package static let kinds = [TaskKind.Traits("background_transfer", [.producesResult, .systemCarried], budget: { $0.wakeBudget })]
     /// The run's calls it implements.
@@ -56,7 +57,7 @@ package final class BackgroundTransfers: Mechanism {
     /// The app may hand the system a transfer: drawn at every leave, swiped or not, whether or
     /// not one is handed over, so later leaves draw the same.
     package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
-        guard let section = sections[app], let stream = host.stream(app, "transfer") else { return }
+        guard let section = sections[app], let stream = host.stream(app, Self.transfer) else { return }
         let hands = stream.bernoulli(section.probability)
         let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
         let cpu = SimDuration(seconds: section.cpu.draw(stream))

@@ -46,7 +46,8 @@ package final class ContinuedProcessing: Mechanism {
             help: "under memory pressure, the running task with the least progress is ended if below this"),
     ]
     /// `app.<name>.continued`: per open, the tap, the work, whether it stalls and is cancelled.
-    package static let streams = ["continued"]
+    package static let streams = [continued.name]
+    private static let continued = DeclaredStream<ContinuedProcessing>("continued")
     /// `continued_processing`: no time limit of its own; numbered requests.
     package static let kinds = [TaskKind.Traits("continued_processing", .numbered, budget: nil)]
     /// The run's calls it implements.
@@ -97,7 +98,7 @@ package final class ContinuedProcessing: Mechanism {
 
     /// The open's draws, made whether or not the person taps, so later opens draw the same.
     package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
-        guard let s = sections[app], let stream = host.stream(app, "continued") else { return }
+        guard let s = sections[app], let stream = host.stream(app, Self.continued) else { return }
         let taps = stream.bernoulli(s.perOpen)
         let work = SimDuration(seconds: s.cpu.draw(stream))
         let stalls = stream.bernoulli(s.stall), cancels = stream.bernoulli(s.cancel), at = stream.uniform(0, 1)

@@ -18,7 +18,8 @@ package final class Extensions: Mechanism {
             help: "how often the app's extensions run (a Poisson process), each submitting its tasks registered on extension")
     ]
     /// `app.<name>.extension`: when they run.
-    package static let streams = ["extension"]
+    package static let streams = [extensionStream.name]
+    private static let extensionStream = DeclaredStream<Extensions>("extension")
     /// None: its requests are the app's refresh and processing tasks.
     package static let kinds: [TaskKind.Traits] = []
     /// The run's calls it implements.
@@ -40,7 +41,7 @@ package final class Extensions: Mechanism {
 
     /// The app's extensions' next run, before the horizon; payload: the app.
     func scheduleRun<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
-        guard let stream = host.stream(app, "extension") else { return }
+        guard let stream = host.stream(app, Self.extensionStream) else { return }
         let next = host.now + SimDuration(seconds: stream.exponential(mean: 86_400 / perDay[app]))
         if next < host.horizon { host.schedule(app, at: next, as: .world) }
     }

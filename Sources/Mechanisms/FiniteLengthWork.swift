@@ -30,7 +30,9 @@ package final class FiniteLengthWork: Mechanism {
         .kilobytes("down_kb", .fixed(0), help: "bytes it receives"),
     ]
     /// `app.<name>.leave` and `app.<name>.use`: the draws at leaves and at launches.
-    package static let streams = ["leave", "use"]
+    package static let streams = [leave.name, use.name]
+    private static let leave = DeclaredStream<FiniteLengthWork>("leave")
+    private static let use = DeclaredStream<FiniteLengthWork>("use")
     /// `finite_length`: the app's grant in the background, no limit in the foreground; its
     /// latencies count, as a policy's requests' do.
     package static let kinds = [TaskKind.Traits("finite_length", [.usesGrant, .countsLatency], budget: { $0.backgroundTime })]
@@ -78,8 +80,8 @@ package final class FiniteLengthWork: Mechanism {
 
     /// Each app's streams and chance of forgetting.
     package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
-        leave = work.indices.map { host.stream($0, "leave") }
-        use = work.indices.map { host.stream($0, "use") }
+        leave = work.indices.map { host.stream($0, Self.leave) }
+        use = work.indices.map { host.stream($0, Self.use) }
         forgets = host.scenario.apps.map(\.forgetsEndBackground)
     }
 

@@ -188,8 +188,8 @@ package protocol MechanismHost: ~Copyable {
     /// Whether app `app` exits instead of suspending (`UIApplicationExitsOnSuspend`): the
     /// system does not launch it in the background.
     func exitsOnSuspend(_ app: Int) -> Bool
-    /// App `app`'s stream `name` (one the mechanism declared), if the app declares its section.
-    func stream(_ app: Int, _ name: String) -> RandomStream?
+    /// App `app`'s stream `stream` (one the mechanism declared), if the app declares its section.
+    func stream<M: Mechanism>(_ app: Int, _ stream: DeclaredStream<M>) -> RandomStream?
     /// App `app`'s own stream, `app.<name>`, which its BGTaskScheduler requests draw from: for
     /// a mechanism an app uses instead of BGTaskScheduler, never with it (legacy fetch).
     func appStream(_ app: Int) -> RandomStream
@@ -323,4 +323,13 @@ package enum MechanismRegistry {
         let before = builtIn.prefix { ObjectIdentifier($0) != ObjectIdentifier(mechanism) }.reduce(0) { $0 + $1.kinds.count }
         return TaskKind.allCases[TaskKind.builtIn.count + before + k]
     }
+}
+
+/// A random stream a mechanism declares (``Mechanism/streams``), typed by the mechanism: each
+/// mechanism keeps its streams `private`, so that only its own file draws from them.
+package struct DeclaredStream<Owner: Mechanism>: Sendable {
+    /// Its name: stream `app.<app>.<name>`.
+    package let name: String
+    /// `Owner`'s stream `name`.
+    package init(_ name: String) { self.name = name }
 }

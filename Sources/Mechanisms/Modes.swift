@@ -27,7 +27,8 @@ package final class BackgroundModes: Mechanism {
         .number("chunk_down_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes received with each chunk"),
     ]
     /// `app.<name>.mode`: at each leave, whether a session goes on and for how long.
-    package static let streams = ["mode"]
+    package static let streams = [mode.name]
+    private static let mode = DeclaredStream<BackgroundModes>("mode")
     /// One kind per mode, in `BackgroundModeKind`'s order: sessions, with no time limit.
     package static let kinds = BackgroundModeKind.allCases.map { TaskKind.Traits($0.rawValue, .mode, budget: nil) }
     /// The run's calls it implements.
@@ -60,7 +61,7 @@ package final class BackgroundModes: Mechanism {
 
     /// A session goes on with the mode's probability, unless the person swiped the app away.
     package func appLeft<H: MechanismHost & ~Copyable>(_ app: Int, swiped: Bool, _ host: inout H) {
-        guard let s = sections[app], let stream = host.stream(app, "mode") else { return }
+        guard let s = sections[app], let stream = host.stream(app, Self.mode) else { return }
         // Drawn at every leave, so later sessions do not depend on earlier ones' ends.
         let starts = stream.bernoulli(s.probability)
         let length = SimDuration(seconds: s.duration.draw(stream))

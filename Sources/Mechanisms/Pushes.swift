@@ -32,7 +32,8 @@ package final class SilentPushes: Mechanism {
             help: "on battery at or below this charge, pushes wait for the charger (the critical-battery factor)")
     ]
     /// `app.<name>.push`: each push's arrival and work.
-    package static let streams = ["push"]
+    package static let streams = [push.name]
+    private static let push = DeclaredStream<SilentPushes>("push")
     /// `silent_push`: `system.wake_budget` once delivered.
     package static let kinds = [TaskKind.Traits("silent_push", [.producesResult], budget: { $0.wakeBudget })]
     /// The run's calls it implements.
@@ -91,7 +92,7 @@ package final class SilentPushes: Mechanism {
     /// App `app`'s next push after `time`, drawn from its stream (the gap, then the work),
     /// or none at or past the horizon.
     func scheduleNextServerPush<H: MechanismHost & ~Copyable>(_ app: Int, after time: SimInstant, _ host: inout H) {
-        guard let s = sections[app], let stream = host.stream(app, "push") else { return }
+        guard let s = sections[app], let stream = host.stream(app, Self.push) else { return }
         let t = time + SimDuration(seconds: stream.exponential(mean: 3600 / s.perHour))
         guard t < host.horizon else {
             next[app] = nil

@@ -27,7 +27,8 @@ package final class Regions: Mechanism {
             help: "a crossing relaunches an app the person swiped away (false: dropped until they open it, as reported on iOS 26)")
     ]
     /// `app.<name>.region`: each crossing's work.
-    package static let streams = ["region"]
+    package static let streams = [region.name]
+    private static let region = DeclaredStream<Regions>("region")
     /// `region`: `system.region_budget` once woken.
     package static let kinds = [TaskKind.Traits("region", [.producesResult], budget: { $0.regionBudget })]
     /// The run's calls it implements.
@@ -52,7 +53,7 @@ package final class Regions: Mechanism {
     /// Each app that monitors `left` or `entered` is woken, in app order, exit first.
     package func placeChanged<H: MechanismHost & ~Copyable>(left: String?, entered: String?, _ host: inout H) {
         for (app, section) in sections.enumerated() {
-            guard let section, let stream = host.stream(app, "region") else { continue }
+            guard let section, let stream = host.stream(app, Self.region) else { continue }
             for (crossing, place) in [(0, left), (1, entered)] {
                 guard let place, let p = section.places.firstIndex(of: place) else { continue }
                 // Drawn for every crossing, delivered or not, so later draws stay aligned.

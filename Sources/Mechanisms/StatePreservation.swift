@@ -23,7 +23,8 @@ package final class StatePreservation: Mechanism {
     ]
     /// `app.<name>.archive`: per result, whether it is archived (drawn only for a chance
     /// strictly between 0 and 100%).
-    package static let streams = ["archive"]
+    package static let streams = [archive.name]
+    private static let archive = DeclaredStream<StatePreservation>("archive")
     /// `redo`: lost work redone at a launch, with the finite-length grant in the background;
     /// numbered by the lost task (`redo.<task>`), tallied as `redo.*`.
     package static let kinds = [TaskKind.Traits("redo", [.usesGrant, .producesResult, .numbered], budget: { $0.backgroundTime })]
@@ -57,7 +58,7 @@ package final class StatePreservation: Mechanism {
     package func anyTaskBegins<H: MechanismHost & ~Copyable>(_ task: Int, _ host: inout H) {
         let app = host.app(of: task)
         guard let p = archive[app], host.kind(of: task).producesResult else { return }
-        let archives = p > 0 && p < 1 ? host.stream(app, "archive")!.bernoulli(p) : p > 0
+        let archives = p > 0 && p < 1 ? host.stream(app, Self.archive)!.bernoulli(p) : p > 0
         if archives {
             unarchived.remove(task)
             host.addWork(task, archiveCPU[app])

@@ -24,6 +24,7 @@ build=(--scratch-path "$work/build")
 # background, as a toy door into background time.
 cat > Sources/Mechanisms/CalendarSync.swift <<'SWIFT'
 import PhoneWorld
+import PolicyAPI
 import SimEngine
 import SimRandom
 
@@ -36,7 +37,8 @@ package final class CalendarSync: Mechanism {
         .duration("after", .minutes(10), help: "time from the open to the sync"),
         .duration("cpu", .seconds(3), in: .positive, help: "the sync's CPU time"),
     ]
-    package static let streams = ["sync"]
+    package static let streams = [sync.name]
+    private static let sync = DeclaredStream<CalendarSync>("sync")
     package static let kinds = [TaskKind.Traits("calendar_sync", budget: { _ in .seconds(30) })]
     let chance: [Double?], after: [SimDuration], cpu: [SimDuration]
     let kind = MechanismRegistry.kind(CalendarSync.self)
@@ -48,7 +50,7 @@ package final class CalendarSync: Mechanism {
     }
 
     package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {
-        guard let p = chance[app], let stream = host.stream(app, "sync"), stream.bernoulli(p) else { return }
+        guard let p = chance[app], let stream = host.stream(app, Self.sync), stream.bernoulli(p) else { return }
         host.schedule(app, at: host.now + after[app])
     }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Adding a built-in policy, done as docs/architecture.md says, in a copy of this working tree:
 # a policy file in Sources/Policies, then its line in PolicyRegistry.builtIn. With
-# the file alone, BuiltInPolicyTests must fail and name it; with the line, bgsim must list it,
+# the file alone, BuiltInPolicyTests must fail and name it, and the file may not read what only
+# the phone may nor import the phone (the compiler refuses both); with the line, bgsim must list it,
 # run it by name and set its parameter from --set, and the policy tests must pass; then the
 # documentation tests must fail until its row and parameters are in docs/policies.md. Prints
 # the files the change touched. Run by `make test`; the copy and its build are kept in
@@ -21,6 +22,7 @@ build=(--scratch-path "$work/build")
 
 # Step 1: the policy's file.
 cat > Sources/Policies/WifiFirstPolicy.swift <<'SWIFT'
+import PolicyAPI
 import SimEngine
 
 /// Holds requests off cellular until they have waited `max_wait`; on Wi-Fi starts them at once.
@@ -48,6 +50,24 @@ status=$?
 set -e
 [ "$status" != 0 ] || fail "BuiltInPolicyTests passed with the registration line forgotten"
 grep -q "WifiFirstPolicy" "$work/forgotten.log" || fail "BuiltInPolicyTests failed without naming the policy: $(tail -5 "$work/forgotten.log")"
+
+# The walls: a built-in policy sees the policy API's public face only, as a package's policy
+# does. One that reads what only the phone may (a request's hold, which the API keeps for the
+# phone) does not compile, and one that imports the phone without the dependency fails the
+# import check `make test` builds with.
+cp Sources/Policies/WifiFirstPolicy.swift "$work/policy.swift"
+sed -i 's/if state.network == .wifi { return .startAll }/if state.network == .wifi, eligible.first?.heldBy == nil { return .startAll }/' \
+    Sources/Policies/WifiFirstPolicy.swift
+grep -q 'heldBy' Sources/Policies/WifiFirstPolicy.swift || fail "no line to plant the read of a hold in"
+if "$swift" build "${build[@]}" --target Policies > "$work/wall.log" 2>&1; then fail "a built-in policy read a request's hold"; fi
+grep -q "'heldBy' is inaccessible" "$work/wall.log" || fail "the policy reading a hold failed otherwise: $(grep error: "$work/wall.log" | head -3)"
+cp "$work/policy.swift" Sources/Policies/WifiFirstPolicy.swift
+sed -i 's/^import PolicyAPI$/import PolicyAPI\nimport Scheduling/' Sources/Policies/WifiFirstPolicy.swift
+if "$swift" build "${build[@]}" --target Policies --explicit-target-dependency-import-check error > "$work/wall.log" 2>&1; then
+    fail "a built-in policy imported the phone"
+fi
+grep -q "Target Policies imports another target (Scheduling)" "$work/wall.log" || fail "the import of the phone failed otherwise: $(tail -3 "$work/wall.log")"
+cp "$work/policy.swift" Sources/Policies/WifiFirstPolicy.swift
 
 # Step 2: its line in the registry.
 sed -i 's/^        OraclePolicy.self,$/&\n        WifiFirstPolicy.self,/' Sources/Policies/BuiltInPolicies.swift
@@ -109,4 +129,4 @@ grep -q "^wifi-first " Tests/Fingerprint/fingerprints.txt || fail "no fingerprin
 
 touched=$(git status --porcelain | awk '{print $2}' | paste -sd ' ')
 [ "$(git status --porcelain | wc -l)" = 5 ] || fail "adding the policy touched: $touched"
-echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md), its place in the fingerprint world two more (world.yaml, fingerprints.txt); with its line, its documentation or its place forgotten a test fails naming it; registered, it is listed, run by name and configured by --set"
+echo "add-policy test passed: a built-in policy's code is 2 files ($code), its documentation a third (docs/policies.md), its place in the fingerprint world two more (world.yaml, fingerprints.txt); with its line, its documentation or its place forgotten a test fails naming it; it cannot read a request's hold nor import the phone; registered, it is listed, run by name and configured by --set"

@@ -122,12 +122,13 @@ extension PhoneSimulation: MechanismHost {
     package func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
     /// Whether the app exits on suspend.
     package func exitsOnSuspend(_ app: Int) -> Bool { model.apps[app].exitsOnSuspend }
-    /// App `app`'s stream `name` of the active mechanism, which must have declared it.
-    package func stream(_ app: Int, _ name: String) -> RandomStream? {
+    /// App `app`'s stream `stream` of the active mechanism, which must have declared it.
+    package func stream<M: Mechanism>(_ app: Int, _ stream: DeclaredStream<M>) -> RandomStream? {
+        let active = MechanismRegistry.builtIn[activeMechanism.index]
         assert(
-            MechanismRegistry.builtIn[activeMechanism.index].streams.contains(name),
-            "\(MechanismRegistry.builtIn[activeMechanism.index].name) draws stream \(name), which it does not declare")
-        return streams.declared[app][name]
+            ObjectIdentifier(active) == ObjectIdentifier(M.self) && active.streams.contains(stream.name),
+            "\(active.name) draws stream \(stream.name) of \(M.name), which it does not declare")
+        return streams.declared[app][stream.name]
     }
     /// Stream `app.<name>`, for the one mechanism that declares it draws it.
     package func appStream(_ app: Int) -> RandomStream {

@@ -34,39 +34,39 @@ public struct AndroidPolicy: RegisteredPolicy {
     public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
 
     /// Every number of the model; each is a scenario key of the `android` policy.
-    public struct Parameters: Equatable, Sendable {
+    struct Parameters: Equatable, Sendable {
         /// Doze's timeouts (`doze` and `light_doze` turn each off).
-        public var doze = DozeMachine.Timing()
+        var doze = DozeMachine.Timing()
         // Buckets (AppStandbyController's elapsed and screen-time thresholds).
         /// Time since last use before WORKING_SET, FREQUENT, RARE and RESTRICTED.
-        public var workingSetAfter: SimDuration = .hours(12), frequentAfter: SimDuration = .hours(24)
-        public var rareAfter: SimDuration = .hours(48), restrictedAfter: SimDuration = .days(8)
+        var workingSetAfter: SimDuration = .hours(12), frequentAfter: SimDuration = .hours(24)
+        var rareAfter: SimDuration = .hours(48), restrictedAfter: SimDuration = .days(8)
         /// Screen-on time since last use before FREQUENT and RARE.
-        public var frequentScreen: SimDuration = .hours(1), rareScreen: SimDuration = .hours(2)
+        var frequentScreen: SimDuration = .hours(1), rareScreen: SimDuration = .hours(2)
         /// Screen-on time since last use before RESTRICTED.
-        public var restrictedScreen: SimDuration = .hours(6)
+        var restrictedScreen: SimDuration = .hours(6)
         /// Whether apps unused long enough become RESTRICTED (Android 12+).
-        public var restrictedBucket = true
+        var restrictedBucket = true
         /// Per bucket in `Bucket` order, NEVER excluded (QuotaController's defaults, Android 11-15).
-        public var quotas = Self.legacyQuotas
+        var quotas = Self.legacyQuotas
         /// What applies to every bucket.
-        public var common = QuotaTracker.Common()
+        var common = QuotaTracker.Common()
         /// Android 16's adjusted quota defaults instead (set before the quota keys, which win).
-        public var android16 = false
+        var android16 = false
         // Constraints.
         /// Whether jobs wait while the battery is low.
-        public var batteryNotLow = true
+        var batteryNotLow = true
         /// The level at or below which the battery is low.
-        public var lowLevel = 0.15
+        var lowLevel = 0.15
         /// How far above `lowLevel` the battery must climb to stop being low.
-        public var lowHysteresis = 0.05
+        var lowHysteresis = 0.05
         /// Whether jobs need an unmetered (Wi-Fi) connection.
-        public var requireUnmetered = false
+        var requireUnmetered = false
         /// AOSP's values (docs/sources.md §9).
-        public init() {}
+        init() {}
 
         /// QuotaController's defaults through Android 15.
-        public static let legacyQuotas = [
+        static let legacyQuotas = [
             QuotaTracker.Limits(time: .minutes(10), window: .minutes(10), maxJobs: 75, maxSessions: 75),
             QuotaTracker.Limits(time: .minutes(10), window: .hours(2), maxJobs: 120, maxSessions: 10),
             QuotaTracker.Limits(time: .minutes(10), window: .hours(8), maxJobs: 200, maxSessions: 8),
@@ -75,7 +75,7 @@ public struct AndroidPolicy: RegisteredPolicy {
         ]
         /// Android 16's, with its adjust-quota and window-tuning flags both on: ACTIVE 20 min per
         /// 60 min, WORKING_SET 10 min per 4 h, FREQUENT 10 min per 12 h.
-        public static let android16Quotas: [QuotaTracker.Limits] = {
+        static let android16Quotas: [QuotaTracker.Limits] = {
             var q = legacyQuotas
             q[0].time = .minutes(20)
             q[0].window = .minutes(60)
@@ -86,7 +86,7 @@ public struct AndroidPolicy: RegisteredPolicy {
     }
 
     /// The model's numbers.
-    public var parameters: Parameters { didSet { doze = DozeMachine(parameters.doze) } }
+    var parameters: Parameters { didSet { doze = DozeMachine(parameters.doze) } }
     var doze: DozeMachine
     /// Per app, its quota's sessions, and until when it is out of quota (the in-quota alarm)
     /// and why.
@@ -98,7 +98,7 @@ public struct AndroidPolicy: RegisteredPolicy {
     var wasCharging = false
 
     /// The model with `parameters` and no jobs run yet.
-    public init(_ parameters: Parameters) {
+    init(_ parameters: Parameters) {
         self.parameters = parameters
         doze = DozeMachine(parameters.doze)
     }

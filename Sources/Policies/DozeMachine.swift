@@ -12,56 +12,56 @@ import SimEngine
 /// OVERRIDE. A maintenance window ends early once no job is running and its minimum (30 s
 /// deep, 5 s light) has passed; a light window shorter than the minimum budget adds the rest to
 /// the budget, a longer one takes its excess from it. Jobs are held in deep and light IDLE.
-public struct DozeMachine: Sendable, Equatable {
+struct DozeMachine: Sendable, Equatable {
     /// Deep Doze's states.
-    public enum Deep: String, Sendable {
+    enum Deep: String, Sendable {
         case active, inactive
         case idlePending = "idle_pending"
         case sensing, locating, idle, maintenance
     }
     /// Light Doze's states.
-    public enum Light: String, Sendable { case active, inactive, idle, maintenance, override }
+    enum Light: String, Sendable { case active, inactive, idle, maintenance, override }
 
     /// The timeouts, AOSP's `DeviceIdleController.Constants`.
-    public struct Timing: Equatable, Sendable {
+    struct Timing: Equatable, Sendable {
         /// Whether deep Doze runs at all, and light Doze.
-        public var deep = true, light = true
+        var deep = true, light = true
         /// INACTIVE, IDLE_PENDING, SENSING and LOCATING (0: no location provider, straight to IDLE).
-        public var inactive: SimDuration = .minutes(30), idlePending: SimDuration = .minutes(30)
+        var inactive: SimDuration = .minutes(30), idlePending: SimDuration = .minutes(30)
         /// SENSING and LOCATING: the longest they take (AOSP's timeouts).
-        public var sensing: SimDuration = .minutes(4), locating: SimDuration = .seconds(30)
+        var sensing: SimDuration = .minutes(4), locating: SimDuration = .seconds(30)
         /// Deep IDLE: the first, the longest, and the factor between one and the next.
-        public var firstIdle: SimDuration = .hours(1), maxIdle: SimDuration = .hours(6), idleFactor = 2.0
+        var firstIdle: SimDuration = .hours(1), maxIdle: SimDuration = .hours(6), idleFactor = 2.0
         /// Deep maintenance windows: the first, the longest, the factor, and the least one lasts.
-        public var firstWindow: SimDuration = .minutes(5), maxWindow: SimDuration = .minutes(10), windowFactor = 2.0
+        var firstWindow: SimDuration = .minutes(5), maxWindow: SimDuration = .minutes(10), windowFactor = 2.0
         /// The least a deep maintenance window lasts (MIN_DEEP_MAINTENANCE_TIME).
-        public var minDeepMaintenance: SimDuration = .seconds(30)
+        var minDeepMaintenance: SimDuration = .seconds(30)
         /// Light INACTIVE, then light IDLE: the first, the longest, the factor.
-        public var lightInactive: SimDuration = .minutes(1)
-        public var lightFirstIdle: SimDuration = .minutes(5), lightMaxIdle: SimDuration = .minutes(15), lightIdleFactor = 2.0
+        var lightInactive: SimDuration = .minutes(1)
+        var lightFirstIdle: SimDuration = .minutes(5), lightMaxIdle: SimDuration = .minutes(15), lightIdleFactor = 2.0
         /// Light maintenance: the budget's bounds and the least a window lasts.
-        public var lightMinBudget: SimDuration = .minutes(1), lightMaxBudget: SimDuration = .minutes(5)
+        var lightMinBudget: SimDuration = .minutes(1), lightMaxBudget: SimDuration = .minutes(5)
         /// The least a light maintenance window lasts (MIN_LIGHT_MAINTENANCE_TIME).
-        public var minLightMaintenance: SimDuration = .seconds(5)
+        var minLightMaintenance: SimDuration = .seconds(5)
         /// AOSP's defaults.
-        public init() {}
+        init() {}
     }
 
     /// Its timeouts.
-    public let timing: Timing
+    let timing: Timing
     /// Where each is, and when its current state ends if jobs keep running (`nil`: not timed).
-    public private(set) var deep = Deep.active, light = Light.active
+    var deep = Deep.active, light = Light.active
     var deepEnds: SimInstant?, lightEnds: SimInstant?
     /// When the current maintenance window began (deep, light).
     var deepWindowStart = SimInstant.start, lightWindowStart = SimInstant.start
     var nextIdle: SimDuration, nextWindow: SimDuration, lightNextIdle: SimDuration, lightBudget: SimDuration
     /// Since when the phone has been off the charger with the screen off (`nil`: active).
-    public private(set) var inactiveSince: SimInstant?
+    var inactiveSince: SimInstant?
     /// Since when no job has been running (`nil`: one is).
     var jobsIdleSince: SimInstant?
 
     /// A machine in ACTIVE, no job running since `.start`.
-    public init(_ timing: Timing = Timing()) {
+    init(_ timing: Timing = Timing()) {
         self.timing = timing
         nextIdle = timing.firstIdle
         nextWindow = timing.firstWindow
@@ -71,10 +71,10 @@ public struct DozeMachine: Sendable, Equatable {
     }
 
     /// Whether jobs may run: not in deep or light IDLE.
-    public var allowsJobs: Bool { deep != .idle && light != .idle }
+    var allowsJobs: Bool { deep != .idle && light != .idle }
 
     /// The screen came on or the charger was connected.
-    public mutating func becomeActive() {
+    mutating func becomeActive() {
         deep = .active
         light = .active
         deepEnds = nil
@@ -83,7 +83,7 @@ public struct DozeMachine: Sendable, Equatable {
     }
 
     /// Off the charger with the screen off since `time`: INACTIVE, deep and light.
-    public mutating func becomeInactive(at time: SimInstant) {
+    mutating func becomeInactive(at time: SimInstant) {
         let t = timing
         inactiveSince = time
         nextIdle = t.firstIdle
@@ -97,7 +97,7 @@ public struct DozeMachine: Sendable, Equatable {
     }
 
     /// A job started, or the last one running ended, at `time`.
-    public mutating func jobs(running: Bool, at time: SimInstant) {
+    mutating func jobs(running: Bool, at time: SimInstant) {
         if running {
             jobsIdleSince = nil
         } else if jobsIdleSince == nil {
@@ -119,7 +119,7 @@ public struct DozeMachine: Sendable, Equatable {
     }
 
     /// The next change of either, if jobs go on as they are now.
-    public var nextChange: SimInstant? {
+    var nextChange: SimInstant? {
         switch (deepNext(), lightNext()) {
         case (let a?, let b?): min(a, b)
         case (let a?, nil): a
@@ -129,7 +129,7 @@ public struct DozeMachine: Sendable, Equatable {
 
     /// Until when jobs started now may run before an IDLE begins, if jobs keep running (`nil`:
     /// no IDLE ahead: active, or Doze off).
-    public var jobsMayRunUntil: SimInstant? {
+    var jobsMayRunUntil: SimInstant? {
         var out: SimInstant?
         // Deep IDLE begins when LOCATING ends (or SENSING, with no location step), or a window.
         if deep == .locating || deep == .maintenance || (deep == .sensing && timing.locating == .zero) { out = deepEnds }
@@ -139,7 +139,7 @@ public struct DozeMachine: Sendable, Equatable {
 
     /// Moves to the next state change; false if there is none.
     @discardableResult
-    public mutating func step() -> Bool {
+    mutating func step() -> Bool {
         switch (deepNext(), lightNext()) {
         case (let d?, let l?): d <= l ? stepDeep(at: d) : stepLight(at: l)
         case (let d?, nil): stepDeep(at: d)
@@ -150,7 +150,7 @@ public struct DozeMachine: Sendable, Equatable {
     }
 
     /// Takes every change up to and including `now`.
-    public mutating func advance(to now: SimInstant) {
+    mutating func advance(to now: SimInstant) {
         while let next = nextChange, next <= now { step() }
     }
 

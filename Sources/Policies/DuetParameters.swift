@@ -3,128 +3,123 @@ import SimEngine
 
 extension DuetPolicy {
     /// A dasd priority class's battery curve.
-    public struct BatteryCurve: Equatable, Sendable {
+    struct BatteryCurve: Equatable, Sendable {
         /// B, in percent: the score is zero here, and at or below B - 1 the class is constrained.
-        public var floor: Double
+        var floor: Double
         /// k: the curve's exponent.
-        public var exponent: Double
-        /// The curve with floor `floor` and exponent `exponent`.
-        public init(floor: Double, exponent: Double) {
-            self.floor = floor
-            self.exponent = exponent
-        }
+        var exponent: Double
         /// Maintenance work (processing): B 20, k 0.5.
-        public static let maintenance = BatteryCurve(floor: 20, exponent: 0.5)
+        static let maintenance = BatteryCurve(floor: 20, exponent: 0.5)
         /// Utility work (refresh): B 10, k 0.4.
-        public static let utility = BatteryCurve(floor: 10, exponent: 0.4)
+        static let utility = BatteryCurve(floor: 10, exponent: 0.4)
         /// User-initiated work: B 5, k 0.25.
-        public static let userInitiated = BatteryCurve(floor: 5, exponent: 0.25)
+        static let userInitiated = BatteryCurve(floor: 5, exponent: 0.25)
     }
 
     /// Every number of the model; each is a scenario key of the `ios` policy. Defaults come
     /// from docs/sources.md §4 where it has one and are assumptions (§12) where it does not.
-    public struct Parameters: Equatable, Sendable {
+    struct Parameters: Equatable, Sendable {
         // Battery (docs/sources.md §4).
         /// On battery at or below this level (percent), discretionary work must not run
         /// (WWDC20 10063: "critically low battery", about 20%).
-        public var criticalBattery = 20.0
+        var criticalBattery = 20.0
         /// The battery curve of refresh requests (utility work).
-        public var refreshBattery = BatteryCurve.utility
+        var refreshBattery = BatteryCurve.utility
         /// The battery curve of processing requests (maintenance work).
-        public var processingBattery = BatteryCurve.maintenance
+        var processingBattery = BatteryCurve.maintenance
         /// Factor on the battery score while plugged in.
-        public var pluggedInBonus = 1.2
+        var pluggedInBonus = 1.2
         /// Level changes smaller than this (percentage points) do not rescore.
-        public var rescoreStep = 5.0
+        var rescoreStep = 5.0
         /// Whether processing must not run on battery.
-        public var processingNeedsPower = true
+        var processingNeedsPower = true
         /// Weight of the battery score in the weighted mean.
-        public var batteryWeight = 1.0
+        var batteryWeight = 1.0
         // Device activity.
         /// Processing runs only once the phone has been unused this long: "about 5 minutes
         /// after locking" (docs/sources.md §4 [secondary]).
-        public var processingIdleAfter: SimDuration = .minutes(5)
+        var processingIdleAfter: SimDuration = .minutes(5)
         // App usage: an app's background launches follow its use (docs/sources.md §4).
         /// Refresh launches a day an app earns per launch a day of its own, over `usageWindow`.
-        public var refreshesPerLaunch = 2.0
+        var refreshesPerLaunch = 2.0
         /// The fewest refresh launches a day an app in use earns (an app not opened daily still
         /// gets about one a day until it pauses).
-        public var minRefreshesPerDay = 1.0
+        var minRefreshesPerDay = 1.0
         /// The most refresh launches a day an app earns, however much it is used.
-        public var maxRefreshesPerDay = 8.0
+        var maxRefreshesPerDay = 8.0
         /// An app's refresh launches are at least this share of a day over its allowance apart
         /// (0.5: an app earning two a day gets them at least 6 hours apart), so that a night on
         /// the charger does not spend a day's allowance before the morning's predicted use.
-        public var allowanceSpread = 0.5
+        var allowanceSpread = 0.5
         /// A refresh whose application score reaches this may come sooner than that spacing
         /// (the count a day still holds): the allowance is a budget spent in bursts when use is
         /// likely, as logs show refreshes 15-21 min apart (docs/sources.md §4); `nil`: the
         /// spacing always holds.
-        public var burstScore: Double? = 0.5
+        var burstScore: Double? = 0.5
         /// The span over which an app's launches a day are counted.
-        public var usageWindow: SimDuration = .days(7)
+        var usageWindow: SimDuration = .days(7)
         /// An app not opened for this long gets no refresh until it is opened again.
-        public var pauseAfter: SimDuration = .days(2)
+        var pauseAfter: SimDuration = .days(2)
         /// No refresh in this span after an app's first use: the predictor has nothing to go
         /// on (a new install waits more than a day).
-        public var learningPeriod: SimDuration = .days(1)
+        var learningPeriod: SimDuration = .days(1)
         /// An app whose last background task the system had to terminate (it did not end it
         /// in time) waits this many times its usual spacing for its next refresh.
-        public var misbehaviourFactor = 3.0
+        var misbehaviourFactor = 3.0
         /// Whether a processing request waits for its app to be opened again after a
         /// processing launch (processing follows use too).
-        public var processingFollowsUse = true
+        var processingFollowsUse = true
         /// How often dasd rescores the requests it holds, counted from midnight: it rescores its
         /// list periodically (docs/sources.md §4), at a period not published. The default is
         /// the predictor's bin, over which predictions stay the same. `nil`: only when
         /// something the rules read changes, and at the times the rules name.
-        public var rescoreEvery: SimDuration? = .seconds(450)
+        var rescoreEvery: SimDuration? = .seconds(450)
         // Application rule: predicted use.
         /// How far ahead the application rule looks for predicted launches.
-        public var launchLookahead: SimDuration = .seconds(450)
+        var launchLookahead: SimDuration = .seconds(450)
         /// A bin's launch probability before any history.
-        public var defaultLaunchProbability = 0.0025
+        var defaultLaunchProbability = 0.0025
         /// A predicted probability above this counts as 1.
-        public var certainLaunchProbability = 0.25
+        var certainLaunchProbability = 0.25
         /// Weight of the application score in the weighted mean.
-        public var applicationWeight = 50.0
+        var applicationWeight = 50.0
         /// Idle this long on a charger and Wi-Fi, the phone is in the window practitioners
         /// report iOS spends background time in (overnight): the application rule gives way for
         /// refresh and fetch until the app has had `idleWindowShare` of its day's allowance (at
         /// least one) in the window, deciding when, not whether, it is spent; the rest waits for
         /// predicted use.
         /// `nil`: no such window.
-        public var idleWindowAfter: SimDuration? = .minutes(30)
+        var idleWindowAfter: SimDuration? = .minutes(30)
         /// The share of an app's daily allowance (at least one refresh) an idle window may spend.
-        public var idleWindowShare = 0.5
+        var idleWindowShare = 0.5
         // Network quality.
         /// Weight of the network quality score in the weighted mean.
-        public var networkWeight = 8.4
+        var networkWeight = 8.4
         /// Below this connection quality (0-100) work must not run: a connection too poor to
         /// use (10 is about 0.6 Mbit/s down); above it the score falls gradually with quality.
-        public var minNetworkQuality = 10.0
+        var minNetworkQuality = 10.0
         // Budgets and rate limit: assumptions (dasd's values are not published).
         /// Energy background work may take from the battery per day, in joules (about 1% of a
         /// 12.4 Wh battery).
-        public var energyBudgetPerDay = 450.0
+        var energyBudgetPerDay = 450.0
         /// Cellular bytes background work may use per day.
-        public var dataBudgetPerDay = 50e6
+        var dataBudgetPerDay = 50e6
         /// Shortest time between two background launches of one app, of any kind.
-        public var minLaunchSpacing: SimDuration = .minutes(10)
+        var minLaunchSpacing: SimDuration = .minutes(10)
         /// A request waiting this long must proceed; `nil`: never.
-        public var maxWait: SimDuration?
+        var maxWait: SimDuration?
         /// A processing request eligible this long must proceed (when nothing absolutely
         /// forbids it) if its app was used within `processingUsedWithin`; `nil`: never. A day,
         /// so that the night after it comes due runs it within the two days the SDK names.
-        public var processingDueAfter: SimDuration? = .days(1)
+        var processingDueAfter: SimDuration? = .days(1)
         /// How recently the app must have been used for `processingDueAfter` to apply.
-        public var processingUsedWithin: SimDuration = .days(7)
+        var processingUsedWithin: SimDuration = .days(7)
         /// The weighted mean a request's scores must reach. dasd's value is unknown: 0.4 lets a
         /// refresh by day pass only near a predicted launch once the predictor knows two weeks
         /// of the person (docs/sources.md §12).
-        public var threshold = 0.4
+        var threshold = 0.4
         /// dasd's values where known (docs/sources.md §4), the assumptions of docs/sources.md §12 elsewhere.
-        public init() {}
+        init() {}
     }
 
     /// Every number of the model, as scenario keys.

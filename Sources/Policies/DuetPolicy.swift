@@ -51,7 +51,7 @@ import SimEngine
 public struct DuetPolicy: RegisteredPolicy {
     /// The model's numbers. Setting them starts the model afresh (a scenario's values are set
     /// on a policy made with `init()`).
-    public var parameters: Parameters { didSet { self = DuetPolicy(parameters) } }
+    var parameters: Parameters { didSet { self = DuetPolicy(parameters) } }
     var predictor: LaunchPredictor
     /// The battery level last scored, and whether plugged in then.
     var scoredLevel: Double?
@@ -95,7 +95,7 @@ public struct DuetPolicy: RegisteredPolicy {
     }
 
     /// The model with `parameters`, no history and full budgets.
-    public init(_ parameters: Parameters) {
+    init(_ parameters: Parameters) {
         self.parameters = parameters
         self.predictor = LaunchPredictor(prior: parameters.defaultLaunchProbability)
         energyLeftJ = parameters.energyBudgetPerDay

@@ -8,13 +8,13 @@ import SimEngine
 /// app in that bin, and estimates the probability of a launch in that bin as
 /// `(days with a launch + prior * priorDays) / (days the bin has elapsed + priorDays)`: the
 /// prior (dasd's default 0.0025) until history outweighs it.
-public struct LaunchPredictor: Sendable {
+struct LaunchPredictor: Sendable {
     /// Width of a time-of-day bin (default 7.5 minutes).
-    public var binWidth: SimDuration
+    var binWidth: SimDuration
     /// Launch probability of a bin before any history (dasd's default, 0.0025).
-    public var prior: Double
+    var prior: Double
     /// How many days of history the prior weighs as.
-    public var priorDays: Double
+    var priorDays: Double
 
     var binsPerDay: Int
     /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
@@ -27,7 +27,7 @@ public struct LaunchPredictor: Sendable {
     var learned = 0
 
     /// A predictor with no history yet.
-    public init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
+    init(binWidth: SimDuration = .seconds(450), prior: Double = 0.0025, priorDays: Double = 1) {
         precondition(
             binWidth > .zero && SimDuration.days(1).microseconds % binWidth.microseconds == 0,
             "the bin width must divide a day")
@@ -40,7 +40,7 @@ public struct LaunchPredictor: Sendable {
     func bin(of time: SimInstant) -> Int { Int(time.timeOfDay.microseconds / binWidth.microseconds) }
 
     /// Reads launches added to `usage` since the last call.
-    public mutating func learn(_ usage: UsageHistory) {
+    mutating func learn(_ usage: UsageHistory) {
         // Called at every decision; most of them come with no launch since the last one.
         guard usage.launchCount != learned || hits.count < usage.apps.count else { return }
         learned = usage.launchCount
@@ -66,7 +66,7 @@ public struct LaunchPredictor: Sendable {
 
     /// Probability that the person opens `app` in the bin that starts at `binStart` (a bin
     /// boundary), from the days before `binStart`'s day.
-    public func probability(app: Int, binStart: SimInstant) -> Double {
+    func probability(app: Int, binStart: SimInstant) -> Double {
         let b = bin(of: binStart)
         // Days of the record on which this bin has already passed, before the current one.
         let elapsed = Double(max(0, binStart.day - firstDay))
@@ -83,14 +83,14 @@ public struct LaunchPredictor: Sendable {
     func learnedLaunches(of app: Int) -> Int { app < cursor.count ? cursor[app] : 0 }
 
     /// The start of the bin that holds `time`.
-    public func binStart(of time: SimInstant) -> SimInstant {
+    func binStart(of time: SimInstant) -> SimInstant {
         time - SimDuration(microseconds: time.timeOfDay.microseconds % binWidth.microseconds)
     }
 
     /// Calls `body` with the launch probability of `app` for each bin that overlaps
     /// `[now, now + lookahead]`, in time order (a closure, not an array: this runs per
     /// decision). At a bin boundary that is the current bin and the next.
-    public func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
+    func forEachProbability(app: Int, now: SimInstant, lookahead: SimDuration, _ body: (Double) -> Void) {
         var start = binStart(of: now)
         let end = now + lookahead
         repeat {

@@ -5,17 +5,17 @@ import SimEngine
 /// sessions, each from the first of its jobs to start to the last to end, counted only off the
 /// charger; whether the app is within its bucket's quota; when quota comes back; how long a
 /// job started now may run.
-public struct QuotaTracker: Sendable, Equatable {
+struct QuotaTracker: Sendable, Equatable {
     /// A bucket's limits.
-    public struct Limits: Equatable, Sendable {
+    struct Limits: Equatable, Sendable {
         /// Job time allowed per window; `nil`: unlimited.
-        public var time: SimDuration?
+        var time: SimDuration?
         /// The rolling window the limits count over.
-        public var window: SimDuration
+        var window: SimDuration
         /// Most jobs, and most sessions (jobs less than `coalescing` apart count as one), per window.
-        public var maxJobs: Int, maxSessions: Int
+        var maxJobs: Int, maxSessions: Int
         /// The limits of `time` and `maxJobs` jobs in `maxSessions` sessions per `window`.
-        public init(time: SimDuration?, window: SimDuration, maxJobs: Int, maxSessions: Int) {
+        init(time: SimDuration?, window: SimDuration, maxJobs: Int, maxSessions: Int) {
             self.time = time
             self.window = window
             self.maxJobs = maxJobs
@@ -24,28 +24,28 @@ public struct QuotaTracker: Sendable, Equatable {
     }
 
     /// What applies to every bucket.
-    public struct Common: Equatable, Sendable {
+    struct Common: Equatable, Sendable {
         /// Most job time in any 24 h (MAX_EXECUTION_TIME).
-        public var maxExecution: SimDuration = .hours(4)
+        var maxExecution: SimDuration = .hours(4)
         /// Quota comes back once this much of it is free again (IN_QUOTA_BUFFER).
-        public var inQuotaBuffer: SimDuration = .seconds(30)
+        var inQuotaBuffer: SimDuration = .seconds(30)
         /// Sessions closer than this count as one (TIMING_SESSION_COALESCING_DURATION).
-        public var coalescing: SimDuration = .seconds(5)
+        var coalescing: SimDuration = .seconds(5)
         /// Most jobs and sessions started in any `rateWindow` (RATE_LIMITING_WINDOW).
-        public var rateWindow: SimDuration = .minutes(1)
-        public var maxJobsPerRateWindow = 20, maxSessionsPerRateWindow = 20
+        var rateWindow: SimDuration = .minutes(1)
+        var maxJobsPerRateWindow = 20, maxSessionsPerRateWindow = 20
         /// AOSP's defaults.
-        public init() {}
+        init() {}
     }
 
     /// A finished timing session.
-    public struct Session: Equatable, Sendable {
+    struct Session: Equatable, Sendable {
         /// When its first job started and its last ended.
-        public var start, end: SimInstant
+        var start, end: SimInstant
         /// How many jobs it ran.
-        public var jobs: Int
+        var jobs: Int
         /// A session from `start` to `end` that ran `jobs` jobs.
-        public init(_ start: SimInstant, _ end: SimInstant, jobs: Int) {
+        init(_ start: SimInstant, _ end: SimInstant, jobs: Int) {
             self.start = start
             self.end = end
             self.jobs = jobs
@@ -53,14 +53,14 @@ public struct QuotaTracker: Sendable, Equatable {
     }
 
     /// Why an app is out of quota.
-    public enum Limit: String, CaseIterable, Sendable {
+    enum Limit: String, CaseIterable, Sendable {
         case time = "quota_time", jobs = "quota_jobs", sessions = "quota_sessions", rate = "quota_rate"
     }
 
     /// Finished sessions, in time order, of the last 24 h or so.
-    public private(set) var sessions: [Session] = []
+    var sessions: [Session] = []
     /// The session in progress (a job running off the charger): its start and its jobs.
-    public private(set) var timerStart: SimInstant?
+    var timerStart: SimInstant?
     var timerJobs = 0
     /// The app's jobs running now, counted or not.
     var running = 0
@@ -69,10 +69,10 @@ public struct QuotaTracker: Sendable, Equatable {
     var rateJobsEnd = SimInstant.start, rateSessionsEnd = SimInstant.start
 
     /// No job run yet.
-    public init() {}
+    init() {}
 
     /// A session recorded as if it had run, after the others (AOSP's tests' `saveTimingSession`).
-    public mutating func save(_ session: Session) { sessions.append(session) }
+    mutating func save(_ session: Session) { sessions.append(session) }
 
     /// Counts `count` more jobs, and a session if `session`, in the rate-limiting windows.
     mutating func countRate(jobs count: Int, session: Bool, at now: SimInstant, _ c: Common) {
@@ -93,7 +93,7 @@ public struct QuotaTracker: Sendable, Equatable {
     }
 
     /// A job started at `now`; counted unless `charging`.
-    public mutating func jobStarted(at now: SimInstant, charging: Bool, _ c: Common) {
+    mutating func jobStarted(at now: SimInstant, charging: Bool, _ c: Common) {
         running += 1
         guard !charging else { return }
         if timerStart == nil { timerStart = now }
@@ -102,14 +102,14 @@ public struct QuotaTracker: Sendable, Equatable {
     }
 
     /// A job ended at `now`: the session ends with the last.
-    public mutating func jobEnded(at now: SimInstant, _ c: Common) {
+    mutating func jobEnded(at now: SimInstant, _ c: Common) {
         running = max(0, running - 1)
         if running == 0 { endSession(at: now, c) }
     }
 
     /// The charger came (`true`) or went at `now`: a session in progress ends, or one begins
     /// with the jobs still running.
-    public mutating func charging(_ on: Bool, at now: SimInstant, _ c: Common) {
+    mutating func charging(_ on: Bool, at now: SimInstant, _ c: Common) {
         if on {
             endSession(at: now, c)
         } else if running > 0, timerStart == nil {
@@ -186,7 +186,7 @@ public struct QuotaTracker: Sendable, Equatable {
     /// Whether the app may start a job now under `limits` (`isWithinQuotaLocked`), and if not,
     /// which limit holds it and when quota comes back (`maybeScheduleStartAlarmLocked`: the
     /// in-quota alarm, `inQuotaBuffer` after it would be free again).
-    public func check(_ limits: Limits, at now: SimInstant, _ c: Common) -> (limit: Limit, back: SimInstant)? {
+    func check(_ limits: Limits, at now: SimInstant, _ c: Common) -> (limit: Limit, back: SimInstant)? {
         let s = stats(limits, at: now, c)
         let allowed = limits.time ?? .days(36_500)
         let remaining = min(allowed - s.executionInWindow, c.maxExecution - s.executionInDay)
@@ -213,7 +213,7 @@ public struct QuotaTracker: Sendable, Equatable {
     /// How long a job started now may run before the app's quota is used up, if it ran the
     /// whole time (`getTimeUntilQuotaConsumedLocked`): sessions rolling out of the window give
     /// time back as it goes.
-    public func timeUntilConsumed(_ limits: Limits, at now: SimInstant, _ c: Common) -> SimDuration {
+    func timeUntilConsumed(_ limits: Limits, at now: SimInstant, _ c: Common) -> SimDuration {
         let s = stats(limits, at: now, c)
         guard let allowed = limits.time else {
             return Self.consumed(sessions, from: now - .days(1), deadSpace: c.maxExecution - s.executionInDay)

@@ -1,11 +1,11 @@
 import Foundation
-import Policies
 import Scheduling
 import SimEngine
 import Testing
 
 @testable import Experiments
 @testable import PhoneWorld
+@testable import Policies
 @testable import ScenarioFiles
 
 /// Habits move when an app is used, not how much the person uses the phone, and the ios

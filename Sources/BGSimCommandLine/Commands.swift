@@ -386,6 +386,9 @@ struct Policies: ParsableCommand {
         case .distribution(.uniform(let a, let b)): "{uniform: [\(quantity(a)), \(quantity(b))]}"
         case .distribution(.lognormal(let m, let sigma)): "{lognormal: {median: \(quantity(m)), sigma: \(describe(.number(sigma)))}}"
         case .names(let n): "[\(n.joined(separator: ", "))]"
+        case .file(let path, _): path
+        case .section(let keys): "{\(keys.sorted { $0.key < $1.key }.map { "\($0.key): \(describe($0.value))" }.joined(separator: ", "))}"
+        case .list(let items): "[\(items.map { describe($0) }.joined(separator: ", "))]"
         }
     }
 }

@@ -17,7 +17,7 @@ package final class BackgroundTransfers: Mechanism {
     /// The app profile's keys.
     package static let parameters: [PolicyParameterInfo] = [
         .number(
-            "probability_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a leave hands the system a transfer"),
+            "probability_pct", 50, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a leave hands the system a transfer"),
         .kilobytes("up_kb", .fixed(0), help: "bytes to upload"),
         .kilobytes("down_kb", .fixed(1_000_000), help: "bytes to download"),
         .flag("discretionary", false, help: "isDiscretionary: the system waits for Wi-Fi and external power"),

@@ -19,30 +19,31 @@ package final class ContinuedProcessing: Mechanism {
     /// The app profile's keys.
     package static let parameters: [PolicyParameterInfo] = [
         .number(
-            "per_open_pct", 5, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that the person starts one on an open (a tap in the app)"),
+            "per_open_pct", 5, in: NumberRange(0...100), unit: .percentPoints("a chance"),
+            help: "chance that the person starts one on an open (a tap in the app)"),
         .duration(
             "tap_after", .seconds(20), in: .zero ... .hours(24), help: "time from the open to the tap; no request if the app has left the foreground by then"),
         .text("identifier", "com.example.export", help: "requests are <identifier>.<n>; the permitted list allows them with <identifier>.* or each one"),
         .flag("queue", true, help: "strategy queue (wait for room); false: fail with immediateRunIneligible when the system has no room now"),
         .duration("cpu", .minutes(3), in: .positive, help: "median CPU time of a task's work (log-normal)"),
         .number("cpu_sigma", 0.5, in: NumberRange(0...3), unit: "a log-normal sigma", help: "spread of the CPU time"),
-        .number("up_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes a task sends before its CPU work"),
-        .number("down_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes a task receives before its CPU work"),
+        .number("up_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes a task sends before its CPU work"),
+        .number("down_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes a task receives before its CPU work"),
         .flag("gpu", false, help: "asks for the GPU (requiredResources = .gpu); refused as notPermitted where the phone has none"),
         .number(
-            "stall_pct", 0, in: NumberRange(0...100), unit: "a chance in percent",
+            "stall_pct", 0, in: NumberRange(0...100), unit: .percentPoints("a chance"),
             help: "chance that a task reports no progress (first to be ended under memory pressure)"),
         .number(
-            "cancel_pct", 5, in: NumberRange(0...100), unit: "a chance in percent",
+            "cancel_pct", 5, in: NumberRange(0...100), unit: .percentPoints("a chance"),
             help: "chance that the person cancels a running task from its Live Activity, at a uniform point of its work: its expiration handler is called"),
     ]
     /// The keys of `system.continued_processing`.
     package static let systemParameters: [PolicyParameterInfo] = [
         .integer("max_running", 1, in: 1...100, unit: "a number of tasks", help: "tasks the system runs at once; later requests queue or fail"),
         .flag("gpu_supported", false, help: "BGTaskScheduler.supportedResources includes .gpu"),
-        .number("gpu_w", 1.5, in: NumberRange(0...20), unit: "a power in watts", help: "GPU power while a task that asked for it runs"),
+        .number("gpu_w", 1.5, in: NumberRange(0...20), unit: .watts(), help: "GPU power while a task that asked for it runs"),
         .number(
-            "pressure_progress_pct", 10, in: NumberRange(0...100), unit: "a progress in percent",
+            "pressure_progress_pct", 10, in: NumberRange(0...100), unit: .percentPoints("a progress"),
             help: "under memory pressure, the running task with the least progress is ended if below this"),
     ]
     /// `app.<name>.continued`: per open, the tap, the work, whether it stalls and is cancelled.

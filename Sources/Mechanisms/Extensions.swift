@@ -14,7 +14,7 @@ package final class Extensions: Mechanism {
     /// The app profile's keys.
     package static let parameters: [PolicyParameterInfo] = [
         .number(
-            "runs_per_day", 1, in: NumberRange(0...1440), unit: "a rate per day",
+            "runs_per_day", 1, in: NumberRange(0...1440), unit: .perDay("a rate"),
             help: "how often the app's extensions run (a Poisson process), each submitting its tasks registered on extension")
     ]
     /// `app.<name>.extension`: when they run.

@@ -24,7 +24,7 @@ package final class FiniteLengthWork: Mechanism {
         .choice(
             "begin", ["leave", "in_use"], default: "leave",
             help: "leave: as the app enters the background; in_use: at a uniform time within a launch"),
-        .number("probability_pct", 100, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a leave (or launch) begins it"),
+        .number("probability_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a leave (or launch) begins it"),
         .seconds("cpu", .fixed(2), help: "CPU time of the work"),
         .kilobytes("up_kb", .fixed(0), help: "bytes it sends"),
         .kilobytes("down_kb", .fixed(0), help: "bytes it receives"),

@@ -23,7 +23,7 @@ package final class LegacyFetch: Mechanism {
         .seconds("cpu", .exponential(mean: 3), help: "CPU time of a fetch"),
         .kilobytes("up_kb", .fixed(1_000), help: "bytes a fetch sends"),
         .kilobytes("down_kb", .fixed(10_000), help: "bytes a fetch receives"),
-        .number("success_pct", 100, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that a fetch reports new data"),
+        .number("success_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a fetch reports new data"),
     ]
     /// None: a fetch draws from the app's own stream.
     package static let streams: [String] = []

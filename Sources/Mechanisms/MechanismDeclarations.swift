@@ -149,11 +149,11 @@ extension PolicyParameterInfo {
         Self(name: name, kind: .duration(range, noneAllowed: false), defaultValue: .duration(value), help: help)
     }
     /// A number key with its default, within `range`, in `unit`.
-    package static func number(_ name: String, _ value: Double, in range: NumberRange, unit: String, help: String) -> Self {
+    package static func number(_ name: String, _ value: Double, in range: NumberRange, unit: SettingUnit, help: String) -> Self {
         Self(name: name, kind: .number(range, unit: unit), defaultValue: .number(value), help: help)
     }
     /// A whole-number key with its default, within `range`, counting `unit`.
-    package static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: String = "a whole number", help: String) -> Self {
+    package static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: SettingUnit = "a whole number", help: String) -> Self {
         Self(name: name, kind: .integer(range, unit: unit), defaultValue: .integer(value), help: help)
     }
     /// A true-or-false key with its default.
@@ -169,7 +169,7 @@ extension PolicyParameterInfo {
         Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
     }
     /// A number key in `unit`, within `range`, that may be `none` (its default).
-    package static func optionalNumber(_ name: String, in range: NumberRange, unit: String, help: String) -> Self {
+    package static func optionalNumber(_ name: String, in range: NumberRange, unit: SettingUnit, help: String) -> Self {
         Self(name: name, kind: .optionalNumber(range, unit: unit), defaultValue: .off, help: help)
     }
     /// A duration key within `range` that may be `none` (its default).

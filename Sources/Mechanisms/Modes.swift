@@ -17,14 +17,15 @@ package final class BackgroundModes: Mechanism {
     package static let parameters: [PolicyParameterInfo] = [
         .choice("kind", BackgroundModeKind.allCases.map(\.rawValue), help: "the mode, which is also the sessions' task kind"),
         .number(
-            "probability_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance that the person leaves the app with a session going"),
+            "probability_pct", 50, in: NumberRange(0...100), unit: .percentPoints("a chance"),
+            help: "chance that the person leaves the app with a session going"),
         .seconds("duration", .exponential(mean: 1800), help: "how long a session goes on after they leave"),
         .optionalNumber(
-            "power_w", in: NumberRange(0...), unit: "a power in watts",
+            "power_w", in: NumberRange(0...), unit: .watts(),
             help: "power of the mode's hardware while a session goes on (none: the mode's own, from Android power profiles)"),
         .optionalDuration("chunk_every", help: "network use while it goes on: a chunk at once, then one each time this passes (none: no network use)"),
-        .number("chunk_up_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes sent with each chunk"),
-        .number("chunk_down_kb", 0, in: NumberRange(0...1e9), unit: "kilobytes", help: "bytes received with each chunk"),
+        .number("chunk_up_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes sent with each chunk"),
+        .number("chunk_down_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes received with each chunk"),
     ]
     /// `app.<name>.mode`: at each leave, whether a session goes on and for how long.
     package static let streams = [mode.name]

@@ -28,7 +28,7 @@ package final class SilentPushes: Mechanism {
     /// The keys of `system.silent_push`.
     package static let systemParameters: [PolicyParameterInfo] = [
         .number(
-            "critical_battery_pct", 20, in: NumberRange(0...100), unit: "percent",
+            "critical_battery_pct", 20, in: NumberRange(0...100), unit: .percentPoints("a level"),
             help: "on battery at or below this charge, pushes wait for the charger (the critical-battery factor)")
     ]
     /// `app.<name>.push`: each push's arrival and work.

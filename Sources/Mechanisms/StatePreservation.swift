@@ -17,7 +17,7 @@ package final class StatePreservation: Mechanism {
     /// The app profile's keys.
     package static let parameters: [PolicyParameterInfo] = [
         .number(
-            "archive_pct", 100, in: NumberRange(0...100), unit: "a chance in percent",
+            "archive_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"),
             help: "chance that the app archives a result of its background work as the work ends"),
         .duration("archive_cpu", .zero, help: "CPU time of archiving a result, added to the work that produces it"),
     ]

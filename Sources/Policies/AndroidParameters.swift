@@ -71,10 +71,10 @@ extension AndroidPolicy {
                 help: "most sessions an app starts per rate_window"),
             .flag("battery_not_low", \.parameters.batteryNotLow, help: "jobs wait while the battery is low"),
             .number(
-                "low_level_pct", in: NumberRange(0...100), unit: "a level in percent", help: "the level at or below which the battery is low",
+                "low_level_pct", in: NumberRange(0...100), unit: .percentPoints("a level"), help: "the level at or below which the battery is low",
                 get: { 100 * $0.parameters.lowLevel }, set: { $0.parameters.lowLevel = $1 / 100 }),
             .number(
-                "low_hysteresis_pct", in: NumberRange(0...100), unit: "percentage points",
+                "low_hysteresis_pct", in: NumberRange(0...100), unit: SettingUnit("percentage points", suffix: "_pct"),
                 help: "how far above the low level the battery must climb to stop being low",
                 get: { 100 * $0.parameters.lowHysteresis }, set: { $0.parameters.lowHysteresis = $1 / 100 }),
             .flag("require_unmetered", \.parameters.requireUnmetered, help: "jobs need an unmetered (Wi-Fi) connection"),

@@ -131,11 +131,11 @@ extension DuetPolicy {
                     "at 0.25 a by-day refresh passed at any hour with two weeks of history; above 0.5 a refresh near a predicted launch needs a near-certain one"
             ),
         .number(
-            "critical_battery_pct", \.parameters.criticalBattery, in: 0...100, unit: "a level in percent",
+            "critical_battery_pct", \.parameters.criticalBattery, in: 0...100, unit: .percentPoints("a level"),
             help: "on battery at or below this level, refresh and processing must not run"
         ).sourced("§4"),
         .number(
-            "refresh_battery_floor_pct", \.parameters.refreshBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
+            "refresh_battery_floor_pct", \.parameters.refreshBattery.floor, in: NumberRange(0..<100), unit: .percentPoints("a level"),
             help: "B of refresh (utility) work: its battery score is 0 here, and at or below B - 1 it must not run"
         ).sourced("§4"),
         .number(
@@ -143,7 +143,7 @@ extension DuetPolicy {
             help: "k of refresh work's battery curve"
         ).sourced("§4"),
         .number(
-            "processing_battery_floor_pct", \.parameters.processingBattery.floor, in: NumberRange(0..<100), unit: "a level in percent",
+            "processing_battery_floor_pct", \.parameters.processingBattery.floor, in: NumberRange(0..<100), unit: .percentPoints("a level"),
             help: "B of processing (maintenance) work"
         ).sourced("§4"),
         .number(
@@ -153,7 +153,7 @@ extension DuetPolicy {
         .number("plugged_in_bonus", \.parameters.pluggedInBonus, in: NumberRange(1...), unit: "a factor", help: "factor on the battery score while plugged in")
             .sourced("§4"),
         .number(
-            "rescore_step_pct", \.parameters.rescoreStep, in: 0...100, unit: "percentage points",
+            "rescore_step_pct", \.parameters.rescoreStep, in: 0...100, unit: SettingUnit("percentage points", suffix: "_pct"),
             help: "level changes smaller than this do not rescore the battery"
         ).sourced("§4"),
         .flag("processing_needs_power", \.parameters.processingNeedsPower, help: "processing must not run on battery").sourced("§4"),
@@ -167,12 +167,12 @@ extension DuetPolicy {
         )
         .assumption(1, 4, why: "from 1 to about 4 the app opened daily stays in the 1-4 refreshes a day developers see"),
         .number(
-            "min_refreshes_per_day", \.parameters.minRefreshesPerDay, in: NumberRange(0...), unit: "refreshes a day",
+            "min_refreshes_per_day", \.parameters.minRefreshesPerDay, in: NumberRange(0...), unit: .perDay("refreshes"),
             help: "the fewest refresh launches a day an app in use earns"
         )
         .assumption(0.5, 1, why: "an app not opened daily gets one a day at most; below a half it would look paused"),
         .number(
-            "max_refreshes_per_day", \.parameters.maxRefreshesPerDay, in: NumberRange(0...), unit: "refreshes a day",
+            "max_refreshes_per_day", \.parameters.maxRefreshesPerDay, in: NumberRange(0...), unit: .perDay("refreshes"),
             help: "the most refresh launches a day an app earns"
         )
         .assumption(4, 12, why: "developers see 1-4 a day for daily use and up to 9-10 a day on older iOS; the cap binds for the most used apps only"),
@@ -233,12 +233,12 @@ extension DuetPolicy {
         )
         .assumption(5, 30, why: "a log showed a Wi-Fi quality of 50 required, which blacks out ordinary connections where developers see refreshes"),
         .number(
-            "energy_budget_j_per_day", \.parameters.energyBudgetPerDay, in: NumberRange(0...), unit: "joules per day",
+            "energy_budget_j_per_day", \.parameters.energyBudgetPerDay, in: NumberRange(0...), unit: .perDay("joules"),
             help: "battery energy background work may take per day"
         )
         .assumption(150, 1500, why: "WWDC names an energy budget handed out over the day, with no size: from a third of a percent to 3% of a 12.4 Wh battery"),
         .number(
-            "data_budget_mb_per_day", in: NumberRange(0...), unit: "megabytes per day", help: "cellular data background work may use per day",
+            "data_budget_mb_per_day", in: NumberRange(0...), unit: .perDay("megabytes"), help: "cellular data background work may use per day",
             get: { $0.parameters.dataBudgetPerDay / 1e6 }, set: { $0.parameters.dataBudgetPerDay = $1 * 1e6 }
         )
         .assumption(10, 200, why: "WWDC names a data budget, with no size; Apple asks for refreshes under 100 KB"),

@@ -68,20 +68,30 @@ public struct NumberRange: Sendable, Equatable {
     }
 }
 
-/// What a parameter accepts: its kind and range.
-public enum PolicyParameterKind: Sendable, Equatable {
+/// What a setting accepts: its kind and range.
+public indirect enum PolicyParameterKind: Sendable, Equatable {
     /// A duration within the range (`15m`, `2h`); also `none` when `noneAllowed`.
     case duration(ClosedRange<SimDuration>, noneAllowed: Bool)
+    /// A time of day, `HH:MM` or `HH:MM:SS` (`23:00`): a duration since midnight.
+    case timeOfDay
     /// A number within the range, in `unit` (for messages and docs: `a probability`).
-    case number(NumberRange, unit: String)
+    case number(NumberRange, unit: SettingUnit)
     /// A number within the range, in `unit`, or `none` (a default that depends on other keys).
-    case optionalNumber(NumberRange, unit: String)
+    case optionalNumber(NumberRange, unit: SettingUnit)
     /// A whole number within the range, of `unit` (`a whole number of jobs`).
-    case integer(ClosedRange<Int>, unit: String)
+    case integer(ClosedRange<Int>, unit: SettingUnit)
     /// `true` or `false`.
     case flag
     /// A name: letters, digits, `.`, `_` or `-` (an identifier such as `com.example.export`).
     case text
+    /// A name that also names a list item in key paths (`apps.news`): no `.`, not only digits.
+    case label
+    /// Free text, for people (a `description`).
+    case prose
+    /// An identifier, or one ending in `.*`: every identifier under it.
+    case pattern
+    /// A trace file's path, relative to the file that names it.
+    case file
     /// A quantity drawn per use, fixed (`3s`) or of a shape (`{exponential: 3s}`), in `unit`.
     case distribution(DistributionUnit)
     /// A list of places of the network model (`[home, work]`).
@@ -91,22 +101,68 @@ public enum PolicyParameterKind: Sendable, Equatable {
     /// A list of the listed names (`[start, handler]`), or `none` (a default that depends on
     /// other keys).
     case choices([String])
+    /// The kind, or `none` (unset).
+    case orNone(PolicyParameterKind)
+    /// `true`, `false`, or the kind (a mapping that `true` gives at its defaults).
+    case orFlag(PolicyParameterKind)
+    /// One of the named values, or a value of the kind (`short`, or `45s`).
+    case presets([NamedValue], or: PolicyParameterKind)
+    /// A mapping of the keys listed, with their defaults.
+    case section([PolicyParameterInfo])
+    /// A list of values of the kind, with a number of items within `count`, which `noun` names
+    /// in messages (`segments`).
+    case list(PolicyParameterKind, count: ClosedRange<Int>, noun: String)
 
     /// What a value must be, for messages and documentation: `a probability from 0 to 1`.
     public var expected: String {
         switch self {
         case .duration(let r, let none):
             "a duration from \(r.lowerBound) to \(r.upperBound)\(none ? ", or none" : "")"
+        case .timeOfDay: "a time of day such as 23:00 (HH:MM, 24-hour)"
         case .number(let r, let unit): "\(unit) \(r.description)"
         case .optionalNumber(let r, let unit): "\(unit) \(r.description), or none"
         case .integer(let r, let unit): "\(unit) from \(r.lowerBound) to \(r.upperBound)"
         case .flag: "true or false"
         case .text: "a name of letters, digits, '.', '_' or '-'"
+        case .label: "a name of letters, digits, '_' or '-'"
+        case .prose: "a text value"
+        case .pattern: "an identifier such as com.example.refresh, or one ending in .* for every identifier under it"
+        case .file: "a file's path, relative to the file that names it"
         case .distribution(let unit): "\(unit.expected), or {exponential|uniform|lognormal: ...} of it"
         case .places: "a list of places of the network model, such as [home, work]"
         case .choice(let names): "one of \(names.joined(separator: ", "))"
         case .choices(let names): "a list of \(names.joined(separator: ", ")), or none"
+        case .orNone(let kind): "\(kind.expected), or none"
+        case .orFlag(let kind): "true, false or \(kind.expected)"
+        case .presets(let named, let kind): "\(kind.expected), or a preset: \(named.map { "\($0.name) (\($0.shown))" }.joined(separator: ", "))"
+        case .section(let keys): "a mapping of \(keys.map(\.name).joined(separator: ", "))"
+        case .list(_, let count, let noun):
+            switch (count.lowerBound, count.upperBound) {
+            case let (a, b) where a == b: "\(a) \(noun)"
+            case (0, Int.max): "a list of \(noun)"
+            case (1, Int.max): "one or more \(noun)"
+            case (let n, Int.max): "\(n) or more \(noun)"
+            case (0, let n): "at most \(n) \(noun)"
+            case (let a, let b): "from \(a) to \(b) \(noun)"
+            }
         }
+    }
+}
+
+/// A name that stands for a value (a preset: `short` for 30 seconds).
+public struct NamedValue: Sendable, Equatable {
+    /// The name.
+    public let name: String
+    /// The value it stands for.
+    public let value: PolicyParameterValue
+    /// The value in words, for messages (`30 s`).
+    public let shown: String
+
+    /// `name`, standing for `value`, shown as `shown`.
+    public init(_ name: String, _ value: PolicyParameterValue, shown: String) {
+        self.name = name
+        self.value = value
+        self.shown = shown
     }
 }
 

@@ -323,3 +323,17 @@ func editDistance(_ a: String, _ b: String) -> Int {
     }
     return a.isEmpty ? b.count : row[b.count]
 }
+
+extension ConfigReader {
+    /// One of an enumeration's raw values, listing them when it is not.
+    func choice<T: RawRepresentable & CaseIterable>(
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ type: T.Type,
+        what: String
+    ) throws(ScenarioError) -> T where T.RawValue == String {
+        let name = try string(node, path)
+        guard let v = T(rawValue: name) else {
+            throw error(node, path, "unknown \(what) '\(name)'; known: \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return v
+    }
+}

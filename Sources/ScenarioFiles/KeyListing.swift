@@ -110,6 +110,14 @@ package final class KeyListing: Sendable {
             add(path, text, given: false)
             return
         }
+        // A list of scalars, each in its first spelling (hourly weights).
+        if let v = value as? ParameterValue, case .list(let items) = v, !items.isEmpty {
+            let texts = items.compactMap { Self.spellings(of: $0).first }
+            if texts.count == items.count, readsBack(ConfigNode(value: .sequence(texts.map { ConfigNode(value: .scalar($0, plain: true)) }))) {
+                add(path, "[" + texts.joined(separator: ", ") + "]", given: false)
+                return
+            }
+        }
         let mark = count
         if readsBack(ConfigNode(value: .mapping([]))) { return }
         truncate(mark)
@@ -144,7 +152,7 @@ package final class KeyListing: Sendable {
             case .off: return ["none"]
             // Seconds or bytes: the read-back keeps the one its key reads.
             case .distribution(.fixed(let v)): return spellings(of: SimDuration(seconds: v)) + [number(v / 1000)]
-            case .distribution, .names: return []
+            case .distribution, .names, .file, .section, .list: return []
             }
         case let d as SimDuration:
             let s = d.microseconds / 1_000_000

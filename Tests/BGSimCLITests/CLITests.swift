@@ -353,10 +353,10 @@ struct CLITests {
             "unknown.yaml", [],
             "error: unknown.yaml:12: phone.battery.capcity_wh: unknown key 'capcity_wh'; did you mean 'capacity_wh'? Known keys: model, capacity_wh, initial_charge_pct, idle_drain_pct_per_hour, boot_charge_pct, kibam_c, kibam_k_per_s\n"
         ),
-        ("negative.yaml", [], "error: negative.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -5\n"),
+        ("negative.yaml", [], "error: negative.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours from more than 0 to 1000000, got -5\n"),
         (
             "good.yaml", ["--set", "phone.battery.capacity_wh=-1"],
-            "error: good.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -1\n"
+            "error: good.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours from more than 0 to 1000000, got -1\n"
         ),
         ("badtrace.yaml", [], "error: bad.csv:3: column 'network': expected one of wifi, cellular, none, got 'lan'\n"),
         (

@@ -165,12 +165,12 @@ struct HostileInputTests {
     static let numberCases: [Case] = [
         // Found by make fuzz-input (seed 3): a session of 1e11 hours drew interruptions over
         // all of it, 11 GB.
-        set("a session of 1e11 hours", ["people.session_body_mean=100000000000h"], "at most 1d"),
+        set("a session of 1e11 hours", ["people.session_body_mean=100000000000h"], "from 1us to 1d"),
         // The values that trapped converting to integer microseconds or overflowed a double:
         // their ranges now come from the arithmetic they feed.
-        set("capacity 1e305 Wh", ["phone.battery.capacity_wh=1e305"], "at most 1000000"),
+        set("capacity 1e305 Wh", ["phone.battery.capacity_wh=1e305"], "to 1000000"),
         set("a download of 1e20 kB", ["apps[0].tasks[0].down_kb=1e20"], "from 0 to 1e9"),
-        set("a launch download of 1e300 kB", ["apps[0].launch_down_kb=1e300"], "from 0 to 1e9"),
+        set("a launch download of 1e300 kB", ["apps[0].launch_down_kb=1e300"], "from 0 to 1000000000"),
         set("a throughput of 1e-12 Mbit/s", ["network.weekday[0].down_mbps=1e-12"], "from 0.001 to 1000000"),
         set("a log-normal sigma of 30", ["apps[0].tasks[0].down_kb={lognormal: {median: 200, sigma: 30}}"], "from 0 to 5"),
         edit("duration NaN", "duration: 2d", "duration: .nan", "duration"),
@@ -257,7 +257,7 @@ struct HostileInputTests {
             "more than 250000 values"),
         add("background modes not a list", "apps: [{profile: news, background_modes: fetch}]", "background_modes"),
         add("an unknown background mode", "apps: [{profile: news, background_modes: [teleport]}]", "background_modes[0]"),
-        add("a load with no steps", "load: {steps: []}", "at least one step"),
+        add("a load with no steps", "load: {steps: []}", "one or more steps"),
     ]
 
     // MARK: - Traces

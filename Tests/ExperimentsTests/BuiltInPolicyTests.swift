@@ -43,7 +43,7 @@ struct BuiltInPolicyTests {
             case .flag(let b): written = "\(b)"
             case .off: written = "none"
             case .text(let t): written = t
-            case .distribution, .names:
+            case .distribution, .names, .file, .section, .list:
                 Issue.record("\(name).\(p.name): a policy's parameter is a single value")
                 continue
             }

@@ -152,9 +152,12 @@ struct MechanismTests {
         #expect(p == expected, "every default is AppTask's; --set reached the entry")
         #expect(r.submitOn == [.extension] && r.cpuShare == 0.2)
         for p in RegisteredTasks.parameters where !p.isRequired { #expect(!p.help.isEmpty, "\(p.name)") }
-        // Each key sits at its case's position: `upKb` is `up_kb`.
-        let snake = RegisteredTasks.Key.allCases.map { "\($0)".replacing(/[A-Z]/) { "_" + $0.output.lowercased() } }
-        #expect(RegisteredTasks.parameters.map(\.name) == snake)
+        // Each key's default, set on an entry, is the entry's default: the key paths agree.
+        for s in RegisteredTasks.settings {
+            var t = RegisteredTasks.defaults
+            s.apply(s.value(in: t), to: &t)
+            #expect(t == RegisteredTasks.defaults, "\(s.name)")
+        }
         do {
             _ = try Scenario.parse(yaml: minimalWith("  - news", "  - {name: a, tasks: [{id: a.r, kind: refresh, requires_network: true}]}"), file: "s.yaml")
             Issue.record("a refresh with a requirement was accepted")

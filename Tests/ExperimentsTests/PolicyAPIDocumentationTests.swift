@@ -11,7 +11,8 @@ struct PolicyAPIDocumentationTests {
     static let types: [(name: String, file: String, role: String)] = [
         ("SchedulingPolicy", "Sources/PolicyAPI/Policy.swift", "what a policy is"),
         ("RegisteredPolicy", "Sources/PolicyAPI/RegisteredPolicy.swift", "a policy with a name and declared parameters"),
-        ("PolicyParameter", "Sources/PolicyAPI/RegisteredPolicy.swift", "one parameter's declaration"),
+        ("Setting", "Sources/PolicyAPI/Setting.swift", "one parameter's declaration (`PolicyParameter<P>` is `Setting<P>`)"),
+        ("SettingUnit", "Sources/PolicyAPI/Setting.swift", "a number parameter's unit"),
         ("DeviceState", "Sources/PolicyAPI/Policy.swift", "what `decide` sees of the phone"),
         ("UsageHistory", "Sources/PolicyAPI/Policy.swift", "`DeviceState.usage`"),
         ("App", "Sources/PolicyAPI/Policy.swift", "`UsageHistory.App`, one app's record"),

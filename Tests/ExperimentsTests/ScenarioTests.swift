@@ -59,15 +59,15 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalPhone + "\n  battery:\n    capacity_wh: -5\n",
-        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -5"
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours from more than 0 to 1000000, got -5"
     ),
     (
         minimalPhone + "\n  battery:\n    model: lithium\n",
-        "s.yaml:12:12: phone.battery.model: unknown battery model 'lithium'; known: linear, kibam"
+        "s.yaml:12:12: phone.battery.model: expected one of linear, kibam, got 'lithium'"
     ),
     (
         minimalPhone + "\n  battery:\n    kibam_c: 1\n",
-        "s.yaml:12:14: phone.battery.kibam_c: expected a share of capacity strictly between 0 and 1, got 1"
+        "s.yaml:12:14: phone.battery.kibam_c: expected a share of capacity from more than 0 to less than 1, got 1"
     ),
     (
         minimalPhone + "\n  power:\n    screen_w: -1\n",
@@ -75,7 +75,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimal + "\ncharger:\n  preset: wired-100w\n",
-        "s.yaml:11:11: charger.preset: unknown charger preset 'wired-100w'; known: wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w"
+        "s.yaml:11:11: charger.preset: expected one of wired-5w, wired-20w, wired-27w, wireless-15w, magsafe-25w, got 'wired-100w'"
     ),
     (
         minimal + "\nsettings:\n  optimized_battery_charging: maybe\n",
@@ -83,7 +83,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimal + "\nsettings:\n  background_app_refresh: cellular\n",
-        "s.yaml:11:27: settings.background_app_refresh: unknown Background App Refresh setting 'cellular'; known: off, wifi, wifi-and-cellular"
+        "s.yaml:11:27: settings.background_app_refresh: expected one of off, wifi, wifi-and-cellular, got 'cellular'"
     ),
     (
         minimal + "\nsystem:\n  pushes_per_hour: 0\n",
@@ -91,11 +91,11 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimal + "\ncharger:\n  limit_pct: 0\n",
-        "s.yaml:11:14: charger.limit_pct: expected a charge limit above 0 and at most 100 (percent), got 0"
+        "s.yaml:11:14: charger.limit_pct: expected a charge limit in percent from more than 0 to 100, got 0"
     ),
     (
         minimalPhone + "\n  battery:\n    capacity_wh: lots\n",
-        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got 'lots'"
+        "s.yaml:12:18: phone.battery.capacity_wh: expected a capacity in watt-hours from more than 0 to 1000000, got 'lots'"
     ),
     (
         "apps: [{name: a}]\npolicies: [eager]\n",
@@ -184,7 +184,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("people: median", "people: {profile: median, history: 400d}"),
-        "s.yaml:5:36: people.history: expected a duration of at most 365d"
+        "s.yaml:5:36: people.history: expected a duration from 0s to 365d, got '400d'"
     ),
     (
         minimalWith("people: median", "people: {profile: median, hourly_weights: [1, 2]}"),
@@ -192,7 +192,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("people: median", "people: {profile: median, session_tail_shape: 1}"),
-        "s.yaml:5:47: people.session_tail_shape: expected a Pareto shape > 1 (the mean is infinite at 1 or less), got 1"
+        "s.yaml:5:47: people.session_tail_shape: expected a Pareto shape (the mean is infinite at 1 or less) from more than 1 to 100, got 1"
     ),
     (
         minimalWith("network: home-office", "network: {profile: home-office, cellular_radio: 4g}"),
@@ -204,7 +204,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: lan}]}"),
-        "s.yaml:4:66: network.weekday[0].network: unknown network 'lan'; known: wifi, cellular, none"
+        "s.yaml:4:66: network.weekday[0].network: expected one of wifi, cellular, none, got 'lan'"
     ),
     (
         minimalWith("network: home-office", "network: {profile: home-office, weekday: [{at: '00:00', network: wifi, down_mbps: 0, up_mbps: 1}]}"),
@@ -240,7 +240,7 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
     ),
     (
         minimal + "\nsystem:\n  background_time: ios5\n",
-        "s.yaml:11:20: system.background_time: expected a duration or a preset: ios13 (30 s), ios7 (180 s), ios6 (600 s)"
+        "s.yaml:11:20: system.background_time: expected a duration from 1us to 36500d, or a preset: ios13 (30 s), ios7 (180 s), ios6 (600 s), got 'ios5'"
     ),
 ]
 
@@ -381,7 +381,7 @@ struct ScenarioTests {
         #expect(s.seed == 7)
         #expect(
             parseError(minimal, overrides: ["phone.battery.capacity_wh=-1"])?.description
-                == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours above 0 and at most 1000000, got -1"
+                == "s.yaml: --set phone.battery.capacity_wh=-1: phone.battery.capacity_wh: expected a capacity in watt-hours from more than 0 to 1000000, got -1"
         )
         #expect(
             parseError(minimal, overrides: ["apps[3].name=x"])?.description

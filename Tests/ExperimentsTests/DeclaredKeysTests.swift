@@ -1,0 +1,76 @@
+import Mechanisms
+import PhoneWorld
+import Policies
+import PolicyAPI
+import ScenarioFiles
+import Scheduling
+import SimEngine
+import Testing
+
+/// Every key a scenario may set is declared once, typed by key path; these check what the
+/// declarations promise across all of them: a key's unit suffix and its unit agree, and each
+/// default written back reads as itself.
+@Suite("Declared keys")
+struct DeclaredKeysTests {
+    /// Every declared key, by its path, from the world's and apps' sections, the tasks, the
+    /// mechanisms' sections and the built-in policies.
+    static var every: [(String, PolicyParameterInfo)] {
+        var out: [(String, PolicyParameterInfo)] = []
+        func walk(_ prefix: String, _ keys: [PolicyParameterInfo]) {
+            for k in keys {
+                out.append((prefix + k.name, k))
+                nested(prefix + k.name + ".", k.kind)
+            }
+        }
+        func nested(_ prefix: String, _ kind: PolicyParameterKind) {
+            switch kind {
+            case .orNone(let inner), .orFlag(let inner), .presets(_, let inner), .list(let inner, _, _): nested(prefix, inner)
+            case .section(let keys): walk(prefix, keys)
+            default: break
+            }
+        }
+        for (section, keys) in Scenario.declaredSections { walk(section + ".", keys) }
+        for type in MechanismRegistry.builtIn { walk("system.\(type.name).", type.systemParameters) }
+        for type in PolicyRegistry.builtIn { walk("policies[\(type.policyName)].", type.parameterInfo) }
+        return out
+    }
+
+    /// The unit a key's kind declares, by its suffix.
+    static func suffix(of kind: PolicyParameterKind) -> String? {
+        switch kind {
+        case .number(_, let unit), .optionalNumber(_, let unit), .integer(_, let unit): unit.suffix
+        case .distribution(.kilobytes): "_kb"
+        case .orNone(let inner): suffix(of: inner)
+        default: nil
+        }
+    }
+
+    /// A key ending in a unit's suffix (`_pct`, `_w`, `_kb`...) is of that unit, and a key of a
+    /// unit with a suffix ends in it: the key's name cannot say one unit and its reading
+    /// another (`initial_charge_pct` read as a fraction, `launch_down_kb` in bytes).
+    @Test func aKeysSuffixAndItsUnitAgree() {
+        let all = Self.every
+        #expect(all.count > 300, "\(all.count) keys")
+        for (path, key) in all {
+            let named = SettingUnit.suffixes.filter { key.name.hasSuffix($0) }.max { $0.count < $1.count }
+            #expect(named == Self.suffix(of: key.kind), "\(path): named \(named ?? "without a unit"), declared \(Self.suffix(of: key.kind) ?? "without one")")
+        }
+    }
+
+    /// Every section key's help says what it is, and no section declares a key twice.
+    @Test func everyKeyHasHelpAndOneDeclaration() {
+        for (section, keys) in Scenario.declaredSections {
+            #expect(Set(keys.map(\.name)).count == keys.count, "\(section)")
+            for k in keys { #expect(!k.help.isEmpty, "\(section).\(k.name)") }
+        }
+    }
+
+    /// A percentage stored as a fraction reads back as written: 7 percent is 0.07, shown as 7.
+    @Test func aUnitConvertsBothWays() {
+        let percent = SettingUnit.percent("a share")
+        #expect(percent.stored(7) == 0.07 && percent.written(0.07) == 7)
+        let kb = SettingUnit.kilobytes()
+        #expect(kb.stored(100) == 100_000 && kb.written(100_000) == 100)
+        #expect(SettingUnit("a probability").stored(0.3) == 0.3)
+    }
+}

@@ -15,13 +15,13 @@ package final class BackgroundTransfers: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "Background URLSession transfers: handed to the system on leaving, then handed back to the app"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .number(
-            "probability_pct", 50, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a leave hands the system a transfer"),
-        .kilobytes("up_kb", .fixed(0), help: "bytes to upload"),
-        .kilobytes("down_kb", .fixed(1_000_000), help: "bytes to download"),
-        .flag("discretionary", false, help: "isDiscretionary: the system waits for Wi-Fi and external power"),
-        .seconds("cpu", .fixed(1), help: "CPU time of the app's handling once the system hands the result back"),
+    package static let parameters = keys.described(Section())
+    static let keys: [Setting<Section>] = [
+        .number("probability_pct", \.probability, in: 0...100, unit: .percent("a chance"), help: "chance that a leave hands the system a transfer"),
+        .distribution("up_kb", \.upBytes, .kilobytes, help: "bytes to upload"),
+        .distribution("down_kb", \.downBytes, .kilobytes, help: "bytes to download"),
+        .flag("discretionary", \.discretionary, help: "isDiscretionary: the system waits for Wi-Fi and external power"),
+        .distribution("cpu", \.cpu, .seconds, help: "CPU time of the app's handling once the system hands the result back"),
     ]
     /// `app.<name>.transfer`: each leave's draws.
     package static let streams = [transfer.name]
@@ -34,7 +34,8 @@ package final class BackgroundTransfers: Mechanism {
     static let resourceTimeout = SimDuration.days(7)
 
     struct Section {
-        var probability: Double, upBytes: Distribution, downBytes: Distribution, discretionary: Bool, cpu: Distribution
+        var probability = 50.0 / 100, upBytes = Distribution.fixed(0), downBytes = Distribution.fixed(1_000_000), discretionary = false
+        var cpu = Distribution.fixed(1)
     }
 
     let sections: [Section?]
@@ -45,13 +46,7 @@ package final class BackgroundTransfers: Mechanism {
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        sections = apps.map { v in
-            v.map {
-                Section(
-                    probability: $0.number("probability_pct") / 100, upBytes: $0.distribution("up_kb"), downBytes: $0.distribution("down_kb"),
-                    discretionary: $0.flag("discretionary"), cpu: $0.distribution("cpu"))
-            }
-        }
+        sections = apps.map { $0?.decode(Self.keys, over: Section()) }
     }
 
     /// The app may hand the system a transfer: drawn at every leave, swiped or not, whether or

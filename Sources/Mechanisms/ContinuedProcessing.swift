@@ -17,33 +17,38 @@ package final class ContinuedProcessing: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "iOS 26 BGContinuedProcessingTask: work started by a tap that goes on in the background"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .number(
-            "per_open_pct", 5, in: NumberRange(0...100), unit: .percentPoints("a chance"),
-            help: "chance that the person starts one on an open (a tap in the app)"),
+    package static let parameters = keys.described(Keys())
+    struct Keys {
+        var perOpen = 5.0 / 100, tapAfter = SimDuration.seconds(20), identifier = "com.example.export", queues = true, cpu = SimDuration.minutes(3)
+        var cpuSigma = 0.5, upBytes = 0.0, downBytes = 0.0, gpu = false, stall = 0.0 / 100, cancel = 5.0 / 100
+    }
+    static let keys: [Setting<Keys>] = [
+        .number("per_open_pct", \.perOpen, in: 0...100, unit: .percent("a chance"), help: "chance that the person starts one on an open (a tap in the app)"),
         .duration(
-            "tap_after", .seconds(20), in: .zero ... .hours(24), help: "time from the open to the tap; no request if the app has left the foreground by then"),
-        .text("identifier", "com.example.export", help: "requests are <identifier>.<n>; the permitted list allows them with <identifier>.* or each one"),
-        .flag("queue", true, help: "strategy queue (wait for room); false: fail with immediateRunIneligible when the system has no room now"),
-        .duration("cpu", .minutes(3), in: .positive, help: "median CPU time of a task's work (log-normal)"),
-        .number("cpu_sigma", 0.5, in: NumberRange(0...3), unit: "a log-normal sigma", help: "spread of the CPU time"),
-        .number("up_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes a task sends before its CPU work"),
-        .number("down_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes a task receives before its CPU work"),
-        .flag("gpu", false, help: "asks for the GPU (requiredResources = .gpu); refused as notPermitted where the phone has none"),
+            "tap_after", \.tapAfter, in: .zero ... .hours(24), help: "time from the open to the tap; no request if the app has left the foreground by then"),
+        .text("identifier", \.identifier, help: "requests are <identifier>.<n>; the permitted list allows them with <identifier>.* or each one"),
+        .flag("queue", \.queues, help: "strategy queue (wait for room); false: fail with immediateRunIneligible when the system has no room now"),
+        .duration("cpu", \.cpu, in: .positive, help: "median CPU time of a task's work (log-normal)"),
+        .number("cpu_sigma", \.cpuSigma, in: 0...3, unit: "a log-normal sigma", help: "spread of the CPU time"),
+        .number("up_kb", \.upBytes, in: 0...1e9, unit: .kilobytes(), help: "bytes a task sends before its CPU work"),
+        .number("down_kb", \.downBytes, in: 0...1e9, unit: .kilobytes(), help: "bytes a task receives before its CPU work"),
+        .flag("gpu", \.gpu, help: "asks for the GPU (requiredResources = .gpu); refused as notPermitted where the phone has none"),
         .number(
-            "stall_pct", 0, in: NumberRange(0...100), unit: .percentPoints("a chance"),
+            "stall_pct", \.stall, in: 0...100, unit: .percent("a chance"),
             help: "chance that a task reports no progress (first to be ended under memory pressure)"),
         .number(
-            "cancel_pct", 5, in: NumberRange(0...100), unit: .percentPoints("a chance"),
+            "cancel_pct", \.cancel, in: 0...100, unit: .percent("a chance"),
             help: "chance that the person cancels a running task from its Live Activity, at a uniform point of its work: its expiration handler is called"),
     ]
     /// The keys of `system.continued_processing`.
-    package static let systemParameters: [PolicyParameterInfo] = [
-        .integer("max_running", 1, in: 1...100, unit: "a number of tasks", help: "tasks the system runs at once; later requests queue or fail"),
-        .flag("gpu_supported", false, help: "BGTaskScheduler.supportedResources includes .gpu"),
-        .number("gpu_w", 1.5, in: NumberRange(0...20), unit: .watts(), help: "GPU power while a task that asked for it runs"),
+    package static let systemParameters = systemKeys.described(SystemKeys())
+    struct SystemKeys { var maxRunning = 1, gpuSupported = false, gpuW = 1.5, pressureProgress = 10.0 / 100 }
+    static let systemKeys: [Setting<SystemKeys>] = [
+        .integer("max_running", \.maxRunning, in: 1...100, unit: "a number of tasks", help: "tasks the system runs at once; later requests queue or fail"),
+        .flag("gpu_supported", \.gpuSupported, help: "BGTaskScheduler.supportedResources includes .gpu"),
+        .number("gpu_w", \.gpuW, in: 0...20, unit: .watts(), help: "GPU power while a task that asked for it runs"),
         .number(
-            "pressure_progress_pct", 10, in: NumberRange(0...100), unit: .percentPoints("a progress"),
+            "pressure_progress_pct", \.pressureProgress, in: 0...100, unit: .percent("a progress"),
             help: "under memory pressure, the running task with the least progress is ended if below this"),
     ]
     /// `app.<name>.continued`: per open, the tap, the work, whether it stalls and is cancelled.
@@ -83,18 +88,19 @@ package final class ContinuedProcessing: Mechanism {
     package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
-                Section(
-                    perOpen: $0.number("per_open_pct") / 100, tapAfter: $0.duration("tap_after"), identifier: $0.text("identifier"),
-                    queues: $0.flag("queue"), cpu: .lognormal(median: $0.duration("cpu").seconds, sigma: $0.number("cpu_sigma")),
-                    upBytes: 1000 * $0.number("up_kb"), downBytes: 1000 * $0.number("down_kb"), gpu: $0.flag("gpu"),
-                    stall: $0.number("stall_pct") / 100, cancel: $0.number("cancel_pct") / 100)
+                let k = $0.decode(Self.keys, over: Keys())
+                return Section(
+                    perOpen: k.perOpen, tapAfter: k.tapAfter, identifier: k.identifier, queues: k.queues,
+                    cpu: .lognormal(median: k.cpu.seconds, sigma: k.cpuSigma), upBytes: k.upBytes, downBytes: k.downBytes, gpu: k.gpu,
+                    stall: k.stall, cancel: k.cancel)
             }
         }
         submitted = Array(repeating: 0, count: apps.count)
-        maxRunning = system.integer("max_running")
-        gpuSupported = system.flag("gpu_supported")
-        gpuW = system.number("gpu_w")
-        pressureProgress = system.number("pressure_progress_pct") / 100
+        let s = system.decode(Self.systemKeys, over: SystemKeys())
+        maxRunning = s.maxRunning
+        gpuSupported = s.gpuSupported
+        gpuW = s.gpuW
+        pressureProgress = s.pressureProgress
     }
 
     /// The open's draws, made whether or not the person taps, so later opens draw the same.

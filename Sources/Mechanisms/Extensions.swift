@@ -12,9 +12,11 @@ package final class Extensions: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "App extensions: each run submits the app's tasks registered with submit_on: extension"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
+    package static let parameters = keys.described(Keys())
+    struct Keys { var runsPerDay = 1.0 }
+    static let keys: [Setting<Keys>] = [
         .number(
-            "runs_per_day", 1, in: NumberRange(0...1440), unit: .perDay("a rate"),
+            "runs_per_day", \.runsPerDay, in: 0...1440, unit: .perDay("a rate"),
             help: "how often the app's extensions run (a Poisson process), each submitting its tasks registered on extension")
     ]
     /// `app.<name>.extension`: when they run.
@@ -29,7 +31,7 @@ package final class Extensions: Mechanism {
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        perDay = apps.map { $0?.number("runs_per_day") ?? 0 }
+        perDay = apps.map { $0?.decode(Self.keys, over: Keys()).runsPerDay ?? 0 }
     }
 
     /// Each app's first run, if it has tasks for its extensions to submit.

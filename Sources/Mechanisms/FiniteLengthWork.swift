@@ -20,14 +20,18 @@ package final class FiniteLengthWork: Mechanism {
     /// A list of pieces of work.
     package static let isList = true
     /// Each entry's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .choice(
-            "begin", ["leave", "in_use"], default: "leave",
-            help: "leave: as the app enters the background; in_use: at a uniform time within a launch"),
-        .number("probability_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a leave (or launch) begins it"),
-        .seconds("cpu", .fixed(2), help: "CPU time of the work"),
-        .kilobytes("up_kb", .fixed(0), help: "bytes it sends"),
-        .kilobytes("down_kb", .fixed(0), help: "bytes it receives"),
+    package static let parameters = keys.described(Keys())
+    struct Keys {
+        var inUse = false, probability = 100.0 / 100, cpu = Distribution.fixed(2), upBytes = Distribution.fixed(0), downBytes = Distribution.fixed(0)
+    }
+    static let keys: [Setting<Keys>] = [
+        .custom(
+            "begin", .choice(["leave", "in_use"]), help: "leave: as the app enters the background; in_use: at a uniform time within a launch",
+            get: { .text($0.inUse ? "in_use" : "leave") }, set: { if case .text(let t) = $1 { $0.inUse = t == "in_use" } }),
+        .number("probability_pct", \.probability, in: 0...100, unit: .percent("a chance"), help: "chance that a leave (or launch) begins it"),
+        .distribution("cpu", \.cpu, .seconds, help: "CPU time of the work"),
+        .distribution("up_kb", \.upBytes, .kilobytes, help: "bytes it sends"),
+        .distribution("down_kb", \.downBytes, .kilobytes, help: "bytes it receives"),
     ]
     /// `app.<name>.leave` and `app.<name>.use`: the draws at leaves and at launches.
     package static let streams = [leave.name, use.name]
@@ -68,10 +72,10 @@ package final class FiniteLengthWork: Mechanism {
     package init(apps: [MechanismValues?], system: MechanismValues) {
         work = apps.map { section in
             (section?.entries ?? []).map {
-                Work(
-                    inUse: $0.text("begin") == "in_use", probability: $0.number("probability_pct") / 100,
-                    cpu: PreparedDistribution($0.distribution("cpu")), upBytes: PreparedDistribution($0.distribution("up_kb")),
-                    downBytes: PreparedDistribution($0.distribution("down_kb")))
+                let k = $0.decode(Self.keys, over: Keys())
+                return Work(
+                    inUse: k.inUse, probability: k.probability, cpu: PreparedDistribution(k.cpu), upBytes: PreparedDistribution(k.upBytes),
+                    downBytes: PreparedDistribution(k.downBytes))
             }
         }
         hasLeaveWork = work.map { $0.contains { !$0.inUse } }

@@ -18,12 +18,13 @@ package final class LegacyFetch: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "Legacy background fetch (before iOS 13): the system asks for fetches, decided like a refresh"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .duration("minimum_interval", .hours(1), help: "setMinimumBackgroundFetchInterval: no fetch sooner than this after the last one started"),
-        .seconds("cpu", .exponential(mean: 3), help: "CPU time of a fetch"),
-        .kilobytes("up_kb", .fixed(1_000), help: "bytes a fetch sends"),
-        .kilobytes("down_kb", .fixed(10_000), help: "bytes a fetch receives"),
-        .number("success_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"), help: "chance that a fetch reports new data"),
+    package static let parameters = keys.described(Section())
+    static let keys: [Setting<Section>] = [
+        .duration("minimum_interval", \.interval, help: "setMinimumBackgroundFetchInterval: no fetch sooner than this after the last one started"),
+        .distribution("cpu", \.cpu, .seconds, help: "CPU time of a fetch"),
+        .distribution("up_kb", \.upBytes, .kilobytes, help: "bytes a fetch sends"),
+        .distribution("down_kb", \.downBytes, .kilobytes, help: "bytes a fetch receives"),
+        .number("success_pct", \.success, in: 0...100, unit: .percent("a chance"), help: "chance that a fetch reports new data"),
     ]
     /// None: a fetch draws from the app's own stream.
     package static let streams: [String] = []
@@ -35,7 +36,8 @@ package final class LegacyFetch: Mechanism {
     package static let hooks: MechanismHooks = [.start]
 
     struct Section {
-        var interval: SimDuration, cpu: Distribution, upBytes: Distribution, downBytes: Distribution, success: Double
+        var interval = SimDuration.hours(1), cpu = Distribution.exponential(mean: 3), upBytes = Distribution.fixed(1_000)
+        var downBytes = Distribution.fixed(10_000), success = 100.0 / 100
     }
 
     let sections: [Section?]
@@ -43,13 +45,7 @@ package final class LegacyFetch: Mechanism {
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        sections = apps.map { v in
-            v.map {
-                Section(
-                    interval: $0.duration("minimum_interval"), cpu: $0.distribution("cpu"), upBytes: $0.distribution("up_kb"),
-                    downBytes: $0.distribution("down_kb"), success: $0.number("success_pct") / 100)
-            }
-        }
+        sections = apps.map { $0?.decode(Self.keys, over: Section()) }
     }
 
     /// Whether app `app` fetches: its section, the `fetch` mode, no BGTaskScheduler identifier.

@@ -68,136 +68,36 @@ package struct MechanismEvent: Sendable {
     }
 }
 
-/// The values a scenario gave a mechanism's section, over its declared defaults.
+/// The values a scenario gave a mechanism's section, which the mechanism decodes by its
+/// declared keys (`decode(_:over:)`).
 package struct MechanismValues: Sendable, Equatable {
-    /// The declared keys.
-    package let declared: [PolicyParameterInfo]
     /// The values given, by key.
     package let given: [String: ParameterValue]
-    /// A list section's entries, each over the same defaults (none for a mapping section).
+    /// A list section's entries (none for a mapping section).
     package let entries: [MechanismValues]
 
-    /// The values `given` over the defaults of `declared`.
-    package init(declared: [PolicyParameterInfo], given: [String: ParameterValue]) {
-        self.declared = declared
+    /// The values `given`.
+    package init(given: [String: ParameterValue]) {
         self.given = given
         self.entries = []
     }
 
-    /// A list section's `entries`, each over the defaults of `declared`.
-    package init(declared: [PolicyParameterInfo], entries: [[String: ParameterValue]]) {
-        self.declared = declared
+    /// A list section's `entries`.
+    package init(entries: [[String: ParameterValue]]) {
         self.given = [:]
-        self.entries = entries.map { MechanismValues(declared: declared, given: $0) }
+        self.entries = entries.map { MechanismValues(given: $0) }
     }
 
-    /// Key `name`'s value: given, or its default.
-    package func value(_ name: String) -> ParameterValue {
-        if let v = given[name] { return v }
-        guard let d = declared.first(where: { $0.name == name }) else { preconditionFailure("'\(name)' is not a declared key") }
-        return d.defaultValue
-    }
-    /// Duration key `name`.
-    package func duration(_ name: String) -> SimDuration {
-        if case .duration(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a duration") }
-    }
-    /// Number key `name`.
-    package func number(_ name: String) -> Double {
-        if case .number(let x) = value(name) { x } else { preconditionFailure("'\(name)' is not a number") }
-    }
-    /// Number-or-none key `name`: `nil` for none.
-    package func optionalNumber(_ name: String) -> Double? {
-        switch value(name) {
-        case .number(let x): x
-        case .off: nil
-        default: preconditionFailure("'\(name)' is not a number")
-        }
-    }
-    /// Duration-or-none key `name`: `nil` for none.
-    package func optionalDuration(_ name: String) -> SimDuration? {
-        switch value(name) {
-        case .duration(let d): d
-        case .off: nil
-        default: preconditionFailure("'\(name)' is not a duration")
-        }
-    }
-    /// Whole-number key `name`.
-    package func integer(_ name: String) -> Int {
-        if case .integer(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a whole number") }
-    }
-    /// Flag key `name`.
-    package func flag(_ name: String) -> Bool {
-        if case .flag(let b) = value(name) { b } else { preconditionFailure("'\(name)' is not a flag") }
-    }
-    /// Name key `name`.
-    package func text(_ name: String) -> String {
-        if case .text(let t) = value(name) { t } else { preconditionFailure("'\(name)' is not a name") }
-    }
-    /// Distribution key `name`, in seconds or bytes.
-    package func distribution(_ name: String) -> Distribution {
-        if case .distribution(let d) = value(name) { d } else { preconditionFailure("'\(name)' is not a distribution") }
-    }
-    /// Names key `name`.
-    package func names(_ name: String) -> [String] {
-        if case .names(let n) = value(name) { n } else { preconditionFailure("'\(name)' is not a list of names") }
+    /// The section's values set over `defaults` by `keys`, each by its key path: a
+    /// mechanism reads its section as a typed value, never a key by its name.
+    package func decode<S>(_ keys: [Setting<S>], over defaults: S) -> S {
+        var section = defaults
+        for key in keys { if let v = given[key.name] { key.apply(v, to: &section) } }
+        return section
     }
 }
 
-extension PolicyParameterInfo {
-    /// A duration key with its default, within `range`.
-    package static func duration(_ name: String, _ value: SimDuration, in range: ClosedRange<SimDuration> = .nonNegative, help: String) -> Self {
-        Self(name: name, kind: .duration(range, noneAllowed: false), defaultValue: .duration(value), help: help)
-    }
-    /// A number key with its default, within `range`, in `unit`.
-    package static func number(_ name: String, _ value: Double, in range: NumberRange, unit: SettingUnit, help: String) -> Self {
-        Self(name: name, kind: .number(range, unit: unit), defaultValue: .number(value), help: help)
-    }
-    /// A whole-number key with its default, within `range`, counting `unit`.
-    package static func integer(_ name: String, _ value: Int, in range: ClosedRange<Int>, unit: SettingUnit = "a whole number", help: String) -> Self {
-        Self(name: name, kind: .integer(range, unit: unit), defaultValue: .integer(value), help: help)
-    }
-    /// A true-or-false key with its default.
-    package static func flag(_ name: String, _ value: Bool, help: String) -> Self {
-        Self(name: name, kind: .flag, defaultValue: .flag(value), help: help)
-    }
-    /// A key of seconds drawn per use, with its default (in seconds).
-    package static func seconds(_ name: String, _ value: Distribution, help: String) -> Self {
-        Self(name: name, kind: .distribution(.seconds), defaultValue: .distribution(value), help: help)
-    }
-    /// A key of sizes drawn per use, written in kilobytes, with its default (in bytes).
-    package static func kilobytes(_ name: String, _ value: Distribution, help: String) -> Self {
-        Self(name: name, kind: .distribution(.kilobytes), defaultValue: .distribution(value), help: help)
-    }
-    /// A number key in `unit`, within `range`, that may be `none` (its default).
-    package static func optionalNumber(_ name: String, in range: NumberRange, unit: SettingUnit, help: String) -> Self {
-        Self(name: name, kind: .optionalNumber(range, unit: unit), defaultValue: .off, help: help)
-    }
-    /// A duration key within `range` that may be `none` (its default).
-    package static func optionalDuration(_ name: String, in range: ClosedRange<SimDuration> = .positive, help: String) -> Self {
-        Self(name: name, kind: .duration(range, noneAllowed: true), defaultValue: .off, help: help)
-    }
-    /// A key naming one of `names`, which a section must give.
-    package static func choice(_ name: String, _ names: [String], help: String) -> Self {
-        Self(name: name, kind: .choice(names), defaultValue: .text(names[0]), help: help, isRequired: true)
-    }
-    /// A key naming one of `names`, with its default.
-    package static func choice(_ name: String, _ names: [String], default value: String, help: String) -> Self {
-        Self(name: name, kind: .choice(names), defaultValue: .text(value), help: help)
-    }
-    /// A key listing places of the network model, which a section must give.
-    package static func places(_ name: String, help: String) -> Self {
-        Self(name: name, kind: .places, defaultValue: .names([]), help: help, isRequired: true)
-    }
-    /// A list of some of `names`, or `none` (its default: a value that depends on other keys).
-    package static func choices(_ name: String, _ names: [String], help: String) -> Self {
-        Self(name: name, kind: .choices(names), defaultValue: .off, help: help)
-    }
-    /// A name key which a section must give.
-    package static func name(_ name: String, help: String) -> Self {
-        Self(name: name, kind: .text, defaultValue: .text(""), help: help, isRequired: true)
-    }
-    /// A name key with its default.
-    package static func text(_ name: String, _ value: String, help: String) -> Self {
-        Self(name: name, kind: .text, defaultValue: .text(value), help: help)
-    }
+extension Array {
+    /// The keys' descriptions, with `defaults`' values as theirs: a mechanism's `parameters`.
+    package func described<S>(_ defaults: S) -> [PolicyParameterInfo] where Element == Setting<S> { map { $0.info(defaults) } }
 }

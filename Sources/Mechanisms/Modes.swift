@@ -14,18 +14,23 @@ package final class BackgroundModes: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "Continuous background modes: music, navigation, a call or an accessory goes on after the person leaves"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .choice("kind", BackgroundModeKind.allCases.map(\.rawValue), help: "the mode, which is also the sessions' task kind"),
-        .number(
-            "probability_pct", 50, in: NumberRange(0...100), unit: .percentPoints("a chance"),
-            help: "chance that the person leaves the app with a session going"),
-        .seconds("duration", .exponential(mean: 1800), help: "how long a session goes on after they leave"),
+    package static let parameters = keys.described(Keys())
+    struct Keys {
+        var mode = BackgroundModeKind.allCases[0], probability = 50.0 / 100, duration = Distribution.exponential(mean: 1800), powerW: Double?
+        var chunkEvery: SimDuration?, chunkUpBytes = 0.0, chunkDownBytes = 0.0
+    }
+    static let keys: [Setting<Keys>] = [
+        .choice("kind", \.mode, help: "the mode, which is also the sessions' task kind").required(),
+        .number("probability_pct", \.probability, in: 0...100, unit: .percent("a chance"), help: "chance that the person leaves the app with a session going"),
+        .distribution("duration", \.duration, .seconds, help: "how long a session goes on after they leave"),
         .optionalNumber(
-            "power_w", in: NumberRange(0...), unit: .watts(),
+            "power_w", \.powerW, in: NumberRange(0...), unit: .watts(),
             help: "power of the mode's hardware while a session goes on (none: the mode's own, from Android power profiles)"),
-        .optionalDuration("chunk_every", help: "network use while it goes on: a chunk at once, then one each time this passes (none: no network use)"),
-        .number("chunk_up_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes sent with each chunk"),
-        .number("chunk_down_kb", 0, in: NumberRange(0...1e9), unit: SettingUnit("kilobytes", suffix: "_kb"), help: "bytes received with each chunk"),
+        .optionalDuration(
+            "chunk_every", \.chunkEvery, in: .positive,
+            help: "network use while it goes on: a chunk at once, then one each time this passes (none: no network use)"),
+        .number("chunk_up_kb", \.chunkUpBytes, in: 0...1e9, unit: .kilobytes(), help: "bytes sent with each chunk"),
+        .number("chunk_down_kb", \.chunkDownBytes, in: 0...1e9, unit: .kilobytes(), help: "bytes received with each chunk"),
     ]
     /// `app.<name>.mode`: at each leave, whether a session goes on and for how long.
     package static let streams = [mode.name]
@@ -50,11 +55,10 @@ package final class BackgroundModes: Mechanism {
     package init(apps: [MechanismValues?], system: MechanismValues) {
         sections = apps.map { v in
             v.map {
-                let mode = BackgroundModeKind(rawValue: $0.text("kind"))!
+                let k = $0.decode(Self.keys, over: Keys())
                 return Section(
-                    mode: mode, probability: $0.number("probability_pct") / 100, duration: PreparedDistribution($0.distribution("duration")),
-                    powerW: $0.optionalNumber("power_w") ?? mode.defaultPowerW, chunkEvery: $0.optionalDuration("chunk_every"),
-                    chunkUpBytes: 1000 * $0.number("chunk_up_kb"), chunkDownBytes: 1000 * $0.number("chunk_down_kb"))
+                    mode: k.mode, probability: k.probability, duration: PreparedDistribution(k.duration), powerW: k.powerW ?? k.mode.defaultPowerW,
+                    chunkEvery: k.chunkEvery, chunkUpBytes: k.chunkUpBytes, chunkDownBytes: k.chunkDownBytes)
             }
         }
         sessions = Array(repeating: nil, count: apps.count)

@@ -17,18 +17,26 @@ package final class SilentPushes: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "Silent pushes: the app's server wakes it, within the system's hourly budget"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        PolicyParameterInfo(
-            name: "per_hour", kind: .number(NumberRange(lower: 0, lowerIncluded: false, upper: 3600), unit: "a rate per hour"),
-            defaultValue: .number(1), help: "the server's mean rate of pushes", isRequired: true),
-        .seconds("cpu", .exponential(mean: 2), help: "CPU time of a push's handler"),
-        .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
-        .kilobytes("down_kb", .fixed(20_000), help: "bytes the handler receives"),
-    ]
+    package static let parameters = keys.described(Keys())
     /// The keys of `system.silent_push`.
-    package static let systemParameters: [PolicyParameterInfo] = [
+    package static let systemParameters = systemKeys.described(SystemKeys())
+    struct Keys {
+        var perHour = 1.0, cpu = Distribution.exponential(mean: 2), upBytes = Distribution.fixed(1_000), downBytes = Distribution.fixed(20_000)
+    }
+    static let keys: [Setting<Keys>] = [
         .number(
-            "critical_battery_pct", 20, in: NumberRange(0...100), unit: .percentPoints("a level"),
+            "per_hour", \.perHour, in: NumberRange(lower: 0, lowerIncluded: false, upper: 3600), unit: "a rate per hour",
+            help: "the server's mean rate of pushes"
+        )
+        .required(),
+        .distribution("cpu", \.cpu, .seconds, help: "CPU time of a push's handler"),
+        .distribution("up_kb", \.upBytes, .kilobytes, help: "bytes the handler sends"),
+        .distribution("down_kb", \.downBytes, .kilobytes, help: "bytes the handler receives"),
+    ]
+    struct SystemKeys { var criticalCharge = 20.0 / 100 }
+    static let systemKeys: [Setting<SystemKeys>] = [
+        .number(
+            "critical_battery_pct", \.criticalCharge, in: 0...100, unit: .percent("a level"),
             help: "on battery at or below this charge, pushes wait for the charger (the critical-battery factor)")
     ]
     /// `app.<name>.push`: each push's arrival and work.
@@ -63,12 +71,13 @@ package final class SilentPushes: Mechanism {
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        criticalCharge = system.number("critical_battery_pct") / 100
+        criticalCharge = system.decode(Self.systemKeys, over: SystemKeys()).criticalCharge
         sections = apps.map { v in
             v.map {
-                Section(
-                    perHour: $0.number("per_hour"), cpu: PreparedDistribution($0.distribution("cpu")),
-                    upBytes: PreparedDistribution($0.distribution("up_kb")), downBytes: PreparedDistribution($0.distribution("down_kb")))
+                let k = $0.decode(Self.keys, over: Keys())
+                return Section(
+                    perHour: k.perHour, cpu: PreparedDistribution(k.cpu), upBytes: PreparedDistribution(k.upBytes), downBytes: PreparedDistribution(k.downBytes)
+                )
             }
         }
         deliveries = Array(repeating: [], count: apps.count)

@@ -14,16 +14,22 @@ package final class Regions: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "Region monitoring: entering or leaving a monitored place wakes the app in the background"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
-        .places("places", help: "places of the network model whose geofences the app monitors"),
-        .seconds("cpu", .fixed(2), help: "CPU time of the handler of an entry or exit"),
-        .kilobytes("up_kb", .fixed(1_000), help: "bytes the handler sends"),
-        .kilobytes("down_kb", .fixed(5_000), help: "bytes the handler receives"),
+    package static let parameters = keys.described(Section())
+    static let keys: [Setting<Section>] = [
+        .custom(
+            "places", .places, help: "places of the network model whose geofences the app monitors", get: { .names($0.places) },
+            set: { if case .names(let n) = $1 { $0.places = n } }
+        ).required(),
+        .distribution("cpu", \.cpu, .seconds, help: "CPU time of the handler of an entry or exit"),
+        .distribution("up_kb", \.upBytes, .kilobytes, help: "bytes the handler sends"),
+        .distribution("down_kb", \.downBytes, .kilobytes, help: "bytes the handler receives"),
     ]
     /// The keys of `system.regions`.
-    package static let systemParameters: [PolicyParameterInfo] = [
+    package static let systemParameters = systemKeys.described(SystemKeys())
+    struct SystemKeys { var afterSwipe = true }
+    static let systemKeys: [Setting<SystemKeys>] = [
         .flag(
-            "after_swipe", true,
+            "after_swipe", \.afterSwipe,
             help: "a crossing relaunches an app the person swiped away (false: dropped until they open it, as reported on iOS 26)")
     ]
     /// `app.<name>.region`: each crossing's work.
@@ -35,7 +41,7 @@ package final class Regions: Mechanism {
     package static let hooks: MechanismHooks = [.placeChanged]
 
     struct Section {
-        var places: [String], cpu: Distribution, upBytes: Distribution, downBytes: Distribution
+        var places: [String] = [], cpu = Distribution.fixed(2), upBytes = Distribution.fixed(1_000), downBytes = Distribution.fixed(5_000)
     }
 
     let sections: [Section?]
@@ -44,10 +50,8 @@ package final class Regions: Mechanism {
 
     /// The run's mechanism, from each app's section and `system.regions`.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        afterSwipe = system.flag("after_swipe")
-        sections = apps.map { v in
-            v.map { Section(places: $0.names("places"), cpu: $0.distribution("cpu"), upBytes: $0.distribution("up_kb"), downBytes: $0.distribution("down_kb")) }
-        }
+        afterSwipe = system.decode(Self.systemKeys, over: SystemKeys()).afterSwipe
+        sections = apps.map { $0?.decode(Self.keys, over: Section()) }
     }
 
     /// Each app that monitors `left` or `entered` is woken, in app order, exit first.

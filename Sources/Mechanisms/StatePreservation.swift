@@ -15,11 +15,13 @@ package final class StatePreservation: Mechanism {
     /// For `bgsim mechanisms`.
     package static let summary = "State preservation: results an app does not archive are lost with its process and redone at its next launch"
     /// The app profile's keys.
-    package static let parameters: [PolicyParameterInfo] = [
+    package static let parameters = keys.described(Keys())
+    struct Keys { var archive = 100.0 / 100, cpu = SimDuration.zero }
+    static let keys: [Setting<Keys>] = [
         .number(
-            "archive_pct", 100, in: NumberRange(0...100), unit: .percentPoints("a chance"),
+            "archive_pct", \.archive, in: 0...100, unit: .percent("a chance"),
             help: "chance that the app archives a result of its background work as the work ends"),
-        .duration("archive_cpu", .zero, help: "CPU time of archiving a result, added to the work that produces it"),
+        .duration("archive_cpu", \.cpu, help: "CPU time of archiving a result, added to the work that produces it"),
     ]
     /// `app.<name>.archive`: per result, whether it is archived (drawn only for a chance
     /// strictly between 0 and 100%).
@@ -45,8 +47,9 @@ package final class StatePreservation: Mechanism {
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        archive = apps.map { $0.map { $0.number("archive_pct") / 100 } }
-        archiveCPU = apps.map { $0?.duration("archive_cpu") ?? .zero }
+        let keys = apps.map { $0?.decode(Self.keys, over: Keys()) }
+        archive = keys.map { $0?.archive }
+        archiveCPU = keys.map { $0?.cpu ?? .zero }
         unsaved = Array(repeating: [], count: apps.count)
         lost = Array(repeating: [], count: apps.count)
     }

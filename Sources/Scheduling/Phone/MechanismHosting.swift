@@ -15,11 +15,11 @@ extension PhoneSimulation: MechanismHost {
         return MechanismRegistry.builtIn.map { type -> (any Mechanism)? in
             let sections = setup.apps.map { app in
                 type.isList
-                    ? app.mechanismLists[type.name].map { MechanismValues(declared: type.parameters, entries: $0) }
-                    : app.mechanisms[type.name].map { MechanismValues(declared: type.parameters, given: $0) }
+                    ? app.mechanismLists[type.name].map { MechanismValues(entries: $0) }
+                    : app.mechanisms[type.name].map { MechanismValues(given: $0) }
             }
             guard type.isUsed(by: setup) else { return nil }
-            return type.init(apps: sections, system: MechanismValues(declared: type.systemParameters, given: setup.system.mechanisms[type.name] ?? [:]))
+            return type.init(apps: sections, system: MechanismValues(given: setup.system.mechanisms[type.name] ?? [:]))
         }
     }
 

@@ -217,3 +217,70 @@ extension Scenario {
         ]
     }
 }
+
+extension Scenario {
+    /// docs/scenarios.md's "Every key of the world's and apps' sections": each declared key
+    /// with what it accepts, its default and its help, nested keys by their paths.
+    package static var keyReference: String {
+        var out = ""
+        func walk(_ prefix: String, _ keys: [PolicyParameterInfo]) {
+            for k in keys {
+                let path = prefix + k.name
+                switch k.kind {
+                case .section(let nested), .orNone(.section(let nested)), .orFlag(.section(let nested)):
+                    out += "\(path): \(brief(k.kind)); \(k.help)\n"
+                    walk(path + ".", nested)
+                case .list(.section(let nested), _, _), .orNone(.list(.section(let nested), _, _)):
+                    out += "\(path): \(brief(k.kind)); \(k.help)\n"
+                    walk(path + "[].", nested)
+                default:
+                    out += "\(path): \(k.kind.expected), \(k.isRequired ? "required" : "default \(shown(k.defaultValue, k.kind))"); \(k.help)\n"
+                }
+            }
+        }
+        for (section, keys) in declaredSections { walk(section + ".", keys) }
+        return out
+    }
+
+    /// A nesting kind in a few words.
+    static func brief(_ kind: PolicyParameterKind) -> String {
+        switch kind {
+        case .section: "a mapping of the keys below"
+        case .orNone(let inner): "\(brief(inner)), or none"
+        case .orFlag(let inner): "true, false or \(brief(inner))"
+        case .list(_, let count, let noun): PolicyParameterKind.list(.flag, count: count, noun: noun).expected
+        default: kind.expected
+        }
+    }
+
+    /// A default as a scenario writes it.
+    static func shown(_ value: ParameterValue, _ kind: PolicyParameterKind) -> String {
+        switch value {
+        case .duration(let d):
+            if case .timeOfDay = kind {
+                let s = d.microseconds / 1_000_000
+                return (s / 3600 < 10 ? "0" : "") + "\(s / 3600):" + (s / 60 % 60 < 10 ? "0" : "") + "\(s / 60 % 60)"
+            }
+            return "\(d)"
+        case .number(let x): return KeyListing.number(x)
+        case .integer(let n): return "\(n)"
+        case .flag(let b): return "\(b)"
+        case .text(let t): return t.isEmpty ? "none" : t
+        case .off: return "none"
+        case .names(let n): return "[\(n.joined(separator: ", "))]"
+        case .list(let items): return "[\(items.map { shown($0, kind) }.joined(separator: ", "))]"
+        case .distribution(let d):
+            let kb: Bool
+            if case .distribution(.kilobytes) = kind { kb = true } else { kb = false }
+            func q(_ x: Double) -> String { kb ? KeyListing.number(x / 1000) : "\(SimDuration(seconds: x))" }
+            return switch d {
+            case .fixed(let v): q(v)
+            case .exponential(let m): "{exponential: \(q(m))}"
+            case .uniform(let a, let b): "{uniform: [\(q(a)), \(q(b))]}"
+            case .lognormal(let m, let s): "{lognormal: {median: \(q(m)), sigma: \(KeyListing.number(s))}}"
+            }
+        case .file(let path, _): return path
+        case .section: return "its keys' defaults"
+        }
+    }
+}

@@ -32,10 +32,13 @@ import SimRandom
 package final class CalendarSync: Mechanism {
     package static let name = "calendar_sync"
     package static let summary = "syncs a while after each open"
-    package static let parameters: [PolicyParameterInfo] = [
-        .number("per_open_pct", 50, in: NumberRange(0...100), unit: "a chance in percent", help: "chance of a sync after an open"),
-        .duration("after", .minutes(10), help: "time from the open to the sync"),
-        .duration("cpu", .seconds(3), in: .positive, help: "the sync's CPU time"),
+    package static let parameters = keys.described(Keys())
+    /// The section, with its defaults, and its keys by key path.
+    struct Keys { var chance = 50.0 / 100, after = SimDuration.minutes(10), cpu = SimDuration.seconds(3) }
+    static let keys: [Setting<Keys>] = [
+        .number("per_open_pct", \.chance, in: 0...100, unit: .percent("a chance"), help: "chance of a sync after an open"),
+        .duration("after", \.after, help: "time from the open to the sync"),
+        .duration("cpu", \.cpu, in: .positive, help: "the sync's CPU time"),
     ]
     package static let streams = [sync.name]
     private static let sync = DeclaredStream<CalendarSync>("sync")
@@ -44,9 +47,10 @@ package final class CalendarSync: Mechanism {
     let kind = MechanismRegistry.kind(CalendarSync.self)
 
     package init(apps: [MechanismValues?], system: MechanismValues) {
-        chance = apps.map { $0.map { $0.number("per_open_pct") / 100 } }
-        after = apps.map { $0?.duration("after") ?? .zero }
-        cpu = apps.map { $0?.duration("cpu") ?? .zero }
+        let sections = apps.map { $0?.decode(Self.keys, over: Keys()) }
+        chance = sections.map { $0?.chance }
+        after = sections.map { $0?.after ?? .zero }
+        cpu = sections.map { $0?.cpu ?? .zero }
     }
 
     package func appOpened<H: MechanismHost & ~Copyable>(_ app: Int, _ host: inout H) {

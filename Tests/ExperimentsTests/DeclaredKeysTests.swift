@@ -1,3 +1,4 @@
+import Foundation
 import Mechanisms
 import PhoneWorld
 import Policies
@@ -72,5 +73,29 @@ struct DeclaredKeysTests {
         let kb = SettingUnit.kilobytes()
         #expect(kb.stored(100) == 100_000 && kb.written(100_000) == 100)
         #expect(SettingUnit("a probability").stored(0.3) == 0.3)
+    }
+}
+
+extension DeclaredKeysTests {
+    /// docs/scenarios.md's block under "Every key of the world's and apps' sections" is what
+    /// the declarations say (`BGSIM_WRITE_KEYS=1 swift test --filter DeclaredKeysTests` writes
+    /// it): a key added, renamed or with a new default or range changes the page with it.
+    @Test func theScenarioPageListsEveryDeclaredKey() throws {
+        let url = repoRoot.appendingPathComponent("docs/scenarios.md")
+        let doc = try String(contentsOf: url, encoding: .utf8)
+        let marker = "### Every key of the world's and apps' sections"
+        let parts = doc.components(separatedBy: marker)
+        try #require(parts.count == 2, "docs/scenarios.md has no '\(marker)'")
+        let open = try #require(parts[1].range(of: "```text\n"))
+        let close = try #require(parts[1].range(of: "```", range: open.upperBound..<parts[1].endIndex))
+        let block = String(parts[1][open.upperBound..<close.lowerBound])
+        let want = Scenario.keyReference
+        if ProcessInfo.processInfo.environment["BGSIM_WRITE_KEYS"] == "1", block != want {
+            let rewritten = parts[0] + marker + parts[1][..<open.upperBound] + want + parts[1][close.lowerBound...]
+            try rewritten.write(to: url, atomically: true, encoding: .utf8)
+        } else {
+            #expect(block == want, "docs/scenarios.md's key reference is not the declarations': BGSIM_WRITE_KEYS=1 rewrites it")
+        }
+        #expect(want.contains("phone.battery.capacity_wh: a capacity in watt-hours from more than 0 to 1000000, default 12.98; capacity\n"))
     }
 }

@@ -22,7 +22,6 @@ let package = Package(
         .library(name: "ScenarioFiles", targets: ["ScenarioFiles"]),
         .library(name: "ResultFiles", targets: ["ResultFiles"]),
         .library(name: "Experiments", targets: ["Experiments"]),
-        .library(name: "Reports", targets: ["Reports"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

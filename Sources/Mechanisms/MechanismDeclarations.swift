@@ -93,7 +93,28 @@ package struct MechanismValues: Sendable, Equatable {
     package func decode<S>(_ keys: [Setting<S>], over defaults: S) -> S {
         var section = defaults
         for key in keys { if let v = given[key.name] { key.apply(v, to: &section) } }
+        // Each key reads back what it was given: two keys on one field, or a key stored in
+        // another unit than it reads, would not.
+        assert(
+            keys.allSatisfy { k in given[k.name].map { Self.same($0, k.value(in: section)) } ?? true },
+            "a key of the section does not read back its value: \(keys.filter { k in given[k.name].map { !Self.same($0, k.value(in: section)) } ?? false }.map(\.name))"
+        )
         return section
+    }
+
+    /// Whether two values are one, numbers to a relative 1e-9 (a unit's conversion rounds).
+    static func same(_ a: ParameterValue, _ b: ParameterValue) -> Bool {
+        func close(_ x: Double, _ y: Double) -> Bool { abs(x - y) <= 1e-9 * max(abs(x), abs(y)) }
+        switch (a, b) {
+        case (.number(let x), .number(let y)): return close(x, y)
+        case (.distribution(let x), .distribution(let y)):
+            switch (x, y) {
+            case (.fixed(let p), .fixed(let q)), (.exponential(let p), .exponential(let q)): return close(p, q)
+            case (.uniform(let p, let q), .uniform(let r, let t)), (.lognormal(let p, let q), .lognormal(let r, let t)): return close(p, r) && close(q, t)
+            default: return false
+            }
+        default: return a == b
+        }
     }
 }
 

@@ -108,7 +108,7 @@ public struct Setting<Root>: Sendable {
     }
 
     /// A time of day (`23:00`), stored at `property` as the span since midnight.
-    public static func timeOfDay(_ name: String, _ property: WritableKeyPath<Root, SimDuration> & Sendable, help: String) -> Self {
+    package static func timeOfDay(_ name: String, _ property: WritableKeyPath<Root, SimDuration> & Sendable, help: String) -> Self {
         stored(name, property, .timeOfDay, help) {
             .duration($0)
         } from: {
@@ -201,7 +201,7 @@ public struct Setting<Root>: Sendable {
     }
 
     /// A quantity drawn per use, in seconds or bytes, stored at `property`.
-    public static func distribution(
+    package static func distribution(
         _ name: String, _ property: WritableKeyPath<Root, Distribution> & Sendable, _ unit: DistributionUnit, help: String
     ) -> Self {
         stored(name, property, .distribution(unit), help) {
@@ -212,7 +212,7 @@ public struct Setting<Root>: Sendable {
     }
 
     /// One of an enumeration's names, stored at `property`.
-    public static func choice<V: RawRepresentable & CaseIterable & Sendable>(
+    package static func choice<V: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, _ property: WritableKeyPath<Root, V> & Sendable, help: String
     ) -> Self where V.RawValue == String {
         stored(name, property, .choice(V.allCases.map(\.rawValue)), help) {
@@ -224,7 +224,7 @@ public struct Setting<Root>: Sendable {
 
     /// A setting of any kind, which `get` reads as a scenario writes it and `set` stores: for
     /// a value a scenario writes in a form the type does not keep (a list read into a set).
-    public static func custom(
+    package static func custom(
         _ name: String, _ kind: PolicyParameterKind, help: String, get: @escaping @Sendable (Root) -> PolicyParameterValue,
         set: @escaping @Sendable (inout Root, PolicyParameterValue) -> Void
     ) -> Self {
@@ -246,7 +246,7 @@ public struct Setting<Root>: Sendable {
 
     /// A nested mapping stored at `property`, its keys declared by `settings`; `defaults`
     /// gives their defaults (the value a section has before a scenario sets it).
-    public static func section<S>(
+    package static func section<S>(
         _ name: String, _ property: WritableKeyPath<Root, S> & Sendable, _ settings: [Setting<S>], defaults: S, help: String
     ) -> Self {
         Self(
@@ -259,7 +259,7 @@ public struct Setting<Root>: Sendable {
 
     /// A list of mappings stored at `property`, each item's keys declared by `settings` over
     /// the defaults of `item`, with `count` items (`noun` names them in messages).
-    public static func list<S: Sendable>(
+    package static func list<S: Sendable>(
         _ name: String, _ property: WritableKeyPath<Root, [S]> & Sendable, of settings: [Setting<S>], item: S,
         count: ClosedRange<Int> = 0...Int.max, noun: String, help: String
     ) -> Self {

@@ -8,7 +8,7 @@ import SimEngine
 /// The forecast's page, in Markdown and in HTML (inline SVG, no script), and the short answer
 /// `bgsim forecast` prints: per task identifier, how often it runs across people, when and
 /// where, at what cost, what held it, how that changes, who gets nothing, and one typical week.
-public struct ForecastPage {
+package struct ForecastPage {
     let forecast: Forecast
     let rows: [Forecast.Row]
     let index: [String: Forecast.Row]
@@ -17,7 +17,7 @@ public struct ForecastPage {
     let byTask: [String: [Forecast.Row]]
 
     /// The page of `forecast`, whose `forecast.csv` rows are `rows`.
-    public init(_ forecast: Forecast, rows: [Forecast.Row]) {
+    package init(_ forecast: Forecast, rows: [Forecast.Row]) {
         self.forecast = forecast
         self.rows = rows
         var index: [String: Forecast.Row] = [:], byTask: [String: [Forecast.Row]] = [:]
@@ -60,7 +60,7 @@ public struct ForecastPage {
     }
 
     /// The short answer, a few lines per identifier and policy.
-    public var answer: String {
+    package var answer: String {
         var out = "\(appName): \(isFleet ? "\(people) people" : "one person, \(people) runs") of \(Self.n(days)) days each"
         out += ", under \(policies.joined(separator: " and "))\n"
         for policy in policies {
@@ -344,7 +344,7 @@ public struct ForecastPage {
     }
 
     /// `forecast.md`.
-    public var markdown: String {
+    package var markdown: String {
         var s = "# Forecast: \(Quoting.markdown(appName))\n\n" + Quoting.markdown(intro) + "\n\n"
         s += Quoting.markdownBlock(answer, info: "text") + "\n"
         s += "## How often and at what cost\n\n" + mainTable.markdown + "\n"
@@ -380,7 +380,7 @@ public struct ForecastPage {
     }
 
     /// `forecast.html`.
-    public var html: String {
+    package var html: String {
         var s = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">

@@ -47,9 +47,9 @@ struct RunRecorder: MetricsSink, Sendable {
 /// charge as a counter; one process per app with its life-cycle states and, per identifier,
 /// its requests' waits (named by what held them) and runs. Times are microseconds since
 /// the run's start, exactly as the simulation has them.
-public enum PerfettoTrace {
+package enum PerfettoTrace {
     /// The trace of `policy` in `replication` of `scenario`, re-simulated.
-    public static func json(_ scenario: Scenario, policy: PolicySpec, replication: Int, point: Int? = nil) throws -> String {
+    package static func json(_ scenario: Scenario, policy: PolicySpec, replication: Int, point: Int? = nil) throws -> String {
         let person = try FleetPeople.person(scenario, replication: replication)
         let streams = try WorldStreams(
             setup: person.setup, masterSeed: person.seed, replication: UInt64(replication), generator: person.generator)

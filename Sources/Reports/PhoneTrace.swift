@@ -12,37 +12,37 @@ import SimEngine
 /// Recorded by re-simulating the run (a run is a pure function of scenario, policy and
 /// replication, so this is the very run whose numbers the report shows), not read from
 /// `events.csv`, so a report needs no `--events`.
-public struct PhoneTrace: MetricsSink, Sendable {
+package struct PhoneTrace: MetricsSink, Sendable {
     /// The span recorded: one day of the replication.
-    public var window: Range<SimInstant>
+    package var window: Range<SimInstant>
     /// (time, charge 0...1), the last point before the window first.
-    public var charge: [(SimInstant, Double)] = []
+    package var charge: [(SimInstant, Double)] = []
     /// State changes, each with the time it took effect.
-    public var charging: [(SimInstant, Bool)] = [(.start, false)]
+    package var charging: [(SimInstant, Bool)] = [(.start, false)]
     /// Network changes, each with the time it took effect.
-    public var network: [(SimInstant, NetworkKind)] = [(.start, .none)]
+    package var network: [(SimInstant, NetworkKind)] = [(.start, .none)]
     /// The app in the foreground (`nil`: screen off).
-    public var screen: [(SimInstant, Int?)] = [(.start, nil)]
+    package var screen: [(SimInstant, Int?)] = [(.start, nil)]
     /// Per app, its life-cycle states, each with the time it was entered.
-    public var appStates: [[(SimInstant, AppState)]]
+    package var appStates: [[(SimInstant, AppState)]]
     /// Task runs overlapping the window: app, kind, start, end, outcome.
-    public var runs: [(app: Int, kind: TaskKind, start: SimInstant, end: SimInstant, outcome: TaskOutcome)] = []
+    package var runs: [(app: Int, kind: TaskKind, start: SimInstant, end: SimInstant, outcome: TaskOutcome)] = []
     /// Times the phone shut down for lack of energy.
-    public var shutdowns: [SimInstant] = []
+    package var shutdowns: [SimInstant] = []
     /// Stretches of waiting that overlap the window: app, kind, from, to, and what held the
     /// request then (a gate's or a policy rule's token; `earliest_begin` before it was due).
-    public var waits: [(app: Int, kind: TaskKind, from: SimInstant, to: SimInstant, cause: String)] = []
+    package var waits: [(app: Int, kind: TaskKind, from: SimInstant, to: SimInstant, cause: String)] = []
     /// Each unfinished request's changes of what holds it, until it ends.
     var holds: [TaskID: [(SimInstant, String?)]] = [:]
 
     /// An empty trace of `apps` apps over `window`.
-    public init(apps: Int, window: Range<SimInstant>) {
+    package init(apps: Int, window: Range<SimInstant>) {
         self.window = window
         appStates = Array(repeating: [(.start, .notRunning)], count: apps)
     }
 
     /// Records the charge level, keeping the last point before the window.
-    public mutating func chargeObserved(_ c: Double, at t: SimInstant) {
+    package mutating func chargeObserved(_ c: Double, at t: SimInstant) {
         if t < window.lowerBound {
             charge = [(t, c)]
         } else if t <= window.upperBound {
@@ -51,7 +51,7 @@ public struct PhoneTrace: MetricsSink, Sendable {
     }
 
     /// Records charger, network and screen changes within the window.
-    public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
+    package mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
         guard t <= window.upperBound else { return }
         switch e {
         case .plugIn: charging.append((t, true))
@@ -64,18 +64,18 @@ public struct PhoneTrace: MetricsSink, Sendable {
     }
 
     /// Records an app's change of state.
-    public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
+    package mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
         guard t <= window.upperBound else { return }
         appStates[l.app].append((t, l.to))
     }
 
     /// Records a shutdown within the window.
-    public mutating func phoneShutDown(at t: SimInstant) {
+    package mutating func phoneShutDown(at t: SimInstant) {
         if window.contains(t) { shutdowns.append(t) }
     }
 
     /// Records a task's run if it overlaps the window, and the stretches of its wait that do.
-    public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
+    package mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         guard case .ended(let r) = e else { return }
         let changes = holds.removeValue(forKey: r.request.id) ?? []
         let waitEnd = r.started ?? r.ended
@@ -95,21 +95,21 @@ public struct PhoneTrace: MetricsSink, Sendable {
     }
 
     /// Records a change of what holds a request (its stretches are kept when it ends).
-    public mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {
+    package mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {
         guard time <= window.upperBound else { return }
         holds[id, default: []].append((time, cause))
     }
 
     /// The trace draws each request's wait.
-    public var observesHolds: Bool { true }
+    package var observesHolds: Bool { true }
 }
 
 extension Experiment {
     /// How far past the window a trace's run goes.
-    public static let traceLookahead = SimDuration.days(7)
+    package static let traceLookahead = SimDuration.days(7)
 
     /// Re-simulates `policy` in `replication` of the scenario and records its trace over `window`.
-    public static func trace(
+    package static func trace(
         _ scenario: Scenario, policy: PolicySpec, replication: Int,
         window: Range<SimInstant>, lookahead: SimDuration = traceLookahead
     ) throws -> PhoneTrace {

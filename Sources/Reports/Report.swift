@@ -7,17 +7,17 @@ import SimEngine
 import SimRandom
 
 /// What `bgsim report` draws beyond the result files' own content.
-public struct ReportOptions: Sendable {
+package struct ReportOptions: Sendable {
     /// The replication the timeline shows.
-    public var replication = 0
+    package var replication = 0
     /// The day of that replication the timeline shows, from 0; `nil`: a typical day
     /// (`Report.typicalDay`).
-    public var day: Int?
+    package var day: Int?
     /// For a sweep, the point whose phone the timeline shows; `nil`: a typical point
     /// (`Report.typicalPoint`).
-    public var point: Int?
+    package var point: Int?
     /// Options that show `day` of `replication` (of `point` in a sweep), each chosen when `nil`.
-    public init(replication: Int = 0, day: Int? = nil, point: Int? = nil) {
+    package init(replication: Int = 0, day: Int? = nil, point: Int? = nil) {
         self.replication = replication
         self.day = day
         self.point = point
@@ -31,14 +31,14 @@ public struct ReportOptions: Sendable {
 /// value for a policy is its mean over the points in question (all points for the table, the
 /// points at one value of a parameter for a line), so replications stay the independent
 /// observations and common random numbers carry over.
-public struct Report {
+package struct Report {
     let results: ResultSet
     let options: ReportOptions
     /// The scenario rebuilt from the manifest (for a sweep, the chosen point's), for the
     /// timeline and to know which policies are bounds; `nil` if it could not be rebuilt.
     let scenario: Scenario?
     /// Why there is no scenario.
-    public let scenarioProblem: String?
+    package let scenarioProblem: String?
     /// runs.csv's row numbers by policy, made once: each interval reads one policy's rows
     /// rather than every row, which made a report quadratic in its policies.
     let policyRows: [String: [Int]]
@@ -84,7 +84,7 @@ public struct Report {
     ]
 
     /// The report of `results`.
-    public init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
+    package init(_ results: ResultSet, options: ReportOptions = ReportOptions()) {
         self.results = results
         self.options = options
         var rows: [String: [Int]] = [:]
@@ -220,7 +220,7 @@ public struct Report {
     // MARK: - HTML
 
     /// The self-contained HTML page: inline SVG and CSS, no script, font or request.
-    public func html() throws -> String {
+    package func html() throws -> String {
         let r = results
         let policies = r.policies
         let colors = Palette.colors(policies)

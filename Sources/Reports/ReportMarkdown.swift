@@ -8,7 +8,7 @@ import SimRandom
 
 extension Report {
     /// The Markdown summary: the comparison table and the study's heading.
-    public func markdown() -> String {
+    package func markdown() -> String {
         let r = results
         let md = Quoting.markdown
         var s = "# \(md(title)): policy comparison\n\n"

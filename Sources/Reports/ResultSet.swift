@@ -105,43 +105,43 @@ struct CSVTable {
 }
 
 /// Why a report could not be made: names the results folder or file and what was expected.
-public struct ReportError: Error, CustomStringConvertible, Sendable {
+package struct ReportError: Error, CustomStringConvertible, Sendable {
     /// The message.
-    public var description: String
+    package var description: String
     /// An error saying `message`, on one line (control characters from the files escaped).
-    public init(_ message: String) { description = Quoting.message(message) }
+    package init(_ message: String) { description = Quoting.message(message) }
 }
 
 /// The files of a finished run or sweep, read back for a report.
-public struct ResultSet {
+package struct ResultSet {
     /// The results folder.
-    public var folder: URL
+    package var folder: URL
     /// `run` or `sweep`.
-    public var kind: String
+    package var kind: String
     /// The study's name (its scenario's or sweep's).
-    public var scenarioName: String
+    package var scenarioName: String
     /// The policies' labels, in the study's order.
-    public var policies: [String]
+    package var policies: [String]
     /// The policy the comparisons are made against.
-    public var baseline: String?
+    package var baseline: String?
     /// The swept key paths, in order (none for a run).
-    public var parameters: [String]
+    package var parameters: [String]
     /// The key paths drawn per person (replication) of a fleet; empty for one person.
-    public var fleet: [String]
+    package var fleet: [String]
     /// Replications per policy (and point).
-    public var replications: Int
+    package var replications: Int
     /// The master seed, as the manifest writes it.
-    public var seed: String
+    package var seed: String
     /// The command that reproduces the files.
-    public var commandLine: [String]
+    package var commandLine: [String]
     /// What `--precision` asked for and reached, when the study had a goal: the sentence the
     /// report prints, from the manifest's `precision` entry.
-    public var precision: String?
+    package var precision: String?
     /// The program that made the files, its version and where each policy came from, as the
     /// report says it (from the manifest's `program`); `nil` in files from before it.
-    public var program: String?
+    package var program: String?
     /// The resolved scenario (point 0's for a sweep), as the manifest holds it.
-    public var resolvedScenario: Any?
+    package var resolvedScenario: Any?
     /// The same as written, keys in document order (what the plan's digest covers), and
     /// for a sweep the sweep file as read.
     var resolvedScenarioText: String?
@@ -170,7 +170,7 @@ public struct ResultSet {
     /// false: `--no-verify`, for files edited on purpose), and runs.csv has rows, a number (or
     /// nothing) in every metric column, a replication the manifest has, and only the
     /// manifest's policies.
-    public static func load(_ folder: String, verify: Bool = true) throws(ReportError) -> ResultSet {
+    package static func load(_ folder: String, verify: Bool = true) throws(ReportError) -> ResultSet {
         let url = URL(literalPath: folder)
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir), isDir.boolValue else {
@@ -334,7 +334,7 @@ public struct ResultSet {
     /// the settings the sweep made inside it. Profiles are looked up from the scenario file's
     /// folder, as when the study ran. The result is checked: every point rebuilt this way must
     /// give the plan's digest, or this says why the point cannot be shown.
-    public func scenario(atPoint point: Int) throws(ReportError) -> Scenario {
+    package func scenario(atPoint point: Int) throws(ReportError) -> Scenario {
         let manifest = folder.appendingPathComponent("manifest.json").path
         guard let text = resolvedScenarioText else { throw ReportError("the manifest has no resolved scenario") }
         let points = pointValues()

@@ -99,3 +99,18 @@ extension DeclaredKeysTests {
         #expect(want.contains("phone.battery.capacity_wh: a capacity in watt-hours from more than 0 to 1000000, default 12.98; capacity\n"))
     }
 }
+
+extension DeclaredKeysTests {
+    /// Every registered mechanism made from a section giving each key its default: decoding
+    /// checks (in debug builds) that each key reads back what it was given, so two keys on
+    /// one field, or a key converted one way and read another, stop here.
+    @Test(arguments: MechanismRegistry.builtIn.map { $0.name })
+    func everyMechanismsKeysReadBackTheirValues(name: String) throws {
+        let type = try #require(MechanismRegistry.builtIn.first { $0.name == name })
+        func full(_ keys: [PolicyParameterInfo]) -> [String: ParameterValue] {
+            Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0.defaultValue) })
+        }
+        let section = type.isList ? MechanismValues(entries: [full(type.parameters)]) : MechanismValues(given: full(type.parameters))
+        _ = type.init(apps: [section, nil], system: MechanismValues(given: full(type.systemParameters)))
+    }
+}

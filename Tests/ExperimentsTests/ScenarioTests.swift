@@ -147,6 +147,10 @@ let badScenarioInputs: [(yaml: String, message: String)] = [
         "s.yaml:5:12: charging.plug_in: expected a time of day such as 23:00 (HH:MM, 24-hour), got '25:00'"
     ),
     (
+        minimalWith("charging: nightly", "charging:\n  profile: nightly\n  top_up_from: '18:00'\n  top_up_until: '09:00'"),
+        "s.yaml:6:17: charging.top_up_until: expected a time of day after top_up_from"
+    ),
+    (
         minimal + "\nreplications: 0\n",
         "s.yaml:10:15: replications: expected a whole number of replications from 1 to 1000000, got '0'"
     ),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plants each one-line bug of bugs.tsv in a copy of the tree, builds it and runs the guards
-(FingerprintTests, OutputInvariantTests, ForecastColumnTests and the policies' own suites), and
+(FingerprintTests, OutputInvariantTests, ForecastColumnTests, the policies' own suites and the declared keys'), and
 prints a Markdown table of what caught each bug (issue 71). `make planted-bugs`; about a minute
 a bug on 2 cores. Exit 1 if a bug was not caught or no longer applies.
 
@@ -11,7 +11,7 @@ import os, re, shutil, subprocess, sys
 
 repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 work = os.path.join(repo, ".build-planted")
-guards = "FingerprintTests|OutputInvariantTests|ForecastColumnTests|DuetTests|AndroidTests|AOSPTests"
+guards = "FingerprintTests|OutputInvariantTests|ForecastColumnTests|DuetTests|AndroidTests|AOSPTests|DeclaredKeysTests|ScenarioTests|MechanismTests"
 swift = os.environ.get("SWIFT", "swift")
 only = set(sys.argv[1:])
 

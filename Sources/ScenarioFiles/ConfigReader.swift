@@ -44,7 +44,7 @@ struct ConfigReader {
         }
 
         mutating func required<T>(
-            _ key: String, _ what: String,
+            _ key: String, _ what: @autoclosure () -> String,
             _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> T
         ) throws(ScenarioError) -> T {
             guard let v = node(key) else {
@@ -54,7 +54,7 @@ struct ConfigReader {
                         typo.value, path.appending(typo.key),
                         "unknown key '\(typo.key)'; did you mean '\(key)'?", line: typo.keyLine)
                 }
-                throw reader.error(node, path.appending(key), "missing; expected \(what)")
+                throw reader.error(node, path.appending(key), "missing; expected \(what())")
             }
             return try read(v, path.appending(key))
         }
@@ -124,9 +124,9 @@ struct ConfigReader {
 
     // MARK: - Scalars
 
-    func text(_ node: ConfigNode, _ path: ConfigKeyPath, expected: String) throws(ScenarioError) -> String {
+    func text(_ node: ConfigNode, _ path: ConfigKeyPath, expected: @autoclosure () -> String) throws(ScenarioError) -> String {
         guard case .scalar(let t, _) = node.value else {
-            throw error(node, path, "expected \(expected), got \(node.kindName)")
+            throw error(node, path, "expected \(expected()), got \(node.kindName)")
         }
         return t
     }
@@ -186,21 +186,21 @@ struct ConfigReader {
 
     /// A finite number within `range`; `what` describes the range and unit for messages.
     func number(
-        _ node: ConfigNode, _ path: ConfigKeyPath, _ what: String,
+        _ node: ConfigNode, _ path: ConfigKeyPath, _ what: @autoclosure () -> String,
         where valid: (Double) -> Bool
     ) throws(ScenarioError) -> Double {
-        let t = try text(node, path, expected: what)
+        let t = try text(node, path, expected: what())
         guard let x = Double(Self.withoutUnderscores(t)), x.isFinite else {
-            throw error(node, path, "expected \(what), got '\(t)'")
+            throw error(node, path, "expected \(what()), got '\(t)'")
         }
-        guard valid(x) else { throw error(node, path, "expected \(what), got \(t)") }
+        guard valid(x) else { throw error(node, path, "expected \(what()), got \(t)") }
         return x
     }
 
-    func integer(_ node: ConfigNode, _ path: ConfigKeyPath, _ what: String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
-        let t = try text(node, path, expected: what)
+    func integer(_ node: ConfigNode, _ path: ConfigKeyPath, _ what: @autoclosure () -> String, in range: ClosedRange<Int>) throws(ScenarioError) -> Int {
+        let t = try text(node, path, expected: what())
         guard let x = Int(Self.withoutUnderscores(t)), range.contains(x) else {
-            throw error(node, path, "expected \(what), got '\(t)'")
+            throw error(node, path, "expected \(what()), got '\(t)'")
         }
         return x
     }

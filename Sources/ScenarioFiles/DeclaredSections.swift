@@ -40,7 +40,7 @@ extension Scenario {
             let value =
                 setting.isRequired
                 ? try m.required(setting.name, kind.expected, read)
-                : try m.given(setting.name, kind, default: setting.value(in: root), read)
+                : try m.given(setting.name, kind, default: { setting.value(in: root) }, read)
             guard let value else { continue }
             given.insert(setting.name)
             setting.apply(value, to: &root)
@@ -71,7 +71,7 @@ extension Scenario {
         for info in declared {
             let kind = info.kind
             let read = { (n: ConfigNode, p: ConfigKeyPath) throws(ScenarioError) in try readParameter(kind, n, p, r, places: places) }
-            let value = info.isRequired ? try m.required(info.name, kind.expected, read) : try m.given(info.name, kind, default: info.defaultValue, read)
+            let value = info.isRequired ? try m.required(info.name, kind.expected, read) : try m.given(info.name, kind, default: { info.defaultValue }, read)
             if let value { values[info.name] = value }
         }
         try m.finish()
@@ -178,11 +178,12 @@ extension ConfigReader.Mapping {
     /// The value under `key`, read by `read`, or nil when the mapping does not give it: then
     /// `default` is listed for `validate --print` (an unset optional value as `~`).
     mutating func given(
-        _ key: String, _ kind: PolicyParameterKind, default value: ParameterValue,
+        _ key: String, _ kind: PolicyParameterKind, default defaultValue: () -> ParameterValue,
         _ read: (ConfigNode, ConfigKeyPath) throws(ScenarioError) -> ParameterValue
     ) throws(ScenarioError) -> ParameterValue? {
         guard let v = node(key) else {
             if let listing = KeyListing.ifActive {
+                let value = defaultValue()
                 if case .orNone = kind, value == .off {
                     listing.add(path.appending(key), "~", given: false)
                 } else {

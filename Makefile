@@ -85,7 +85,7 @@ format:
 ## The DocC documentation of the library targets, in .build/docs/<Target>.doccarchive (open one
 ## with `docc preview`, or serve it); warnings, such as a link to a symbol that does not exist
 ## or an undocumented parameter, are errors. `make test` runs it.
-LIBRARIES := SimEngine SimRandom PhoneWorld PolicyAPI Scheduling ScenarioFiles ResultFiles Experiments BGSimCommandLine
+LIBRARIES := SimEngine SimRandom PhoneWorld PolicyAPI ResultFiles Experiments BGSimCommandLine
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \
 	  $(foreach t,$(LIBRARIES),--target $(t)) --output-path .build/docs

@@ -18,8 +18,6 @@ let package = Package(
         .library(name: "SimRandom", targets: ["SimRandom"]),
         .library(name: "PhoneWorld", targets: ["PhoneWorld"]),
         .library(name: "PolicyAPI", targets: ["PolicyAPI"]),
-        .library(name: "Scheduling", targets: ["Scheduling"]),
-        .library(name: "ScenarioFiles", targets: ["ScenarioFiles"]),
         .library(name: "ResultFiles", targets: ["ResultFiles"]),
         .library(name: "Experiments", targets: ["Experiments"]),
     ],

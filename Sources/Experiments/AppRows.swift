@@ -7,7 +7,7 @@ import SimRandom
 /// `apps.csv`: one row per policy, replication, app and task identifier: how often each of an
 /// app's doors into the background ran, where, at what cost, and what held it. Written for
 /// every study (a fleet's tasks.csv is opt-in); notebooks-data/README.md defines each column.
-public enum AppRows {
+package enum AppRows {
     /// What a row is computed from besides its tally: the run's length, the battery, the
     /// app's launches and staleness.
     struct Context {
@@ -106,7 +106,7 @@ public enum AppRows {
         ]
 
     /// The columns, in order.
-    public static let header: [String] = ["policy", "replication"] + columns.flatMap(\.names)
+    package static let header: [String] = ["policy", "replication"] + columns.flatMap(\.names)
 
     /// One run's rows, after the prefix each row begins with.
     static func write(_ tallies: AppTallies, context: Context, to writer: PartWriter) {

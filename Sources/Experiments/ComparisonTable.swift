@@ -7,7 +7,7 @@ import SimRandom
 
 /// The short comparison printed after a run: one row per policy, a few key metrics, each as
 /// mean ± the half-width of its 95% confidence interval, the best mean per column starred.
-public enum ComparisonTable {
+package enum ComparisonTable {
     struct Column: Sendable {
         var metric: String
         var title: String
@@ -43,7 +43,7 @@ public enum ComparisonTable {
     /// The best mean per column is starred among the deployable policies: a bound (the
     /// oracle) is shown but not starred. With a run's `outcome`, a third table gives each
     /// scheduled task's runs a day and gap between runs.
-    public static func render(
+    package static func render(
         _ scenario: Scenario, _ summaries: [PolicySummary], replications: Int? = nil, outcome: StudyOutcome? = nil
     ) -> String {
         let metricIndex = Dictionary(uniqueKeysWithValues: RunMetrics.columns.enumerated().map { ($1.name, $0) })
@@ -182,7 +182,7 @@ extension ComparisonTable {
     /// A sweep's paired differences point by point: each policy against the baseline at each
     /// point, mean [95% interval] of background energy and mean staleness, as comparisons.csv
     /// has them; `nil` past `maxPoints` points (the report draws them) or without a baseline.
-    public static func sweepPairs(_ plan: StudyPlan, runs: [[RunValues]], maxPoints: Int = 24) -> String? {
+    package static func sweepPairs(_ plan: StudyPlan, runs: [[RunValues]], maxPoints: Int = 24) -> String? {
         guard plan.isSweep, plan.points.count <= maxPoints, plan.policies.count > 1 else { return nil }
         let metrics = ["background_energy_j", "staleness_mean_s"]
         let index = metrics.compactMap { name in RunMetrics.columns.firstIndex { $0.name == name } }

@@ -7,9 +7,9 @@ import SimRandom
 /// Whether a paired difference of comparisons.csv (a policy minus the baseline, in one metric)
 /// keeps its sign over a morris sweep's points, and which axes can flip it: the question
 /// `bgsim sensitivity` asks of a study over the assumptions' plausible ranges.
-public struct Conclusion: Sendable {
+package struct Conclusion: Sendable {
     /// What the sign did over the points.
-    public enum Verdict: String, Sendable, CaseIterable {
+    package enum Verdict: String, Sendable, CaseIterable {
         /// Every point's 95% interval lies on the same side of zero.
         case holds
         /// Some point's interval lies above zero and another's below.
@@ -22,32 +22,32 @@ public struct Conclusion: Sendable {
 
     /// One axis's part: how often a step of it changed the difference's sign, and its Morris
     /// elementary effects on the difference (per unit of the axis's range).
-    public struct Effect: Sendable {
+    package struct Effect: Sendable {
         /// The axis's key path (`policies[3].refreshes_per_launch`).
-        public var axis: String
+        package var axis: String
         /// Steps of the axis with a finite difference at both ends, and those across which the
         /// mean difference changed sign.
-        public var steps = 0, flips = 0
+        package var steps = 0, flips = 0
         /// μ*, μ and σ of its elementary effects.
-        public var muStar = Double.nan, mu = Double.nan, sigma = Double.nan
+        package var muStar = Double.nan, mu = Double.nan, sigma = Double.nan
         /// Its μ* over the sum of every axis's: the share of the movement it accounts for.
-        public var share = Double.nan
+        package var share = Double.nan
     }
 
     /// The policy, the baseline, and the metric (a `RunMetrics` column name).
-    public var policy, baseline, metric: String
+    package var policy, baseline, metric: String
     /// What the sign did over the points.
-    public var verdict: Verdict
+    package var verdict: Verdict
     /// Points with a finite difference, and those whose interval lies above zero, below it,
     /// or reaches it.
-    public var points = 0, above = 0, below = 0, neither = 0
+    package var points = 0, above = 0, below = 0, neither = 0
     /// The smallest and largest mean difference over the points.
-    public var low = Double.nan, high = Double.nan
+    package var low = Double.nan, high = Double.nan
     /// Per axis, in the sweep's order.
-    public var effects: [Effect]
+    package var effects: [Effect]
 
     /// The axes whose steps flipped the sign, most flips first (then by μ*).
-    public var flippedBy: [Effect] {
+    package var flippedBy: [Effect] {
         effects.filter { $0.flips > 0 }.sorted { ($0.flips, $0.muStar) > ($1.flips, $1.muStar) }
     }
 }

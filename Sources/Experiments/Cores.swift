@@ -12,9 +12,9 @@ import ScenarioFiles
 /// affinity mask (taskset, Slurm's and cgroups' cpusets), capped by a cgroup CPU quota
 /// (`cpu.max` in cgroup v2, `cpu.cfs_quota_us` / `cpu.cfs_period_us` in v1) on the process's
 /// cgroup or any cgroup above it, rounded up.
-public enum Cores {
+package enum Cores {
     /// The default for `--jobs`: at least 1.
-    public static func available() -> Int {
+    package static func available() -> Int {
         var cores = affinityCount() ?? ProcessInfo.processInfo.activeProcessorCount
         if let quota = quota() { cores = min(cores, Int(quota.rounded(.up))) }
         return max(1, cores)

@@ -13,14 +13,14 @@ import Scheduling
 /// that finished, checks its fingerprint (same scenario, policy, replication and recording),
 /// and runs only the rest. Shards of a study are unit stores that `merge` joins. No folder per
 /// unit: making, renaming and removing one cost more than a short simulation on ext4.
-public struct UnitStore: Sendable {
+package struct UnitStore: Sendable {
     /// The folder holding the units' records and rows (`<out>/units`).
-    public let folder: URL
+    package let folder: URL
     /// `folder`'s path, made once: a unit's files are named some ten times per unit, and
     /// `URL.appendingPathComponent` each time was a twentieth of a sweep of short runs (perf).
     let folderPath: String
     /// The store in `folder` (made when the first unit is kept).
-    public init(folder: URL) {
+    package init(folder: URL) {
         self.folder = folder
         folderPath = folder.path
     }
@@ -157,22 +157,22 @@ struct UnitRecord {
 /// How a study is run and what it writes.
 public struct StudyOptions: Sendable {
     /// Simulations run at once.
-    public var jobs: Int
+    package var jobs: Int
     /// What each run records besides its metrics.
-    public var record: RecordOptions
+    package var record: RecordOptions
     /// Replications are added until this goal is met, if set.
-    public var precision: PrecisionGoal?
+    package var precision: PrecisionGoal?
     /// Run only this slice of the units and write them with a shard manifest.
-    public var shard: Shard?
+    package var shard: Shard?
     /// The overrides given on the command line (`--set`, `--seed`, `--replications`), which
     /// `merge` needs to rebuild the plan.
-    public var overrides: [Override]
+    package var overrides: [Override]
     /// Called after each unit with (units done, units to run, units found finished), counted
     /// over the whole study: with `--precision`, a later round adds its units to the totals.
-    public var progress: (@Sendable (_ done: Int, _ total: Int, _ skipped: Int) -> Void)?
+    package var progress: (@Sendable (_ done: Int, _ total: Int, _ skipped: Int) -> Void)?
     /// Called as the result files are written, with what is being counted ("points of
     /// runs.csv written", "units of tasks.csv written"), how many so far and of how many.
-    public var writing: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)?
+    package var writing: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)?
 
     /// Options for running on `jobs` threads; the rest as named.
     public init(
@@ -193,24 +193,24 @@ public struct StudyOptions: Sendable {
 /// What a study did.
 public struct StudyOutcome: Sendable {
     /// Per point, the runs in (policy, replication) order; empty for a shard.
-    public var runs: [[RunValues]]
+    package var runs: [[RunValues]]
     /// Replications per policy run in the end.
-    public var replications: Int
+    package var replications: Int
     /// What `--precision` achieved, if it was asked for.
-    public var precision: PrecisionOutcome?
+    package var precision: PrecisionOutcome?
     /// The files written, in order.
-    public var written: [String]
+    package var written: [String]
     /// Units run by this invocation.
-    public var ran: Int
+    package var ran: Int
     /// Units found finished from an earlier invocation (resume).
-    public var skipped: Int
+    package var skipped: Int
     /// Simulations run by this invocation: `ran` less the units that took another's
     /// (`StudyPlan.source(of:)`).
-    public var simulated = 0
+    package var simulated = 0
     /// A run's per-app rows of summary.csv (none for a sweep or without apps.csv).
     var apps: [AppSummary] = []
     /// A morris sweep's conclusions (sensitivity.csv), or nil.
-    public var conclusions: [Conclusion]?
+    package var conclusions: [Conclusion]?
 }
 
 extension Experiment {
@@ -325,7 +325,7 @@ extension Experiment {
     /// The command that reproduces a study's results, for the manifest: options that do not
     /// change them (`--jobs`, `--out`, `--quiet`, `--shard`) are left out, so a result has
     /// one manifest however it was run.
-    public static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
+    package static func command(_ plan: StudyPlan, options: StudyOptions) -> [String] {
         var c = [Program.current.name, plan.isSweep ? "sweep" : "run", plan.file]
         for o in options.overrides { c += ["--set", "\(o.path)=\(o.value)"] }
         let fleet = !plan.points[0].scenario.fleet.isEmpty

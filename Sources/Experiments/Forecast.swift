@@ -9,61 +9,61 @@ import SimRandom
 /// fleet (or on one person's days), where and when, at what cost, and what held them; and how
 /// that changes with the things a developer or a person can change (a small built-in sweep,
 /// paired by person).
-public struct Forecast: Sendable {
+package struct Forecast: Sendable {
     /// One person's (one replication's) results for the app under one policy.
-    public struct Person: Sendable {
+    package struct Person: Sendable {
         /// The replication.
-        public var replication: Int
+        package var replication: Int
         /// The person's drawn values, in the fleet's order (empty for one named person).
-        public var traits: [String]
+        package var traits: [String]
         /// Days simulated.
-        public var days: Double
+        package var days: Double
         /// The battery's capacity in joules.
-        public var batteryJ: Double
+        package var batteryJ: Double
         /// The app's launches.
-        public var launches: Int
+        package var launches: Int
         /// The staleness of its content at them, summed.
-        public var stalenessSumS: Double
+        package var stalenessSumS: Double
         /// Those served fresh.
-        public var freshLaunches: Int
+        package var freshLaunches: Int
         /// The app's tallies, one per identifier, by identifier.
-        public var tasks: [String: AppTaskTally]
+        package var tasks: [String: AppTaskTally]
     }
 
     /// One variant of the world (the base, or a change the sweep makes) under one policy.
-    public struct Variant: Sendable {
+    package struct Variant: Sendable {
         /// `base`, or the change: `opens_per_day x2`, `network=poor-coverage`, ...
-        public var name: String
+        package var name: String
         /// What the change is, in words, for the page.
-        public var description: String
+        package var description: String
         /// The policy.
-        public var policy: String
+        package var policy: String
         /// Its people, in replication order.
-        public var people: [Person]
+        package var people: [Person]
     }
 
     /// The setup the forecast ran.
-    public var setup: ForecastSetup
+    package var setup: ForecastSetup
     /// The app's identifiers (refresh and processing first, as the profile lists them, then
     /// the other doors its runs used), in page order.
-    public var identifiers: [(identifier: String, kind: TaskKind)]
+    package var identifiers: [(identifier: String, kind: TaskKind)]
     /// The base variant per policy, then the sweep's variants per policy.
-    public var variants: [Variant]
+    package var variants: [Variant]
     /// Per policy, one typical person's week: the app's task records, and each request's
     /// holds as they changed (from then on held by a gate or a rule; `nil`: no longer).
-    public var typical: [(policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]])]
+    package var typical: [(policy: String, replication: Int, records: [TaskRecord], holds: [TaskID: [(at: SimInstant, cause: String?)]])]
     /// The fleet's drawn key paths (the traits' names).
-    public var traitNames: [String]
+    package var traitNames: [String]
     /// The sweep's changes this app cannot take, each with why (`opens x2` of an app opened
     /// 600 times a day would be 1,200, over what a scenario allows).
-    public var skipped: [(name: String, why: String)] = []
+    package var skipped: [(name: String, why: String)] = []
     /// Each answer over the assumptions' plausible ranges (none with `--no-ranges`, or for a
     /// policy without assumptions).
-    public var ranges: [AssumptionRange] = []
+    package var ranges: [AssumptionRange] = []
 
     /// The variants a forecast's sweep runs: each a change a developer can make to the app or
     /// a difference between people, at two levels either side of the base.
-    public static func sweep(_ setup: ForecastSetup) -> [(name: String, description: String, overrides: [Override], pinned: [(path: String, value: String)])] {
+    package static func sweep(_ setup: ForecastSetup) -> [(name: String, description: String, overrides: [Override], pinned: [(path: String, value: String)])] {
         let app = setup.appParameters, k = setup.app
         var out: [(String, String, [Override], [(path: String, value: String)])] = []
         func o(_ path: String, _ value: String) -> Override {
@@ -129,7 +129,7 @@ public struct Forecast: Sendable {
     }
 
     /// The changes `sweep` leaves out for this app, and why.
-    public static func skipped(_ setup: ForecastSetup) -> [(name: String, why: String)] {
+    package static func skipped(_ setup: ForecastSetup) -> [(name: String, why: String)] {
         let app = setup.appParameters
         guard let opens = app.opensPerDay else { return [] }
         let (value, limit, unit) = app.opensGivenWeekly ? (opens * 14, 7000.0, "a week") : (opens * 2, 1000.0, "a day")
@@ -145,7 +145,7 @@ public struct Forecast: Sendable {
     /// Runs the forecast: the base on every person under each policy, the sweep's variants on
     /// the first `sweepPeople` of them, and each policy's typical person once more for their
     /// week. Results depend on the setup only, not on `jobs`.
-    public static func run(
+    package static func run(
         _ setup: ForecastSetup, sweepPeople: Int, ranges: RangeDesign? = nil, jobs: Int, progress: (@Sendable (Int, Int) -> Void)? = nil
     ) async throws -> Forecast {
         let base = setup.scenario
@@ -216,7 +216,7 @@ public struct Forecast: Sendable {
         var forecast = Forecast(
             setup: setup, identifiers: identifiers, variants: variants, typical: typical, traitNames: base.fleet.map(\.path.description))
         if sweepPeople > 0 { forecast.skipped = skipped(setup) }
-        if let ranges, let people = variants.first(where: { $0.name == "base" && $0.policy == DuetPolicy.policyName })?.people {
+        if let ranges, let people = variants.first(where: { $0.name == "base" && $0.policy == Self.rangedPolicy })?.people {
             forecast.ranges = try await rangeStudy(setup, design: ranges, base: people, jobs: jobs, progress: progress)
         }
         return forecast

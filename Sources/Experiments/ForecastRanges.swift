@@ -5,39 +5,43 @@ import SimEngine
 import SimRandom
 
 extension Forecast {
+    /// The policy whose plausible parameters the ranges vary: iOS's own, the one a forecast
+    /// answers for.
+    static let rangedPolicy = "ios"
+
     /// How a forecast's answers are varied over the assumptions (docs/forecast.md): Morris
     /// screening of every assumption of the policy, then Sobol' indices of the `top` that
     /// matter most, each point run on the same first `people` people (common random numbers).
-    public struct RangeDesign: Sendable, Equatable {
+    package struct RangeDesign: Sendable, Equatable {
         /// People each point runs on: the fleet's first, the same at every point.
-        public var people = 20
+        package var people = 20
         /// Morris trajectories: trajectories × (assumptions + 1) points.
-        public var trajectories = 6
+        package var trajectories = 6
         /// Base samples of Saltelli's design over the top assumptions: samples × (top + 2) points.
-        public var samples = 64
+        package var samples = 64
         /// Assumptions Morris screening hands on to the Sobol' indices, at least: each task's
         /// two most influential are handed on too (at most 6 in all).
-        public var top = 3
+        package var top = 3
 
         /// The defaults: about 450 points of 20 people for `ios`'s 19 assumptions, about a
         /// minute of CPU for a week of the example app (docs/performance.md).
-        public init() {}
+        package init() {}
     }
 
     /// One answer (a metric of one identifier under one policy) over the assumptions' ranges:
     /// its value at the defaults, the 10th to 90th percentile over the design's points, and
     /// the assumptions it depends on most, each with its share (its total Sobol' index over
     /// the sum of the top assumptions').
-    public struct AssumptionRange: Sendable {
+    package struct AssumptionRange: Sendable {
         /// The policy, identifier and metric (`runs_per_day`, `energy_per_day_j`, `none_pct`).
-        public var policy, identifier, metric: String
+        package var policy, identifier, metric: String
         /// The mean over the range's people at the defaults, and the median, 10th and 90th
         /// percentiles of that mean over the design's points.
-        public var atDefaults, median, p10, p90: Double
+        package var atDefaults, median, p10, p90: Double
         /// The top assumptions, most influential first, with their shares (0 to 1).
-        public var shares: [(assumption: String, share: Double)]
+        package var shares: [(assumption: String, share: Double)]
         /// People per point, and points run.
-        public var people, points: Int
+        package var people, points: Int
     }
 
     /// The metrics a range is given for, as one number per point from the people's tallies.
@@ -72,9 +76,9 @@ extension Forecast {
         _ setup: ForecastSetup, design: RangeDesign, base: [Person], jobs: Int, progress: (@Sendable (Int, Int) -> Void)?
     ) async throws -> [AssumptionRange] {
         let scenario = setup.scenario
-        guard let p = scenario.policies.firstIndex(where: { $0.name == DuetPolicy.policyName }) else { return [] }
+        guard let p = scenario.policies.firstIndex(where: { $0.name == rangedPolicy }) else { return [] }
         let label = scenario.policies[p].label
-        let factors = DuetPolicy.parameterInfo.filter { $0.plausible != nil }
+        let factors = PolicyRegistry.type(named: rangedPolicy)!.parameterInfo.filter { $0.plausible != nil }
         let people = min(design.people, base.count)
         guard !factors.isEmpty, people > 0 else { return [] }
         let defaults = factors.map { f -> Double in

@@ -8,36 +8,36 @@ import SimRandom
 extension Forecast {
     /// One number per person for one identifier; `nil` where it has no value (no runs to
     /// take a mean over).
-    public struct Metric: Sendable {
+    package struct Metric: Sendable {
         /// Its name in forecast.csv's `metric` column.
-        public let name: String
+        package let name: String
         let value: @Sendable (Person, AppTaskTally?) -> Double?
     }
 
     /// One line of `forecast.csv`: a metric of one identifier under one policy and variant,
     /// across people, and for a variant its paired difference from the base.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// The policy, the variant (`base` or a change of the sweep) and the task identifier.
-        public var policy, variant, identifier: String
+        package var policy, variant, identifier: String
         /// The identifier's kind.
-        public var kind: TaskKind
+        package var kind: TaskKind
         /// The metric's name.
-        public var metric: String
+        package var metric: String
         /// People with a value, and their mean, median, 10th and 90th percentiles.
-        public var people: Int
-        public var mean, median, p10, p90: Double
+        package var people: Int
+        package var mean, median, p10, p90: Double
         /// Share of all people whose value is 0 (or who have none).
-        public var zeroPct: Double
+        package var zeroPct: Double
         /// For a variant: the paired difference from the base over the people both ran.
-        public var difference: ConfidenceInterval?
+        package var difference: ConfidenceInterval?
     }
 
     /// What held a request, one cause per gate (but `policy`) and per policy rule (or
     /// `policy` when the policy named none), with seconds held.
-    public static func causes(_ t: AppTaskTally) -> [(cause: String, seconds: Double)] { causes(t.held, rules: t.rulesByTime) }
+    package static func causes(_ t: AppTaskTally) -> [(cause: String, seconds: Double)] { causes(t.held, rules: t.rulesByTime) }
 
     /// What held one request, the same way: its gates and its policy's rules.
-    public static func causes(_ r: TaskRecord) -> [(cause: String, seconds: Double)] { causes(r.held, rules: r.policyHolds) }
+    package static func causes(_ r: TaskRecord) -> [(cause: String, seconds: Double)] { causes(r.held, rules: r.policyHolds) }
 
     static func causes(_ held: HoldTimes, rules: [(reason: String, seconds: Double)]) -> [(cause: String, seconds: Double)] {
         var out: [(String, Double)] = []
@@ -48,7 +48,7 @@ extension Forecast {
     }
 
     /// The metrics every identifier gets, then one per cause of holds seen and one per hour.
-    public func metrics() -> [Metric] {
+    package func metrics() -> [Metric] {
         func perDay(_ f: @escaping @Sendable (AppTaskTally) -> Int) -> @Sendable (Person, AppTaskTally?) -> Double? {
             { p, t in Double(t.map(f) ?? 0) / p.days }
         }
@@ -116,7 +116,7 @@ extension Forecast {
     }
 
     /// Every row of `forecast.csv`: per policy, variant, identifier and metric.
-    public func rows() -> [Row] {
+    package func rows() -> [Row] {
         let metrics = metrics()
         var out: [Row] = []
         for v in variants {
@@ -162,13 +162,13 @@ extension Forecast {
     }
 
     /// `forecast.csv`'s columns.
-    public static let header = [
+    package static let header = [
         "policy", "variant", "identifier", "kind", "metric", "people", "mean", "median", "p10", "p90", "zero_pct",
         "difference_mean", "difference_ci95_low", "difference_ci95_high",
     ]
 
     /// `forecast.csv`.
-    public func csv(_ rows: [Row]) -> String {
+    package func csv(_ rows: [Row]) -> String {
         let out = CSVBytes(capacity: 1 << 16)
         for name in Self.header { out.field(name) }
         out.endRecord()
@@ -187,11 +187,11 @@ extension Forecast {
     }
 
     /// `people.csv`'s columns after the traits.
-    public static let peopleColumns = ["identifier", "runs_per_day", "completed_per_day", "top_cause", "top_cause_h_per_day"]
+    package static let peopleColumns = ["identifier", "runs_per_day", "completed_per_day", "top_cause", "top_cause_h_per_day"]
 
     /// `people.csv`: the base's people, per policy and identifier: their drawn values, their
     /// runs, and what held the identifier's requests longest.
-    public func peopleCSV() -> String {
+    package func peopleCSV() -> String {
         let out = CSVBytes(capacity: 1 << 16)
         for name in ["policy", "replication"] + traitNames + Self.peopleColumns { out.field(name) }
         out.endRecord()
@@ -224,7 +224,7 @@ extension Forecast {
     /// The forecast's `manifest.json`: what made the folder (bgsim's version, the command, the
     /// app profile and the scenario with their SHA-256, people, policies and seed) and its files
     /// with their sizes and SHA-256, written last, as a study's is.
-    public func manifest(commandLine: [String], sweepPeople: Int, files: [(name: String, bytes: Int, sha256: String)]) -> String {
+    package func manifest(commandLine: [String], sweepPeople: Int, files: [(name: String, bytes: Int, sha256: String)]) -> String {
         let s = setup.scenario
         let appDigest = SHA256.file(at: setup.appFile)?.hex ?? ""
         let pairs: [(String, String)] = [

@@ -5,9 +5,9 @@ import Scheduling
 import SimRandom
 
 /// `manifest.json`: what produced a result folder, and the files that make it complete.
-public struct Manifest: Sendable {
+package struct Manifest: Sendable {
     /// The version of the result files' layout (columns, manifest keys); notebooks-data/README.md documents it.
-    public static let schemaVersion = 18
+    package static let schemaVersion = 18
     /// Every result file's columns that do not depend on the study (a sweep's axes and a
     /// fleet's traits come after `scenario`), by file: what `schemaVersion` versions. A test
     /// keeps their digest per version, so that a column changed without a new version fails.
@@ -15,7 +15,7 @@ public struct Manifest: Sendable {
     /// `background_energy_<kind>_j` to runs.csv, and its errors and expiration reasons their
     /// `rejected_<token>` and `expired_<reason>`, as data, as a sweep adds its axes: the
     /// version does not change with them.
-    public static var schemaColumns: [(file: String, columns: [String])] {
+    package static var schemaColumns: [(file: String, columns: [String])] {
         let kinds = TaskKind.allCases.filter(\.isDeclared).flatMap { ["runs_\($0.rawValue)", "background_energy_\($0.rawValue)_j"] }
         let rejections = SubmitError.allCases.filter(\.isDeclared).map { "rejected_\($0.token)" }
         let reasons = ExpirationReason.allCases.filter(\.isDeclared).map { "expired_\($0.rawValue)" }
@@ -34,21 +34,21 @@ public struct Manifest: Sendable {
     }
 
     /// bgsim's version, written into every manifest.
-    public static let toolVersion = "0.3.0"
+    package static let toolVersion = "0.3.0"
 
     /// The study: its scenario or sweep, points, policies, seed and the plan's digest.
-    public var plan: StudyPlan
+    package var plan: StudyPlan
     /// The command that reproduces the files, without the options that do not change them.
-    public var commandLine: [String]
+    package var commandLine: [String]
     /// The program that ran it.
-    public var program = Program.current
+    package var program = Program.current
     /// Replications per policy actually run (more than the scenario's with `--precision`).
-    public var replications: Int
+    package var replications: Int
     /// The precision asked for and whether it was reached, if `--precision` was given.
-    public var precision: PrecisionOutcome?
+    package var precision: PrecisionOutcome?
 
     /// The manifest of `plan`, run by `commandLine` with `replications` per policy.
-    public init(plan: StudyPlan, commandLine: [String], replications: Int, precision: PrecisionOutcome?) {
+    package init(plan: StudyPlan, commandLine: [String], replications: Int, precision: PrecisionOutcome?) {
         self.plan = plan
         self.commandLine = commandLine
         self.replications = replications
@@ -109,7 +109,7 @@ public struct Manifest: Sendable {
     }
 
     /// The manifest's JSON text, listing `files` with their sizes and SHA-256.
-    public func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
+    package func json(files: [(name: String, bytes: Int, sha256: String)]) -> String {
         var pairs = head(kind: plan.isSweep ? "sweep" : "run")
         if let p = precision {
             pairs.append(

@@ -8,15 +8,15 @@ import SimRandom
 /// One per-run metric: its column name (with its unit as a suffix), which way is better, and
 /// how it is computed from a run's metrics. Name and computation stand together so that the
 /// columns cannot drift from their values.
-public struct Metric: Sendable {
+package struct Metric: Sendable {
     /// Which way a metric improves, for marking the best policy in a column.
-    public enum Better: Sendable { case higher, lower, neither }
+    package enum Better: Sendable { case higher, lower, neither }
     /// The column name in `runs.csv`, with its unit as a suffix (`_s`, `_j`, `_pct`).
-    public var name: String
+    package var name: String
     /// Which way the metric improves.
-    public var better: Better
+    package var better: Better
     /// Whether the value is a count (written without a decimal point).
-    public var isCount: Bool
+    package var isCount: Bool
     let value: @Sendable (RunMetrics.Sorted) -> Double
 
     init(_ name: String, _ better: Better, count: Bool = false, _ value: @escaping @Sendable (RunMetrics.Sorted) -> Double) {
@@ -30,9 +30,9 @@ public struct Metric: Sendable {
 extension RunMetrics {
     /// A run's metrics with their samples summarised once (an exact sample sorted), for
     /// quantiles.
-    public struct Sorted: Sendable {
+    package struct Sorted: Sendable {
         /// The metrics themselves.
-        public let m: RunMetrics
+        package let m: RunMetrics
         let latency: QuantileSketch.Summary
         let completion: QuantileSketch.Summary
         let staleness: QuantileSketch.Summary
@@ -67,7 +67,7 @@ extension RunMetrics {
     }
 
     /// The metrics of `runs.csv`, in column order. Definitions: `notebooks-data/README.md`.
-    public static let columns: [Metric] = {
+    package static let columns: [Metric] = {
         var c: [Metric] = [
             count("tasks_submitted", .neither) { $0.submitted },
             count("tasks_completed", .higher) { $0.count(.completed) },
@@ -142,7 +142,7 @@ extension RunMetrics {
     }()
 
     /// The values of `columns`, in order; `nan` where undefined (no task started).
-    public var columnValues: [Double] {
+    package var columnValues: [Double] {
         let sorted = Sorted(self)
         return Self.columns.map { $0.value(sorted) }
     }

@@ -8,17 +8,17 @@ import SimRandom
 /// built-in policies have fixed colours; any other name hashes (FNV-1a of its UTF-8 bytes)
 /// into the colours left, and when two such names meet in one study, the later by name moves
 /// on to the next free colour.
-public enum Palette {
+package enum Palette {
     /// The built-in policies' colours.
-    public static let fixed: [String: String] = [
+    package static let fixed: [String: String] = [
         "ios": "#0072B2", "android": "#009E73", "eager": "#E69F00", "charge-only": "#CC79A7",
         "coalesce": "#56B4E9", "oracle": "#000000",
     ]
     /// The colours other names draw from, in order.
-    public static let free = ["#D55E00", "#8C6D1F", "#882255", "#44AA99", "#999933", "#6A3D9A", "#777777", "#AA4499"]
+    package static let free = ["#D55E00", "#8C6D1F", "#882255", "#44AA99", "#999933", "#6A3D9A", "#777777", "#AA4499"]
 
     /// The colours of `policies`, in their order: fixed ones as fixed, the others hashed.
-    public static func colors(_ policies: [String]) -> [String] {
+    package static func colors(_ policies: [String]) -> [String] {
         var taken = Set<String>()
         var out = Array(repeating: "", count: policies.count)
         for (i, p) in policies.enumerated() {
@@ -35,7 +35,7 @@ public enum Palette {
 
     /// The colour of one cause of a wait (a gate's token or a policy's rule): gates fixed,
     /// rules hashed, so one cause has one colour on every page.
-    public static func cause(_ token: String) -> String {
+    package static func cause(_ token: String) -> String {
         if let c = gates[token] { return c }
         return rules[Int(fnv1a(token) % UInt64(rules.count))]
     }
@@ -46,9 +46,9 @@ public enum Palette {
         "device_in_use": "#CC79A7", "no_external_power": "#E69F00", "no_network": "#999933", "policy": "#0072B2",
     ]
     /// The colours a policy's rules take, hashed by name.
-    public static let rules = ["#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#4477AA", "#66CCEE", "#228833", "#EE6677"]
+    package static let rules = ["#332288", "#117733", "#88CCEE", "#DDCC77", "#AA4499", "#882255", "#4477AA", "#66CCEE", "#228833", "#EE6677"]
 
     /// FNV-1a, 64 bits, of the name's UTF-8 bytes (as streams name their seeds): the same in
     /// every process and language.
-    public static func fnv1a(_ s: String) -> UInt64 { StreamID.fnv1a(s) }
+    package static func fnv1a(_ s: String) -> UInt64 { StreamID.fnv1a(s) }
 }

@@ -8,17 +8,17 @@ import SimEngine
 /// point per design point, with the axes' values as parameters.
 public struct StudyPlan: Sendable {
     /// One point of the plan: its parameter values and its scenario.
-    public struct Point: Sendable {
+    package struct Point: Sendable {
         /// The axes' values at this point, as written to the parameter columns.
-        public let values: [String]
+        package let values: [String]
         /// The point's scenario. Only point 0's keeps its `resolvedJSON` (the manifest's
         /// copy); the others keep its SHA-256, `scenarioDigest`, and the plan its share of
         /// `fingerprint`: at about 10 kB a point for the reference scenario, the JSON was two
         /// thirds of a sweep plan's memory (150 MB for 10,000 points, 53 MB without it).
-        public let scenario: Scenario
+        package let scenario: Scenario
         /// SHA-256 of the resolved scenario, made once here: every unit's fingerprint names
         /// it, and hashing the scenario twice per unit was about 1% of a unit's time.
-        public let scenarioDigest: String
+        package let scenarioDigest: String
 
         init(values: [String], scenario: Scenario, keepJSON: Bool) {
             self.values = values
@@ -30,24 +30,24 @@ public struct StudyPlan: Sendable {
     }
 
     /// Names the rows (`scenario` column) and the default output folder.
-    public var name: String
+    package var name: String
     /// The scenario or sweep file.
-    public var file: String
+    package var file: String
     /// The swept key paths, in axis order (the parameter columns); empty for a run.
-    public var parameters: [String]
+    package var parameters: [String]
     /// The points, in design order (one for a run).
-    public private(set) var points: [Point]
+    package private(set) var points: [Point]
     /// What the plan's units compute, as a SHA-256: each point's values and resolved
     /// scenario, the replications. Shards of one plan share it; `merge` checks it.
-    public private(set) var fingerprint: String
+    package private(set) var fingerprint: String
     /// Replications per point and policy.
-    public var replications: Int
+    package var replications: Int
     /// The sweep's definition (canonical JSON), or nil for a run.
     var sweepJSON: String?
     /// The sweep's design (`grid`, `lhs`, ...), or nil for a run.
-    public var design: String?
+    package var design: String?
     /// The sweep's design whole, or nil for a run.
-    public var sweepDesign: SweepDesign?
+    package var sweepDesign: SweepDesign?
     /// Per policy, per point: the first point whose unit of that policy has the same inputs,
     /// so runs the same simulation (empty: every unit is its own). A point that sets only
     /// another policy's parameters leaves a policy's units as they were: a sweep over one
@@ -55,11 +55,11 @@ public struct StudyPlan: Sendable {
     private var sources: [[Int32]] = []
 
     /// Whether the plan comes from a sweep file.
-    public var isSweep: Bool { sweepJSON != nil }
+    package var isSweep: Bool { sweepJSON != nil }
     /// The policies every point runs, in output order.
-    public var policies: [PolicySpec] { points[0].scenario.policies }
+    package var policies: [PolicySpec] { points[0].scenario.policies }
     /// Point 0's scenario (a run's only one).
-    public var first: Scenario { points[0].scenario }
+    package var first: Scenario { points[0].scenario }
 
     /// A plan of one scenario.
     public init(scenario: Scenario) {
@@ -84,7 +84,7 @@ public struct StudyPlan: Sendable {
     ///
     /// `progress`, if given, is told the points read so far and their number after each chunk
     /// (tens of thousands of points take seconds).
-    public init(
+    package init(
         sweep: Sweep, overrides: [Override] = [], jobs: Int = 1,
         progress: ((_ read: Int, _ total: Int) -> Void)? = nil
     ) throws(ScenarioError) {
@@ -208,7 +208,7 @@ public struct StudyPlan: Sendable {
 
     /// An axis as people read it: a policy's parameter under the policy's label
     /// (`policies[3].refreshes_per_launch` as `ios.refreshes_per_launch`), others as written.
-    public func axisName(_ path: String) -> String {
+    package func axisName(_ path: String) -> String {
         guard path.hasPrefix("policies["), let close = path.firstIndex(of: "]"),
             let i = Int(path[path.index(path.startIndex, offsetBy: 9)..<close]), policies.indices.contains(i)
         else { return path }
@@ -217,27 +217,27 @@ public struct StudyPlan: Sendable {
 
     /// The unit that runs the same simulation as `u`, first in point order (`u` itself when
     /// no earlier point's does).
-    public func source(of u: UnitKey) -> UnitKey {
+    package func source(of u: UnitKey) -> UnitKey {
         guard !sources.isEmpty else { return u }
         return UnitKey(point: Int(sources[u.policy][u.point]), policy: u.policy, replication: u.replication)
     }
 
     /// Units in the plan: points x policies x replications.
-    public var unitCount: Int { points.count * policies.count * replications }
+    package var unitCount: Int { points.count * policies.count * replications }
 
     /// The unit at `index` in canonical order: point, then policy, then replication.
-    public func unit(_ index: Int) -> UnitKey {
+    package func unit(_ index: Int) -> UnitKey {
         let r = replications, p = policies.count
         return UnitKey(point: index / (p * r), policy: index / r % p, replication: index % r)
     }
 
     /// The canonical index of `u`: point, then policy, then replication.
-    public func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
+    package func index(of u: UnitKey) -> Int { (u.point * policies.count + u.policy) * replications + u.replication }
 
     /// The units of replications `reps` of every point and policy, in canonical order; with a
     /// shard, only the shard's: those whose source's canonical index it holds, so that a unit
     /// and the units reusing its simulation are in one shard.
-    public func units(replications reps: Range<Int>, shard: Shard? = nil) -> [UnitKey] {
+    package func units(replications reps: Range<Int>, shard: Shard? = nil) -> [UnitKey] {
         var units: [UnitKey] = []
         for p in points.indices {
             for k in policies.indices {
@@ -252,7 +252,7 @@ public struct StudyPlan: Sendable {
     }
 
     /// A readable name for a unit in messages: `point 3 (people.sessions_per_day=50), ios, replication 7`.
-    public func describe(_ u: UnitKey) -> String {
+    package func describe(_ u: UnitKey) -> String {
         var s = isSweep ? "point \(u.point) (" + zip(parameters, points[u.point].values).map { "\($0)=\($1)" }.joined(separator: ", ") + "), " : ""
         s += "\(policies[u.policy].name), replication \(u.replication)"
         return s
@@ -285,21 +285,21 @@ package struct PlanDigest {
 }
 
 /// One simulation of a plan: a point, a policy (index into the plan's policies), a replication.
-public struct UnitKey: Hashable, Sendable, Comparable {
+package struct UnitKey: Hashable, Sendable, Comparable {
     /// The point, from 0.
-    public var point: Int
+    package var point: Int
     /// The policy, as an index into the plan's policies.
-    public var policy: Int
+    package var policy: Int
     /// The replication, from 0.
-    public var replication: Int
+    package var replication: Int
     /// The unit of `policy` in `replication` at `point`.
-    public init(point: Int, policy: Int, replication: Int) {
+    package init(point: Int, policy: Int, replication: Int) {
         self.point = point
         self.policy = policy
         self.replication = replication
     }
     /// Canonical order: point, then policy, then replication.
-    public static func < (a: UnitKey, b: UnitKey) -> Bool {
+    package static func < (a: UnitKey, b: UnitKey) -> Bool {
         (a.point, a.policy, a.replication) < (b.point, b.policy, b.replication)
     }
     /// The unit's name in a unit store and a shard manifest: `p000003-1-r000007`.
@@ -323,23 +323,23 @@ public struct UnitKey: Hashable, Sendable, Comparable {
 /// spreads every point and policy over the shards, so shards take about equal time.
 public struct Shard: Sendable, Equatable, CustomStringConvertible {
     /// K, from 1.
-    public var index: Int
+    package var index: Int
     /// N, the number of shards.
-    public var count: Int
+    package var count: Int
     /// Parses `K/N` with 1 <= K <= N; nil otherwise.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         let parts = text.split(separator: "/")
         guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(k) else { return nil }
         index = k
         count = n
     }
     /// Shard `index` of `count`.
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }
     /// Whether the unit at canonical `unitIndex` is in this shard.
-    public func contains(_ unitIndex: Int) -> Bool { unitIndex % count == index - 1 }
+    package func contains(_ unitIndex: Int) -> Bool { unitIndex % count == index - 1 }
     /// `K/N`.
     public var description: String { "\(index)/\(count)" }
 }

@@ -6,25 +6,25 @@ import Synchronization
 /// The executable that runs a study: `bgsim` itself, or a user's own program built on
 /// `BGSimCommandLine` with its policies. A manifest names it, so a result says which program
 /// (and which package's policies) made it, and its "reproduce" line calls that program.
-public struct Program: Sendable, Equatable {
+package struct Program: Sendable, Equatable {
     /// The executable's name, as the reproduce line calls it.
-    public var name: String
+    package var name: String
     /// The program's own version (bgsim's for bgsim).
-    public var version: String
+    package var version: String
 
     /// A program called `name` at `version`.
-    public init(name: String, version: String) {
+    package init(name: String, version: String) {
         self.name = name
         self.version = version
     }
 
     /// bgsim itself.
-    public static let bgsim = Program(name: "bgsim", version: Manifest.toolVersion)
+    package static let bgsim = Program(name: "bgsim", version: Manifest.toolVersion)
 
     private static let running = Mutex(Program.bgsim)
 
     /// The program of this process: bgsim unless a user's executable said otherwise at start.
-    public static var current: Program {
+    package static var current: Program {
         get { running.withLock { $0 } }
         set {
             running.withLock { $0 = newValue }

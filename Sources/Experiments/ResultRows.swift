@@ -6,7 +6,7 @@ import SimEngine
 import SimRandom
 
 /// `tasks.csv`: one row per task of every run.
-public enum TaskRows {
+package enum TaskRows {
     /// One column, or a group written together: its names and how a task's values are
     /// written (each field's separator first, as `CSVBytes` writes it).
     struct Column: Sendable {
@@ -59,7 +59,7 @@ public enum TaskRows {
         ]
 
     /// The columns, in order.
-    public static let header: [String] = ["policy", "replication"] + columns.flatMap(\.names)
+    package static let header: [String] = ["policy", "replication"] + columns.flatMap(\.names)
 
     /// The fields after `policy` and `replication`, then the line break.
     static func write(_ r: TaskRecord, appNames: [String], to out: CSVBytes) {
@@ -73,9 +73,9 @@ public enum TaskRows {
 }
 
 /// `timeline.csv`: the phone's state sampled at an interval, in every run.
-public enum TimelineRows {
+package enum TimelineRows {
     /// The columns, in order (notebooks-data/README.md defines each).
-    public static let header = [
+    package static let header = [
         "policy", "replication", "time_s", "charge_pct", "phone_on", "charging", "network",
         "screen_on", "foreground_app", "in_call", "low_power_mode", "tasks_running",
     ]
@@ -108,7 +108,7 @@ extension Experiment {
     /// column per axis, one row per point, with the names and values the result files give
     /// them, so the listing joins runs.csv on `point` and shows the points a sweep will run
     /// (a Latin hypercube's or Sobol sequence's coverage, say) before anything runs.
-    public static func designCSV(_ plan: StudyPlan) -> String {
+    package static func designCSV(_ plan: StudyPlan) -> String {
         let out = resultFile(plan, header: [])
         for p in plan.points.indices {
             out.fields(rowHead(plan, p))
@@ -134,12 +134,12 @@ extension Experiment {
     }
 
     /// `runs.csv`: one row per (point x) policy x replication.
-    public static func runsCSV<R: RunValuesProtocol>(_ scenario: Scenario, _ runs: [R]) -> String {
+    package static func runsCSV<R: RunValuesProtocol>(_ scenario: Scenario, _ runs: [R]) -> String {
         runsCSV(StudyPlan(scenario: scenario), [runs])
     }
 
     /// `runs.csv` of a study: one row per point, policy and replication.
-    public static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
+    package static func runsCSV<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> String { runsRows(plan, runs).text }
 
     static func runsRows<R: RunValuesProtocol>(_ plan: StudyPlan, _ runs: [[R]]) -> ResultRows {
         let fleet = plan.points[0].scenario.fleet.map(\.path.description)
@@ -160,12 +160,12 @@ extension Experiment {
     }
 
     /// `summary.csv`: one row per (point x) policy x metric: n, mean, standard deviation, 95% t-interval.
-    public static func summaryCSV(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
+    package static func summaryCSV(_ scenario: Scenario, _ summaries: [PolicySummary]) -> String {
         summaryCSV(StudyPlan(scenario: scenario), [summaries])
     }
 
     /// `summary.csv` of a study: one row per point, policy and metric.
-    public static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
+    package static func summaryCSV(_ plan: StudyPlan, _ summaries: [[PolicySummary]]) -> String {
         summaryRows(plan) { summaries[$0] }.text
     }
 
@@ -226,7 +226,7 @@ extension Experiment {
 
     /// `comparisons.csv`: one row per (point x) policy (other than the baseline) x metric:
     /// the paired difference policy - baseline over replications.
-    public static func comparisonsCSV(_ scenario: Scenario, _ comparisons: [PairedComparison]) -> String {
+    package static func comparisonsCSV(_ scenario: Scenario, _ comparisons: [PairedComparison]) -> String {
         comparisonsCSV(StudyPlan(scenario: scenario), [comparisons])
     }
 
@@ -237,7 +237,7 @@ extension Experiment {
     ]
 
     /// `comparisons.csv` of a study: one row per point, policy other than the baseline, and metric.
-    public static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
+    package static func comparisonsCSV(_ plan: StudyPlan, _ comparisons: [[PairedComparison]]) -> String {
         comparisonRows(plan) { comparisons[$0] }.text
     }
 
@@ -293,9 +293,9 @@ struct ResultRows: Sendable {
 }
 
 /// `events.csv` (opt-in): every event of every run.
-public enum EventRows {
+package enum EventRows {
     /// The columns, in order (notebooks-data/README.md defines each).
-    public static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
+    package static let header = ["policy", "replication", "time_s", "subject", "app", "task", "event", "detail"]
 
     static func write(_ e: LoggedEvent, appNames: [String], to out: CSVBytes) {
         out.seconds(e.time)

@@ -7,30 +7,30 @@ import SimRandom
 import Synchronization
 
 /// The result of one policy in one replication.
-public struct RunResult: Sendable {
+package struct RunResult: Sendable {
     /// The policy, with its parameters and label.
-    public var policy: PolicySpec
+    package var policy: PolicySpec
     /// The replication's number, from 0; it names the random streams the world was drawn from.
-    public var replication: Int
+    package var replication: Int
     /// The run's metrics. In a study's results their samples (latencies, staleness) are
     /// dropped once `values` are computed, so memory does not grow with run length.
-    public var metrics: RunMetrics
+    package var metrics: RunMetrics
     /// The values of `RunMetrics.columns`, in order.
-    public var values: [Double]
+    package var values: [Double]
     /// The run's event log, when asked for (`--events`) and not written to a folder.
-    public var events: [LoggedEvent]?
+    package var events: [LoggedEvent]?
 }
 
 /// What a run records besides its summary.
 public struct RecordOptions: Sendable, Equatable {
     /// Keep the event log (`events.csv`). It grows with the run.
-    public var events = false
+    package var events = false
     /// Write each task's row (`tasks.csv`).
-    public var tasks = false
+    package var tasks = false
     /// Write each app's rows per identifier (`apps.csv`); a study always does.
-    public var apps = true
+    package var apps = true
     /// Sample the phone's state this often (`timeline.csv`).
-    public var timelineEvery: SimDuration?
+    package var timelineEvery: SimDuration?
     /// What to record besides the metrics: each event, each task, a timeline sampled every `timelineEvery`.
     public init(events: Bool = false, tasks: Bool = false, timelineEvery: SimDuration? = nil) {
         self.events = events
@@ -78,7 +78,7 @@ public enum Experiment {
 
     /// Simulates any policy, a user's own included, in one replication of the scenario: the
     /// same world (same streams) the built-in policies see in that replication.
-    public static func run<P: SchedulingPolicy>(
+    package static func run<P: SchedulingPolicy>(
         _ scenario: Scenario, custom policy: P, replication: Int,
         events: Bool = false
     ) throws -> (metrics: RunMetrics, events: [LoggedEvent]?) {
@@ -142,7 +142,7 @@ public enum Experiment {
     /// Runs every policy in replications `replications` on up to `jobs` threads, in memory
     /// (no task or timeline rows). Results come back in (policy, replication) order whatever
     /// the thread count.
-    public static func runAll(
+    package static func runAll(
         _ scenario: Scenario, replications: Range<Int>? = nil, jobs: Int,
         record: RecordOptions = RecordOptions()
     ) async throws -> [RunResult] {

@@ -5,11 +5,11 @@ import SimEngine
 
 /// Shards that do not make one complete, consistent study: missing or duplicate units,
 /// shards of different studies, a unit whose files do not match its shard's manifest.
-public struct MergeError: Error, CustomStringConvertible {
+package struct MergeError: Error, CustomStringConvertible {
     /// The whole message, one line per problem.
-    public let description: String
+    package let description: String
     /// An error saying `description`.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 extension Experiment {
@@ -160,7 +160,7 @@ extension Experiment {
     /// `progress`, if given, is told how many of a sweep's points have been read again;
     /// `steps`, how many units have been checked (each file hashed) and how much of each
     /// result file has been written (`StudyOptions.writing`).
-    public static func merge(
+    package static func merge(
         _ folders: [URL], to folder: URL, progress: ((_ read: Int, _ total: Int) -> Void)? = nil,
         steps: (@Sendable (_ what: String, _ done: Int, _ total: Int) -> Void)? = nil
     ) throws -> StudyOutcome {

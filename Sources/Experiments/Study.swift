@@ -8,17 +8,17 @@ import SimRandom
 /// policy, is within a relative half-width of its mean.
 public struct PrecisionGoal: Sendable {
     /// The relative precision gamma asked for (0.05: within 5% of the mean).
-    public var target: Double
+    package var target: Double
     /// The `runs.csv` columns whose intervals must meet the target.
-    public var metrics: [String]
+    package var metrics: [String]
     /// The most replications per policy to run before giving up.
-    public var maxReplications: Int
+    package var maxReplications: Int
 
     /// The metrics checked unless others are named: the comparison's headline means.
-    public static let defaultMetrics = ["completed_pct", "background_energy_j", "staleness_mean_s"]
+    package static let defaultMetrics = ["completed_pct", "background_energy_j", "staleness_mean_s"]
 
     /// A goal of relative precision `target` on `metrics`, with at most `maxReplications`.
-    public init(target: Double, metrics: [String] = PrecisionGoal.defaultMetrics, maxReplications: Int = 1000) {
+    package init(target: Double, metrics: [String] = PrecisionGoal.defaultMetrics, maxReplications: Int = 1000) {
         self.target = target
         self.metrics = metrics
         self.maxReplications = maxReplications
@@ -39,17 +39,17 @@ public struct PrecisionGoal: Sendable {
 }
 
 /// What `--precision` achieved.
-public struct PrecisionOutcome: Sendable {
+package struct PrecisionOutcome: Sendable {
     /// The relative precision asked for.
-    public var target: Double
+    package var target: Double
     /// The columns it was asked of.
-    public var metrics: [String]
+    package var metrics: [String]
     /// The most replications it could use.
-    public var maxReplications: Int
+    package var maxReplications: Int
     /// Whether every policy (at every point) met it.
-    public var reached: Bool
+    package var reached: Bool
     /// The largest relative half-width over policies and metrics at the end.
-    public var worst: Double
+    package var worst: Double
 }
 
 extension PrecisionGoal {
@@ -82,7 +82,7 @@ extension Experiment {
     /// Runs the scenario in memory and, with a precision goal, more replications in rounds
     /// until the goal is met (see `PrecisionGoal.check`). Every policy gets the same
     /// replications, so pairs stay paired.
-    public static func study(_ scenario: Scenario, jobs: Int, precision: PrecisionGoal? = nil) async throws
+    package static func study(_ scenario: Scenario, jobs: Int, precision: PrecisionGoal? = nil) async throws
         -> (runs: [RunResult], replications: Int, precision: PrecisionOutcome?)
     {
         var n = precision?.initial(scenario.replications) ?? scenario.replications

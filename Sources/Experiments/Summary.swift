@@ -5,7 +5,7 @@ import SimRandom
 
 /// One run's column values, with the policy and replication they belong to: what
 /// statistics need of a run, whether it was just simulated or read back from a unit store.
-public protocol RunValuesProtocol: Sendable {
+package protocol RunValuesProtocol: Sendable {
     var policy: PolicySpec { get }
     var replication: Int { get }
     /// The values of `RunMetrics.columns`, in order.
@@ -13,31 +13,31 @@ public protocol RunValuesProtocol: Sendable {
 }
 
 /// One run's values, read back from a unit store.
-public struct RunValues: RunValuesProtocol, Sendable {
+package struct RunValues: RunValuesProtocol, Sendable {
     /// The policy.
-    public var policy: PolicySpec
+    package var policy: PolicySpec
     /// The replication.
-    public var replication: Int
+    package var replication: Int
     /// The values of `RunMetrics.columns`, in order (`nan` where undefined).
-    public var values: [Double]
+    package var values: [Double]
 }
 
 extension RunResult: RunValuesProtocol {}
 
 /// Per-policy statistics over replications.
-public struct PolicySummary: Sendable {
+package struct PolicySummary: Sendable {
     /// The policy.
-    public var policy: PolicySpec
+    package var policy: PolicySpec
     /// Replications summarised.
-    public var replications: Int
+    package var replications: Int
     /// One interval per metric of `RunMetrics.columns`, over the replications where the
     /// metric is defined.
-    public var intervals: [ConfidenceInterval]
+    package var intervals: [ConfidenceInterval]
     /// Per metric, its spread over the replications where it is defined.
-    public var spreads: [Spread] = []
+    package var spreads: [Spread] = []
 
     /// Summarises the runs of each policy, in the scenario's policy order.
-    public static func summarise<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec]) -> [PolicySummary] {
+    package static func summarise<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec]) -> [PolicySummary] {
         policies.map { policy in
             let values = runs.filter { $0.policy == policy }.map(\.values)
             var intervals: [ConfidenceInterval] = [], spreads: [Spread] = []
@@ -55,18 +55,18 @@ public struct PolicySummary: Sendable {
 
 /// The median, 10th and 90th percentiles of values over replications (people, for a fleet),
 /// and the share of all replications where the value is zero or undefined.
-public struct Spread: Sendable, Equatable {
+package struct Spread: Sendable, Equatable {
     /// The median.
-    public var median: Double
+    package var median: Double
     /// The 10th percentile.
-    public var p10: Double
+    package var p10: Double
     /// The 90th percentile.
-    public var p90: Double
+    package var p90: Double
     /// The share of all replications where the value is zero or undefined, in percent.
-    public var zeroPct: Double
+    package var zeroPct: Double
 
     /// The spread of `values` (the defined ones) among `count` replications.
-    public init(_ values: [Double], of count: Int) {
+    package init(_ values: [Double], of count: Int) {
         let sorted = values.sorted()
         median = sorted.isEmpty ? .nan : Statistics.quantile(sorted: sorted, 0.5)
         p10 = sorted.isEmpty ? .nan : Statistics.quantile(sorted: sorted, 0.1)
@@ -86,27 +86,27 @@ public struct Spread: Sendable, Equatable {
 /// Two values that agree to nine significant digits differ by 0 (``difference(_:_:)``): a
 /// quantity no policy changes, summed in another order, differs in its last digits, and a t test
 /// of that noise called the baseline's standby energy different at p = 3e-8.
-public struct PairedComparison: Sendable {
+package struct PairedComparison: Sendable {
     /// The policy compared.
-    public var policy: PolicySpec
+    package var policy: PolicySpec
     /// The policy it is compared with.
-    public var baseline: PolicySpec
+    package var baseline: PolicySpec
     /// The metric, as an index into `RunMetrics.columns`.
-    public var metric: Int
+    package var metric: Int
     /// The paired differences' mean and interval.
-    public var difference: ConfidenceInterval
+    package var difference: ConfidenceInterval
     /// Mean of the baseline over the same replications, for the relative difference.
-    public var baselineMean: Double
+    package var baselineMean: Double
     /// The two-sided p-value of the paired t test that the mean difference is zero.
-    public var pValue: Double
+    package var pValue: Double
 
     /// The mean difference relative to the baseline's mean; `nan` when that mean is zero.
-    public var relativeDifference: Double {
+    package var relativeDifference: Double {
         baselineMean != 0 ? difference.mean / abs(baselineMean) : .nan
     }
 
     /// Every policy but the baseline, every metric, in policy then column order.
-    public static func compare<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
+    package static func compare<R: RunValuesProtocol>(_ runs: [R], policies: [PolicySpec], baseline: PolicySpec) -> [PairedComparison] {
         let base = Dictionary(
             runs.filter { $0.policy == baseline }.map { ($0.replication, $0.values) },
             uniquingKeysWith: { a, _ in a })
@@ -130,7 +130,7 @@ public struct PairedComparison: Sendable {
     /// `x - y`, or 0 when the two agree within 1e-9 of the larger: far below anything a
     /// policy changes (a joule in a day's 170 kJ is 6e-6), far above the rounding of sums of a
     /// few thousand terms (about 1e-13).
-    public static func difference(_ x: Double, _ y: Double) -> Double {
+    package static func difference(_ x: Double, _ y: Double) -> Double {
         abs(x - y) <= 1e-9 * max(abs(x), abs(y)) ? 0 : x - y
     }
 

@@ -4,7 +4,7 @@ import SimEngine
 extension AndroidPolicy {
     /// Every number of the model, as scenario keys; a bucket's quota is a mapping
     /// (`quota_rare: {time: none, max_jobs: 5}`).
-    public static let parameters: [PolicyParameter<Self>] =
+    static let parameters: [PolicyParameter<Self>] =
         [
             .flag(
                 "doze", help: "model Doze, deep and light (false turns both off)", get: { $0.parameters.doze.deep },

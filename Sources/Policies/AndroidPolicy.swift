@@ -21,17 +21,17 @@ import SimEngine
 ///   most until its app's quota is used up.
 /// - **Constraints**: battery not low (at or below 15%, until back above 20%), and when
 ///   `requireUnmetered`, Wi-Fi only; RESTRICTED apps' jobs only while charging.
-public struct AndroidPolicy: RegisteredPolicy {
+struct AndroidPolicy: RegisteredPolicy {
     /// What holds a job besides its app's quota (`QuotaTracker.Limit`), as `tasks.csv` names it.
-    public enum Hold: String, CaseIterable, Sendable {
+    enum Hold: String, CaseIterable, Sendable {
         case batteryLow = "battery_low", metered, doze, lightDoze = "light_doze", neverOpened = "never_opened", restricted
     }
 
     /// The constraints, Doze, the buckets and the quota's limits.
-    public static var holdReasons: [String] { Hold.allCases.map(\.rawValue) + QuotaTracker.Limit.allCases.map(\.rawValue) }
+    static var holdReasons: [String] { Hold.allCases.map(\.rawValue) + QuotaTracker.Limit.allCases.map(\.rawValue) }
 
     /// App Standby buckets (AOSP's indices).
-    public enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
+    enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
 
     /// Every number of the model; each is a scenario key of the `android` policy.
     struct Parameters: Equatable, Sendable {
@@ -103,17 +103,17 @@ public struct AndroidPolicy: RegisteredPolicy {
         doze = DozeMachine(parameters.doze)
     }
     /// The model with the default numbers and no jobs run yet.
-    public init() { self.init(Parameters()) }
+    init() { self.init(Parameters()) }
 
     /// `android`.
-    public static let policyName = "android"
+    static let policyName = "android"
     /// For `bgsim policies`.
-    public static let summary = "JobScheduler under Doze and App Standby buckets, as AOSP implements them, for comparison with iOS"
+    static let summary = "JobScheduler under Doze and App Standby buckets, as AOSP implements them, for comparison with iOS"
 
     /// Starts the eligible requests that Doze, the constraints and their apps' buckets and
     /// quotas allow, each limited to its quota and to the next IDLE; asks again when Doze or a
     /// quota lets go.
-    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+    mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         let p = parameters
         follow(state)
         if p.batteryNotLow {
@@ -176,7 +176,7 @@ public struct AndroidPolicy: RegisteredPolicy {
     }
 
     /// A job ended: its app's session ends with its last, and a maintenance window may end.
-    public mutating func taskEnded(_ record: TaskRecord) {
+    mutating func taskEnded(_ record: TaskRecord) {
         guard let k = running.firstIndex(where: { $0.id == record.request.id.rawValue }) else { return }
         let app = running[k].app
         running.remove(at: k)
@@ -204,7 +204,7 @@ public struct AndroidPolicy: RegisteredPolicy {
 
     /// Whether `app`, in `bucket`, may start a job now as far as its quota goes (AOSP's
     /// `isWithinQuotaLocked`): never in NEVER, always while charging (but in RESTRICTED).
-    public func isWithinQuota(_ app: Int, _ bucket: Bucket, charging: Bool, at now: SimInstant) -> Bool {
+    func isWithinQuota(_ app: Int, _ bucket: Bucket, charging: Bool, at now: SimInstant) -> Bool {
         if bucket == .never { return false }
         if charging && bucket != .restricted { return true }
         let tracker = app < quota.count ? quota[app] : QuotaTracker()
@@ -213,7 +213,7 @@ public struct AndroidPolicy: RegisteredPolicy {
 
     /// The app's standby bucket now: the deepest whose time since last use and screen-on time
     /// since both reach its thresholds; NEVER if never used.
-    public func bucket(_ app: Int, _ state: DeviceState) -> Bucket {
+    func bucket(_ app: Int, _ state: DeviceState) -> Bucket {
         guard let elapsed = state.usage.sinceLastUse(app, now: state.now), let screen = state.usage.screenTimeSinceUse(app, now: state.now)
         else { return .never }
         let p = parameters

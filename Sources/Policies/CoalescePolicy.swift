@@ -18,36 +18,36 @@ import SimEngine
 /// Everything eligible starts together, so a batch shares one promotion and one tail. The
 /// policy does not know a request's bytes (iOS requests do not declare them): it treats all
 /// work as network work.
-public struct CoalescePolicy: RegisteredPolicy {
+struct CoalescePolicy: RegisteredPolicy {
     /// The batching rule's thresholds; each is a scenario key of the policy (`max_delay`, ...).
-    public struct Parameters: Equatable, Sendable {
+    struct Parameters: Equatable, Sendable {
         /// The longest a request waits for a batch, from when it became eligible.
-        public var maxDelay: SimDuration = .minutes(20)
+        var maxDelay: SimDuration = .minutes(20)
         /// Requests that make a batch worth a promotion.
-        public var minBatch = 3
+        var minBatch = 3
         /// Whether work starts whenever the radio is already awake (`ride_awake_radio`).
-        public var rideAwakeRadio = true
+        var rideAwakeRadio = true
         /// Whether work is held on Wi-Fi too (`hold_on_wifi`), where a tail costs little.
-        public var holdOnWiFi = false
+        var holdOnWiFi = false
         /// The defaults above (assumptions, docs/sources.md §12).
-        public init() {}
+        init() {}
     }
 
     /// The thresholds in use.
-    public var parameters: Parameters
+    var parameters: Parameters
     /// The policy with `parameters`.
-    public init(_ parameters: Parameters) { self.parameters = parameters }
+    init(_ parameters: Parameters) { self.parameters = parameters }
     /// The policy with the default thresholds.
-    public init() { self.init(Parameters()) }
+    init() { self.init(Parameters()) }
 
     /// `coalesce`.
-    public static let policyName = "coalesce"
+    static let policyName = "coalesce"
     /// For `bgsim policies`.
-    public static let summary = "tail-aware batching: holds work until a batch, an awake radio or max_delay (TailEnder)"
+    static let summary = "tail-aware batching: holds work until a batch, an awake radio or max_delay (TailEnder)"
     /// Waiting for a batch.
-    public static let holdReasons = ["batching"]
+    static let holdReasons = ["batching"]
     /// The thresholds, as scenario keys.
-    public static let parameters: [PolicyParameter<Self>] = [
+    static let parameters: [PolicyParameter<Self>] = [
         .duration("max_delay", \.parameters.maxDelay, help: "the longest a request waits for a batch, from when it became eligible"),
         .integer("min_batch", \.parameters.minBatch, in: 1...10_000, help: "requests that make a batch worth a promotion"),
         .flag("ride_awake_radio", \.parameters.rideAwakeRadio, help: "start whenever the radio is already awake"),
@@ -55,7 +55,7 @@ public struct CoalescePolicy: RegisteredPolicy {
     ]
 
     /// Starts everything when a rule above holds; otherwise waits, and asks to be reconsidered when the oldest request's `maxDelay` runs out.
-    public func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+    func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         let p = parameters
         if p.rideAwakeRadio && state.radioAwake { return .startAll }
         if !p.holdOnWiFi && state.network == .wifi { return .startAll }

@@ -123,7 +123,7 @@ extension DuetPolicy {
     }
 
     /// Every number of the model, as scenario keys.
-    public static let parameters: [PolicyParameter<Self>] = [
+    static let parameters: [PolicyParameter<Self>] = [
         .number("threshold", \.parameters.threshold, in: 0...2, unit: "a score threshold", help: "the weighted mean a request's scores must reach")
             .assumption(
                 0.3, 0.5,

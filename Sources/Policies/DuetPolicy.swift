@@ -48,7 +48,7 @@ import SimEngine
 ///
 /// Every number is a parameter; defaults come from docs/sources.md §4 where it has one and are
 /// marked as assumptions where it does not.
-public struct DuetPolicy: RegisteredPolicy {
+struct DuetPolicy: RegisteredPolicy {
     /// The model's numbers. Setting them starts the model afresh (a scenario's values are set
     /// on a policy made with `init()`).
     var parameters: Parameters { didSet { self = DuetPolicy(parameters) } }
@@ -103,19 +103,19 @@ public struct DuetPolicy: RegisteredPolicy {
     }
 
     /// The model with the default numbers.
-    public init() { self.init(Parameters()) }
+    init() { self.init(Parameters()) }
 
     /// `ios`.
-    public static let policyName = "ios"
+    static let policyName = "ios"
     /// The rules that hold requests (all but the two that start them).
-    public static var holdReasons: [String] { Rule.allCases.filter { !$0.starts }.map(\.rawValue) }
+    static var holdReasons: [String] { Rule.allCases.filter { !$0.starts }.map(\.rawValue) }
     /// For `bgsim policies`.
-    public static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
+    static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
 
     /// Decides every eligible request by the rules and starts those that pass, naming the rule
     /// that held each other one; asks again at the next periodic rescoring (`rescoreEvery`), or
     /// sooner when a rule that held a request may let it go.
-    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+    mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         predictor.learn(state.usage)
         refill(to: state.now)
         let rules = self.rules
@@ -241,7 +241,7 @@ public struct DuetPolicy: RegisteredPolicy {
 
     /// Charges a task started on battery or cellular to the energy or data budget, and notes
     /// whether its app overran it.
-    public mutating func taskEnded(_ record: TaskRecord) {
+    mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
         refill(to: max(budgetsAt, record.ended))
         if onBattery.remove(i) { energyLeftJ -= record.energyJ }
@@ -251,7 +251,7 @@ public struct DuetPolicy: RegisteredPolicy {
     }
 
     /// Every rule's verdict for `task`, in the order of `Rule` (none cut short).
-    public func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [RuleVerdict] {
+    func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [RuleVerdict] {
         var out: [RuleVerdict] = []
         var wake: SimInstant?
         let appScore = task.kind.isRefreshLike ? applicationScore(app: task.app, now: state.now) : 0

@@ -7,7 +7,7 @@ extension DuetPolicy {
     /// One rule's answer for one request. The answers rank as dasd's numbers do (absolutely
     /// must not 100, must 67, must not 33, docs/sources.md §4): the highest present decides,
     /// and with none of them the weighted mean of the scores against the threshold.
-    public enum Verdict: Equatable, Sendable {
+    enum Verdict: Equatable, Sendable {
         /// The rule does not apply.
         case canProceed
         /// Must not run, unless a rule says it must.
@@ -21,7 +21,7 @@ extension DuetPolicy {
     }
 
     /// The model's rules, each named by the token `tasks.csv` gives when it holds a request.
-    public enum Rule: String, CaseIterable, Sendable {
+    enum Rule: String, CaseIterable, Sendable {
         /// The battery curve's score, or the class's floor.
         case battery
         /// On battery at or below the critical level (WWDC20 10063).
@@ -53,17 +53,17 @@ extension DuetPolicy {
         case processingDue = "processing_due"
 
         /// Whether the rule starts requests (must) rather than holds them.
-        public var starts: Bool { self == .overdue || self == .processingDue }
+        var starts: Bool { self == .overdue || self == .processingDue }
     }
 
     /// A rule and its verdict.
-    public struct RuleVerdict: Equatable, Sendable {
+    struct RuleVerdict: Equatable, Sendable {
         /// The rule.
-        public var rule: Rule
+        var rule: Rule
         /// What it says of the request.
-        public var verdict: Verdict
+        var verdict: Verdict
         /// `rule` says `verdict`.
-        public init(_ rule: Rule, _ verdict: Verdict) {
+        init(_ rule: Rule, _ verdict: Verdict) {
             self.rule = rule
             self.verdict = verdict
         }
@@ -119,7 +119,7 @@ extension DuetPolicy {
 
     /// Combines verdicts by rank: absolutely must not, must, must not, then the weighted mean
     /// against the threshold (a score of zero or less is a must-not).
-    public static func combine(_ verdicts: [Verdict], threshold: Double) -> Bool {
+    static func combine(_ verdicts: [Verdict], threshold: Double) -> Bool {
         var tally = Tally()
         for v in verdicts where !tally.add(v, .battery) { return false }
         return tally.result(threshold: threshold).start

@@ -23,15 +23,15 @@ import SimEngine
 /// rather than proving an optimum; it cannot see the gates' future either (Low Power Mode, a
 /// Wi-Fi-only setting), and a request that meets a closed gate at its planned instant starts
 /// when the gate opens.
-public struct OraclePolicy: RegisteredPolicy {
+struct OraclePolicy: RegisteredPolicy {
     /// The bound's parameters (`finish_margin`, `ride_foreground`).
-    public struct Parameters: Equatable, Sendable {
+    struct Parameters: Equatable, Sendable {
         /// How long before the app's next use a request must start (the refresh budget).
-        public var finishMargin: SimDuration = .seconds(30)
+        var finishMargin: SimDuration = .seconds(30)
         /// Whether to plan cellular work at the moments a foreground fetch wakes the radio.
-        public var rideForeground = true
+        var rideForeground = true
         /// The defaults above.
-        public init() {}
+        init() {}
     }
 
     struct Plan {
@@ -40,7 +40,7 @@ public struct OraclePolicy: RegisteredPolicy {
     }
 
     /// The parameters in use.
-    public var parameters: Parameters
+    var parameters: Parameters
     var future: FutureWorld?
     /// Per app, the start of each launch, in time order.
     var launchesByApp: [[SimInstant]] = []
@@ -56,27 +56,27 @@ public struct OraclePolicy: RegisteredPolicy {
     var plans: [Plan?] = []
 
     /// The bound with `parameters`.
-    public init(_ parameters: Parameters) { self.parameters = parameters }
+    init(_ parameters: Parameters) { self.parameters = parameters }
     /// The bound with the default parameters.
-    public init() { self.init(Parameters()) }
+    init() { self.init(Parameters()) }
 
     /// `oracle`.
-    public static let policyName = "oracle"
+    static let policyName = "oracle"
     /// For `bgsim policies`.
-    public static let summary = "plans each request at its cheapest instant before the app's next use, knowing the future"
+    static let summary = "plans each request at its cheapest instant before the app's next use, knowing the future"
     /// Waiting for the planned instant.
-    public static let holdReasons = ["planned"]
+    static let holdReasons = ["planned"]
     /// The bound's parameters, as scenario keys.
-    public static let parameters: [PolicyParameter<Self>] = [
+    static let parameters: [PolicyParameter<Self>] = [
         .duration("finish_margin", \.parameters.finishMargin, help: "how long before the app's next use a request must start"),
         .flag("ride_foreground", \.parameters.rideForeground, help: "plan cellular work at the moments a foreground fetch wakes the radio"),
     ]
     /// True: the oracle is shown the replication's future, and results mark it as a bound.
-    public static var isClairvoyant: Bool { true }
+    static var isClairvoyant: Bool { true }
 
     /// Takes the replication's launches, to plan each request before the app's next use, and
     /// cuts the future into segments of one cost class.
-    public mutating func foresee(_ future: FutureWorld) {
+    mutating func foresee(_ future: FutureWorld) {
         self.future = future
         launchesByApp = Array(repeating: [], count: future.launchDownBytes.count)
         fetchingLaunches = []
@@ -102,13 +102,13 @@ public struct OraclePolicy: RegisteredPolicy {
     }
 
     /// Drops the plan of a task that ended.
-    public mutating func taskEnded(_ record: TaskRecord) {
+    mutating func taskEnded(_ record: TaskRecord) {
         let i = record.request.id.rawValue
         if i < plans.count { plans[i] = nil }
     }
 
     /// Starts the requests whose planned instant has come, and asks again at the next planned instant.
-    public mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+    mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         guard future != nil else { preconditionFailure("the oracle runs only with foresight") }
         let nowCost = cost(at: state.now)
         var due: [TaskID] = [], wake: SimInstant?

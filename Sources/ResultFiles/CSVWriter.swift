@@ -6,9 +6,9 @@ import SimEngine
 ///
 /// For single records and values (headers, a unit's values, the manifest's numbers); files are
 /// built as bytes by `CSVBytes`, which this wraps, so both write the same text.
-public enum CSVWriter {
+package enum CSVWriter {
     /// One record with its line break.
-    public static func line(_ fields: [String]) -> String {
+    package static func line(_ fields: [String]) -> String {
         let line = CSVBytes()
         for field in fields { line.field(field) }
         line.endRecord()
@@ -16,14 +16,14 @@ public enum CSVWriter {
     }
 
     /// The field, quoted if it holds a comma, a quote or a line break (RFC 4180).
-    public static func escape(_ field: String) -> String {
+    package static func escape(_ field: String) -> String {
         let line = CSVBytes()
         line.field(field)
         return line.text
     }
 
     /// A number as text: integers without a decimal point when `count`, `nan` as empty.
-    public static func number(_ x: Double, count: Bool = false) -> String {
+    package static func number(_ x: Double, count: Bool = false) -> String {
         let line = CSVBytes()
         line.number(x, count: count)
         return line.text
@@ -43,7 +43,7 @@ public enum CSVWriter {
 ///
 /// A class, not a struct: it owns the buffer it writes through, and a record is built in
 /// place by whoever holds it.
-public final class CSVBytes {
+package final class CSVBytes {
     // Unchecked: a class's stored properties are otherwise checked for overlapping access at
     // run time, on every byte (callgrind: more instructions than the formatting itself). The
     // buffer is written by one caller at a time, and nothing here hands out a reference to a
@@ -57,10 +57,10 @@ public final class CSVBytes {
     @usableFromInline @exclusivity(unchecked) var atRecordStart = true
 
     /// Bytes written so far.
-    public var count: Int { length }
+    package var count: Int { length }
 
     /// An empty buffer with room for `capacity` bytes to start with.
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
     }
@@ -68,19 +68,19 @@ public final class CSVBytes {
     deinit { base.deallocate() }
 
     /// A copy of the bytes.
-    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    package var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
     /// Whether nothing has been written.
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
     /// The bytes as text (valid UTF-8: every field came from a String or from digits).
-    public var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+    package var text: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 
     /// The bytes written, in place (valid until the next change).
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// Forgets what was written, keeping the storage.
-    public func removeAll() { length = 0; atRecordStart = true }
+    package func removeAll() { length = 0; atRecordStart = true }
 
     /// Room for `n` more bytes.
     @inlinable @inline(__always) func ensure(_ n: Int) {
@@ -114,21 +114,21 @@ public final class CSVBytes {
     }
 
     /// Ends the record with its line break.
-    @inlinable public func endRecord() {
+    @inlinable package func endRecord() {
         ensure(1)
         put(UInt8(ascii: "\n"))
         atRecordStart = true
     }
 
     /// Fields already written as CSV (a record's first fields, joined by commas, no line break).
-    @inlinable public func fields(_ written: [UInt8]) {
+    @inlinable package func fields(_ written: [UInt8]) {
         separate()
         ensure(written.count)
         written.withUnsafeBufferPointer { put($0) }
     }
 
     /// A missing value.
-    @inlinable public func empty() { separate() }
+    @inlinable package func empty() { separate() }
 
     /// A text field, quoted if it holds a comma, a quote or a line break (RFC 4180).
     ///
@@ -137,14 +137,14 @@ public final class CSVBytes {
     /// events.csv, and it missed a comma or a quote carrying a combining mark, and a CR LF pair,
     /// which are single characters. In UTF-8 those bytes never occur inside another character,
     /// so doubling each quote byte doubles each quote.
-    public func field(_ text: String) { field { $0.write(text) } }
+    package func field(_ text: String) { field { $0.write(text) } }
 
     @inlinable @inline(__always) static func needsQuotes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 
     /// Text fields joined by `;` into one field (a list in a cell).
-    public func list(_ items: [String]) {
+    package func list(_ items: [String]) {
         field { text in
             for k in items.indices {
                 if k > 0 { text.write(";") }
@@ -154,7 +154,7 @@ public final class CSVBytes {
     }
 
     /// An integer in decimal.
-    @inlinable public func integer<I: BinaryInteger>(_ value: I) {
+    @inlinable package func integer<I: BinaryInteger>(_ value: I) {
         separate()
         appendDigits(Int64(value))
     }
@@ -177,7 +177,7 @@ public final class CSVBytes {
 
     /// A number: integers without a decimal point when `count`, `nan` as empty, otherwise
     /// Swift's shortest round-trip form (`0.1`, `1234.5`, `1e-06`).
-    public func number(_ x: Double, count: Bool = false) {
+    package func number(_ x: Double, count: Bool = false) {
         separate()
         guard x.isFinite else {
             if !x.isNaN {
@@ -212,7 +212,7 @@ public final class CSVBytes {
     /// A text field written in pieces by `build`, then quoted if it holds a comma, a quote or
     /// a line break (RFC 4180): the pieces are not joined first, and most fields need no quotes.
     @inlinable @inline(__always)
-    public func field(_ build: (inout Text) -> Void) {
+    package func field(_ build: (inout Text) -> Void) {
         separate()
         let start = length
         var text = Text(out: self)
@@ -239,11 +239,11 @@ public final class CSVBytes {
     /// builder, and where `Double.write(to:)` puts a double's text. The standard library hands
     /// a number's ASCII over through `_writeASCII` (the digits of `description`, without the
     /// String); another standard library that calls `write` instead writes the same text.
-    public struct Text: TextOutputStream {
+    package struct Text: TextOutputStream {
         @usableFromInline unowned(unsafe) let out: CSVBytes  // used only while `out` writes the field
         @usableFromInline init(out: CSVBytes) { self.out = out }
         /// Writes `string`'s UTF-8.
-        public mutating func write(_ string: String) {
+        package mutating func write(_ string: String) {
             // In place for a native string (all of bgsim's); a copy made contiguous otherwise.
             let written: Void? = string.utf8.withContiguousStorageIfAvailable { (utf8: UnsafeBufferPointer<UInt8>) in
                 out.ensure(utf8.count)
@@ -256,7 +256,7 @@ public final class CSVBytes {
             }
         }
         /// Writes ASCII digits the standard library formatted (a number's text, without a String).
-        public mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        package mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
             out.ensure(buffer.count)
             out.put(buffer)
         }
@@ -272,7 +272,7 @@ public final class CSVBytes {
     /// one digit after the point. Other values (below 100 µs, above 10^15 µs) go through
     /// `number`. A test compares both for every microsecond count up to two seconds and for
     /// random ones up to 10^15.
-    public func seconds(microseconds k: Int64) {
+    package func seconds(microseconds k: Int64) {
         guard k >= 100, k < 1_000_000_000_000_000 else {
             number(Double(k) / 1e6)
             return
@@ -294,11 +294,11 @@ public final class CSVBytes {
     }
 
     /// An instant as seconds since the start, exact to the microsecond.
-    public func seconds(_ t: SimInstant) { seconds(microseconds: t.microseconds) }
+    package func seconds(_ t: SimInstant) { seconds(microseconds: t.microseconds) }
     /// A duration in seconds, exact to the microsecond.
-    public func seconds(_ d: SimDuration) { seconds(microseconds: d.microseconds) }
+    package func seconds(_ d: SimDuration) { seconds(microseconds: d.microseconds) }
     /// An optional instant or duration; empty when `nil`.
-    public func seconds(_ t: SimInstant?) { if let t { seconds(t) } else { empty() } }
+    package func seconds(_ t: SimInstant?) { if let t { seconds(t) } else { empty() } }
     /// An optional duration in seconds; empty when `nil`.
-    public func seconds(_ d: SimDuration?) { if let d { seconds(d) } else { empty() } }
+    package func seconds(_ d: SimDuration?) { if let d { seconds(d) } else { empty() } }
 }

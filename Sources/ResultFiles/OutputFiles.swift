@@ -1,19 +1,19 @@
 import Foundation
 
 /// A failure while running, not caused by the input: an output that cannot be written.
-public struct RuntimeFailure: Error, CustomStringConvertible {
+package struct RuntimeFailure: Error, CustomStringConvertible {
     /// The message, naming the file and the operating system's reason.
-    public let description: String
+    package let description: String
     /// A failure saying `description`.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// A command line or its arguments are wrong (exit code 2): one line saying what to give instead.
-public struct UsageError: Error, CustomStringConvertible {
+package struct UsageError: Error, CustomStringConvertible {
     /// The message.
-    public var description: String
+    package var description: String
     /// An error saying `description`.
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// An exclusive lock on an output folder while a study or a merge writes into it.
@@ -25,11 +25,11 @@ public struct UsageError: Error, CustomStringConvertible {
 /// results; the kernel drops it when the process ends, however it ends, so a killed run
 /// leaves nothing to clear and resumes as before. On a file system without `flock` the run
 /// goes on unlocked, as it did before.
-public final class FolderLock {
+package final class FolderLock {
     private var descriptor: Int32
 
     /// Locks `folder` for this process until the lock is released or the process ends; throws if another process holds it.
-    public init(_ folder: URL) throws(RuntimeFailure) {
+    package init(_ folder: URL) throws(RuntimeFailure) {
         descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         if flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK {
@@ -43,7 +43,7 @@ public final class FolderLock {
 
     /// Releases the lock; written at the end of the work it guards (`defer { lock.release() }`)
     /// so the lock lives until then.
-    public func release() {
+    package func release() {
         if descriptor >= 0 { close(descriptor) }
         descriptor = -1
     }
@@ -54,7 +54,7 @@ public final class FolderLock {
 /// One output file's contents: text, a header followed by part files joined in order, or a
 /// header followed by `count` pieces, each written by `write` into a buffer that goes to disk
 /// whenever it holds a megabyte, so the file is never whole in memory.
-public enum OutputContent: Sendable {
+package enum OutputContent: Sendable {
     case text(String)
     case parts(header: String, [URL])
     case pieces(header: String, count: Int, write: @Sendable (_ index: Int, _ out: CSVBytes) -> Void)
@@ -77,10 +77,10 @@ public enum OutputContent: Sendable {
 /// options (`--no-tasks` after a run with tasks, a new seed) never keeps a `tasks.csv` or
 /// `report.html` of the earlier study beside the new results. A folder without one is not
 /// known to be bgsim's (`--out .`), so nothing in it is removed; nor is any other file.
-public enum OutputFiles {
+package enum OutputFiles {
     /// Every file a run or sweep writes into its folder, and the report `bgsim report` writes
     /// beside them by default.
-    public static let studyFiles = [
+    package static let studyFiles = [
         "runs.csv", "summary.csv", "comparisons.csv", "sensitivity.csv", "apps.csv", "tasks.csv", "timeline.csv", "events.csv",
         "report.html", "report.md",
     ]
@@ -88,7 +88,7 @@ public enum OutputFiles {
     /// Writes `files` into `folder`, each to a hidden temporary that is flushed and then renamed into place, after all are written.
     /// `replacing` names an earlier study's files to remove; `marker` (the manifest) is written last,
     /// from the sizes and digests of the others; `progress` is told how far each file has got.
-    public static func write(
+    package static func write(
         _ files: [(name: String, content: OutputContent)], to folder: URL, replacing: [String] = [],
         marker: ((_ written: [(name: String, bytes: Int, sha256: String)]) -> (name: String, text: String))? = nil,
         progress: ((_ name: String, _ done: Int, _ total: Int) -> Void)? = nil
@@ -201,7 +201,7 @@ public enum OutputFiles {
 
     /// Removes hidden temporaries (result files being written) left in `folder` by
     /// runs that were killed (their process no longer exists).
-    public static func removeLeftovers(in folder: URL) {
+    package static func removeLeftovers(in folder: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(".") {
             guard let dash = name.range(of: ".tmp-", options: .backwards),
@@ -215,7 +215,7 @@ public enum OutputFiles {
     /// and why. Foundation often gives no cause (a folder under a file came out as "The operation
     /// could not be completed. (NSCocoaErrorDomain error 512.)"), so a file in the way is looked
     /// for first.
-    public static func createFolder(_ folder: URL, _ what: String = "") throws(RuntimeFailure) {
+    package static func createFolder(_ folder: URL, _ what: String = "") throws(RuntimeFailure) {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -238,7 +238,7 @@ public enum OutputFiles {
     /// takes the one there if it is a real folder. A symbolic link or a file in its place is
     /// refused (exit 2): followed, the link would have bgsim write, and later remove, files
     /// wherever it points, outside `--out`.
-    public static func ownFolder(_ folder: URL, _ what: String) throws -> URL {
+    package static func ownFolder(_ folder: URL, _ what: String) throws -> URL {
         var info = stat()
         if lstat(folder.path, &info) == 0 {
             if isSymbolicLink(folder.path) {
@@ -256,14 +256,14 @@ public enum OutputFiles {
     }
 
     /// Whether `path` is a symbolic link (not followed).
-    public static func isSymbolicLink(_ path: String) -> Bool {
+    package static func isSymbolicLink(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
     }
 
     /// Opens `path` for writing, created or emptied, never through a symbolic link (one in its
     /// place fails with ELOOP rather than writing where it points).
-    public static func openForWriting(_ path: String) throws(RuntimeFailure) -> Int32 {
+    package static func openForWriting(_ path: String) throws(RuntimeFailure) -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             let why = errno == ELOOP ? "it is a symbolic link, which bgsim does not follow" : String(cString: strerror(errno))
@@ -285,5 +285,5 @@ extension URL {
     /// A file URL for a path as a person gave it, taken literally: Foundation's
     /// `fileURLWithPath` reads a leading `~` as a home folder, so `--out '~'` (quoted, or from
     /// a script) wrote into the home folder rather than a folder named `~`.
-    public init(literalPath path: String) { self.init(fileURLWithPath: path.hasPrefix("~") ? "./" + path : path) }
+    package init(literalPath path: String) { self.init(fileURLWithPath: path.hasPrefix("~") ? "./" + path : path) }
 }

@@ -3,21 +3,21 @@
 /// goes through the one function here for its context, so no value can end a line, open a
 /// substitution or start markup. Where a context cannot hold a control character (a
 /// directive or a comment ends at a line break), the function refuses it.
-public enum Quoting {
+package enum Quoting {
     /// A value a context cannot hold: it names the value and the character.
-    public struct Refused: Error, CustomStringConvertible {
+    package struct Refused: Error, CustomStringConvertible {
         /// The message, naming what was refused and why.
-        public let description: String
+        package let description: String
     }
 
     /// The first control character in `s` (C0, DEL or C1), if any.
-    public static func controlCharacter(in s: String) -> Unicode.Scalar? {
+    package static func controlCharacter(in s: String) -> Unicode.Scalar? {
         s.unicodeScalars.first { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
     }
 
     /// Throws when `s` holds a control character; `what` names it in the message
     /// (`the --emit-slurm folder`).
-    public static func refuseControlCharacters(_ s: String, what: String) throws(Refused) {
+    package static func refuseControlCharacters(_ s: String, what: String) throws(Refused) {
         if let c = controlCharacter(in: s) {
             throw Refused(
                 description: "\(what) contains a control character (U+\(String(c.value, radix: 16, uppercase: true).leftPadded(4))); "
@@ -27,7 +27,7 @@ public enum Quoting {
 
     /// Text for an error message on a terminal, on one line: control characters a hostile input may carry (line breaks, a
     /// carriage return, escape sequences) written as escapes, and at most 2,000 characters of it.
-    public static func message(_ text: String) -> String {
+    package static func message(_ text: String) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {
@@ -54,7 +54,7 @@ public enum Quoting {
     /// One word for bash: bare when it holds only characters no shell treats specially,
     /// single-quoted otherwise, and as `$'...'` with escapes when it holds a control character
     /// (a line break inside single quotes is safe to run but not to paste or read).
-    public static func shell(_ s: String) -> String {
+    package static func shell(_ s: String) -> String {
         if !s.isEmpty, s.unicodeScalars.allSatisfy({ isShellSafe($0) }) { return s }
         guard controlCharacter(in: s) != nil else { return "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         var out = "$'"
@@ -77,7 +77,7 @@ public enum Quoting {
     }
 
     /// A command line for bash, each word quoted by `shell`.
-    public static func shellCommand(_ words: [String]) -> String { words.map(shell).joined(separator: " ") }
+    package static func shellCommand(_ words: [String]) -> String { words.map(shell).joined(separator: " ") }
 
     static func isShellSafe(_ u: Unicode.Scalar) -> Bool {
         ("a"..."z").contains(u) || ("A"..."Z").contains(u) || ("0"..."9").contains(u) || "/._-=:,+@%".unicodeScalars.contains(u)
@@ -87,7 +87,7 @@ public enum Quoting {
     /// escapes the next character, and an unquoted `#` starts a comment; bare when it holds
     /// none of these, spaces or quotes. Refuses control
     /// characters: a line break would end the directive and run the rest as a command.
-    public static func sbatchArgument(_ s: String, what: String) throws(Refused) -> String {
+    package static func sbatchArgument(_ s: String, what: String) throws(Refused) -> String {
         try refuseControlCharacters(s, what: what)
         if !s.isEmpty, s.unicodeScalars.allSatisfy({ isShellSafe($0) }) { return s }
         return "\"" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
@@ -95,11 +95,11 @@ public enum Quoting {
 
     /// A path as an sbatch filename pattern (`--output`): `%` is a replacement symbol there,
     /// written `%%` for itself.
-    public static func slurmFilename(_ path: String) -> String { path.replacingOccurrences(of: "%", with: "%%") }
+    package static func slurmFilename(_ path: String) -> String { path.replacingOccurrences(of: "%", with: "%%") }
 
     /// Text for a `#` comment line of a script. Refuses control characters: a line break
     /// would end the comment and run the rest.
-    public static func comment(_ s: String, what: String) throws(Refused) -> String {
+    package static func comment(_ s: String, what: String) throws(Refused) -> String {
         try refuseControlCharacters(s, what: what)
         return s
     }
@@ -107,7 +107,7 @@ public enum Quoting {
     /// Text for HTML, in an element or a double-quoted attribute. Control characters other
     /// than HTML's white space (tab, line feed, form feed, carriage return), which HTML does
     /// not allow, become U+FFFD.
-    public static func html(_ s: String) -> String {
+    package static func html(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         for u in s.unicodeScalars {
@@ -128,7 +128,7 @@ public enum Quoting {
     /// meaning in CommonMark or GitHub's tables (emphasis, links, code, raw HTML, cells) is
     /// escaped, but for a `_` inside a word (`default_duration`), which CommonMark never reads
     /// as emphasis; control characters become U+FFFD.
-    public static func markdown(_ s: String) -> String {
+    package static func markdown(_ s: String) -> String {
         var out = ""
         out.reserveCapacity(s.utf8.count)
         let scalars = Array(s.unicodeScalars)
@@ -149,7 +149,7 @@ public enum Quoting {
     /// Text as a Markdown code span: fenced by more backticks than any run inside it, so
     /// nothing in it ends the span; control characters become U+FFFD. In a table cell, a
     /// `|` would still end the cell, so it is not for cells.
-    public static func markdownCode(_ s: String) -> String {
+    package static func markdownCode(_ s: String) -> String {
         let text = String(String.UnicodeScalarView(s.unicodeScalars.map { isControl($0) ? "\u{FFFD}" : $0 }))
         let fence = String(repeating: "`", count: longestBacktickRun(text) + 1)
         let pad = text.hasPrefix("`") || text.hasSuffix("`") ? " " : ""
@@ -158,7 +158,7 @@ public enum Quoting {
 
     /// Lines as a fenced Markdown code block, fenced by more backticks than any run inside
     /// them; control characters other than line breaks become U+FFFD.
-    public static func markdownBlock(_ text: String, info: String) -> String {
+    package static func markdownBlock(_ text: String, info: String) -> String {
         let clean = String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) && $0 != "\n" ? "\u{FFFD}" : $0 }))
         let fence = String(repeating: "`", count: max(3, longestBacktickRun(clean) + 1))
         return fence + info + "\n" + clean + "\n" + fence + "\n"

@@ -19,14 +19,14 @@ public struct SHA256 {
     private var length: UInt64 = 0
 
     /// A hasher that uses the SHA instructions where the processor has them.
-    public init() { hardware = Self.usesHardware }
+    package init() { hardware = Self.usesHardware }
 
     /// A hasher that uses the Swift rounds even where the hardware ones exist, when
     /// `hardware` is false (for tests and benchmarks that compare the two).
     public init(hardware: Bool) { self.hardware = hardware && Self.usesHardware }
 
     /// Adds `bytes` to the message.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         length &+= UInt64(bytes.count)
         var i = 0
         if !pending.isEmpty {
@@ -64,7 +64,7 @@ public struct SHA256 {
     /// Adds `bytes` to the message.
     public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
     /// Adds `data` to the message.
-    public mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
+    package mutating func update(_ data: Data) { data.withUnsafeBytes { update($0) } }
 
     /// The digest as 64 lowercase hex digits. Ends this hasher's use.
     public mutating func hexDigest() -> String {
@@ -80,7 +80,7 @@ public struct SHA256 {
     }
 
     /// The SHA-256 of `text`'s UTF-8, as 64 lowercase hex digits.
-    public static func hex(_ text: String) -> String {
+    package static func hex(_ text: String) -> String {
         var s = SHA256()
         s.update(Array(text.utf8))
         return s.hexDigest()
@@ -88,7 +88,7 @@ public struct SHA256 {
 
     /// The size and SHA-256 of the file at `path`, read a megabyte at a time; nil if it
     /// cannot be opened.
-    public static func file(at path: String) -> (bytes: Int, hex: String)? {
+    package static func file(at path: String) -> (bytes: Int, hex: String)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         var hash = SHA256()

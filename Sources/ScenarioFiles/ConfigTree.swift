@@ -2,26 +2,26 @@ import Foundation
 import Yams
 
 /// A position in a configuration document: `apps[1].tasks[0].interval`.
-public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
+package struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// One step of a path: a mapping's key or a list's index.
-    public enum Component: Hashable, Sendable {
+    package enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
     }
 
     /// The steps from the document's root.
-    public var components: [Component]
+    package var components: [Component]
 
     /// The path through `components`.
-    public init(_ components: [Component] = []) { self.components = components }
+    package init(_ components: [Component] = []) { self.components = components }
 
     /// The document itself.
-    public static let root = ConfigKeyPath()
+    package static let root = ConfigKeyPath()
 
     /// This path, then `key`.
-    public func appending(_ key: String) -> ConfigKeyPath { appending(.key(key)) }
+    package func appending(_ key: String) -> ConfigKeyPath { appending(.key(key)) }
     /// This path, then item `index` of a list.
-    public func appending(index: Int) -> ConfigKeyPath { appending(.index(index)) }
+    package func appending(index: Int) -> ConfigKeyPath { appending(.index(index)) }
 
     /// One allocation: reading a scenario appends a key for every value it reads (for the
     /// messages), and `components + [c]` allocated the one-element array too.
@@ -34,7 +34,7 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `phone.battery.capacity_wh`, `apps[0].name` or `apps.0.name`.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         var components: [Component] = []
         for part in text.split(separator: ".", omittingEmptySubsequences: false) {
             var rest = Substring(part)
@@ -67,7 +67,7 @@ public struct ConfigKeyPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `apps[1].tasks[0].interval`: keys joined by dots, indices in brackets.
-    public var description: String {
+    package var description: String {
         var out = ""
         for c in components {
             switch c {
@@ -464,14 +464,14 @@ extension ConfigNode {
 /// One `--set key.path=value` override.
 public struct Override: Sendable, Equatable, CustomStringConvertible {
     /// Where the value goes.
-    public var path: ConfigKeyPath
+    package var path: ConfigKeyPath
     /// The value as YAML text (`10`, `30m`, `[eager]`).
-    public var value: String
+    package var value: String
     /// How the user wrote it, for messages: `--set seed=7` or `--seed 7`.
-    public var origin: String
+    package var origin: String
 
     /// Parses `key.path=value`, as given to `--set`.
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard let eq = text.firstIndex(of: "="), let path = ConfigKeyPath(parsing: String(text[..<eq])) else { return nil }
         self.path = path
         self.value = String(text[text.index(after: eq)...])
@@ -479,7 +479,7 @@ public struct Override: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An override that a dedicated option stands for, such as `--seed 7` for `seed`.
-    public init(path: ConfigKeyPath, value: String, origin: String) {
+    package init(path: ConfigKeyPath, value: String, origin: String) {
         self.path = path
         self.value = value
         self.origin = origin

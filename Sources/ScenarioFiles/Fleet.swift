@@ -12,9 +12,9 @@ import SimRandom
 ///   - {path: people.sessions_per_day, lognormal: {median: 50, sigma: 0.6}, min: 10, max: 200}
 ///   - {path: charging, values: [nightly, top-up, erratic], weights: [6, 3, 1]}
 /// ```
-public struct FleetParameter: Sendable, Equatable {
+package struct FleetParameter: Sendable, Equatable {
     /// How a value is drawn.
-    public enum Distribution: Sendable, Equatable {
+    package enum Distribution: Sendable, Equatable {
         /// One of the listed values (YAML text), with these weights (all 1 unless given).
         case values([String], weights: [Double])
         /// Uniform between the ends.
@@ -26,15 +26,15 @@ public struct FleetParameter: Sendable, Equatable {
     }
 
     /// The scenario value drawn (`people.sessions_per_day`).
-    public var path: ConfigKeyPath
+    package var path: ConfigKeyPath
     /// Its distribution.
-    public var distribution: Distribution
+    package var distribution: Distribution
     /// Bounds a drawn number is clamped to (a log-normal or normal needs both).
-    public var min: Double = -.infinity, max: Double = .infinity
+    package var min: Double = -.infinity, max: Double = .infinity
     /// Whether numbers are durations (in microseconds here, written in whole seconds).
-    public var isDuration = false
+    package var isDuration = false
     /// Whether numbers are rounded to whole numbers.
-    public var integer = false
+    package var integer = false
 
     /// The value drawn from `stream`, as the YAML text of an override.
     func draw(_ stream: RandomStream) -> String {
@@ -83,20 +83,20 @@ extension Scenario {
     }
 
     /// The fleet's values for `replication` as result files show them (`Sweep.displayText`).
-    public func fleetDisplayValues(replication: Int) -> [String] {
+    package func fleetDisplayValues(replication: Int) -> [String] {
         fleetValues(replication: replication).map(Sweep.displayText)
     }
 
     /// The fleet's values for `replication`, one per parameter, as overrides write them; empty
     /// without a fleet. A pure function of the scenario's seed and the replication.
-    public func fleetValues(replication: Int) -> [String] {
+    package func fleetValues(replication: Int) -> [String] {
         guard !fleet.isEmpty, let stream = Self.fleetStream(seed: seed, replication: replication, generator: generator) else { return [] }
         return fleet.map { $0.draw(stream) }
     }
 
     /// The person of `replication`: this scenario read again with the fleet's values for it
     /// set; the scenario itself without a fleet.
-    public func person(replication: Int) throws(ScenarioError) -> Scenario {
+    package func person(replication: Int) throws(ScenarioError) -> Scenario {
         guard !fleet.isEmpty, let source else { return self }
         let values = fleetValues(replication: replication)
         return try source.read(with: zip(fleet, values).map { Override(path: $0.path, value: $1, origin: "fleet") }, seed: seed)

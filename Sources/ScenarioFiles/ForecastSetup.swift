@@ -4,25 +4,25 @@ import SimEngine
 
 /// What `bgsim forecast` simulates: a developer's app profile placed among the apps of a base
 /// scenario (the bundled fleet, or one named person), under the policies asked for.
-public struct ForecastSetup: Sendable {
+package struct ForecastSetup: Sendable {
     /// The base scenario with the app in it: every person of its fleet, or one person's days.
-    public var scenario: Scenario
+    package var scenario: Scenario
     /// The developer's app, as an index into the scenario's apps.
-    public var app: Int
+    package var app: Int
     /// The app profile's file.
-    public var appFile: String
+    package var appFile: String
     /// The overrides that place the app and set the study (`apps`, `policies`, ...), the
     /// user's `--set` last.
-    public var overrides: [Override]
+    package var overrides: [Override]
     /// The base scenario's file.
-    public var baseFile: String
+    package var baseFile: String
     /// The developer's own what-ifs (`--change NAME:KEY=VALUE`), in the order first named:
     /// each a name and the values it sets, run in the forecast's paired sweep.
-    public var changes: [(name: String, sets: [(path: String, value: String)])] = []
+    package var changes: [(name: String, sets: [(path: String, value: String)])] = []
 
     /// `NAME:KEY=VALUE` as its three parts; `nil` when one is missing. KEY is a scenario key
     /// path, or the app's own as `app.KEY` (`app.opens_per_day`, `app.tasks[0].interval`).
-    public static func change(parsing text: String) -> (name: String, path: String, value: String)? {
+    package static func change(parsing text: String) -> (name: String, path: String, value: String)? {
         guard let colon = text.firstIndex(of: ":") else { return nil }
         let name = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, let o = Override(parsing: String(text[text.index(after: colon)...])) else { return nil }
@@ -30,13 +30,13 @@ public struct ForecastSetup: Sendable {
     }
 
     /// The app's parameters as read.
-    public var appParameters: AppParameters { scenario.setup.apps[app] }
+    package var appParameters: AppParameters { scenario.setup.apps[app] }
 
     /// Reads the app profile on its own (errors name its file, line and key), then the base
     /// scenario with the app in its list (replacing a bundled app of the same name), the
     /// `policies`, `replications` (people, or days of one person), `duration` and, for one
     /// person, `people` set and the fleet emptied; `more` (the user's `--set`) apply last.
-    public static func load(
+    package static func load(
         app appFile: String, base baseFile: String, person: String?, policies: [String], replications: Int,
         duration: String?, seed: String?, more: [Override]
     ) throws(ScenarioError) -> ForecastSetup {
@@ -96,7 +96,7 @@ public struct ForecastSetup: Sendable {
     /// The scenario with `more` overrides after the forecast's, and each fleet parameter at a
     /// path in `pinned` drawn as that one value for everyone. A pinned parameter still takes its
     /// draw, so every other drawn value, and so each person, stays the same.
-    public func variant(_ more: [Override], pinned: [(path: String, value: String)] = []) throws(ScenarioError) -> Scenario {
+    package func variant(_ more: [Override], pinned: [(path: String, value: String)] = []) throws(ScenarioError) -> Scenario {
         let pins = pinned.map { Override(path: ConfigKeyPath(parsing: $0.path)!, value: $0.value, origin: "forecast: \($0.path)=\($0.value)") }
         var s = try Scenario.load(file: baseFile, overrides: overrides + more + pins)
         for pin in pins {

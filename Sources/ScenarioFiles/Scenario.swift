@@ -9,26 +9,26 @@ import SimRandom
 /// (the rule's name unless the scenario gives one; distinct within a scenario).
 public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
     /// A policy type, built-in or registered, and the parameter values a scenario set for it.
-    public struct Rule: Equatable, Sendable {
+    package struct Rule: Equatable, Sendable {
         /// The policy type.
-        public let type: any RegisteredPolicy.Type
+        package let type: any RegisteredPolicy.Type
         /// The values set, by parameter name; the others keep their defaults.
-        public var values: [String: PolicyParameterValue]
+        package var values: [String: PolicyParameterValue]
 
         /// The rule of `type` with `values` set (none: every parameter at its default).
-        public init(_ type: any RegisteredPolicy.Type, values: [String: PolicyParameterValue] = [:]) {
+        package init(_ type: any RegisteredPolicy.Type, values: [String: PolicyParameterValue] = [:]) {
             self.type = type
             self.values = values
         }
 
         /// The rule's name as scenario files write it.
-        public var name: String { type.policyName }
+        package var name: String { type.policyName }
 
         /// The policy these values make, in the box the simulation is specialised for.
-        public func makePolicy() -> DynamicPolicy { type.makeDynamic(values) }
+        package func makePolicy() -> DynamicPolicy { type.makeDynamic(values) }
 
         /// Same type, and every parameter the same, whether set or left at its default.
-        public static func == (a: Rule, b: Rule) -> Bool {
+        package static func == (a: Rule, b: Rule) -> Bool {
             guard ObjectIdentifier(a.type) == ObjectIdentifier(b.type) else { return false }
             // Compared often (results are grouped by policy); the defaults are made only when
             // the values set differ.
@@ -38,18 +38,18 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The rule and its parameters.
-    public var rule: Rule
+    package var rule: Rule
     /// The name in every output; the rule's name unless the scenario gives a `label`.
-    public var label: String
+    package var label: String
 
     /// `rule` under `label` (by default the rule's name).
-    public init(_ rule: Rule, label: String? = nil) {
+    package init(_ rule: Rule, label: String? = nil) {
         self.rule = rule
         self.label = label ?? rule.name
     }
 
     /// The policy `type` with its default parameters, under `label` (by default its name).
-    public init(_ type: any RegisteredPolicy.Type, label: String? = nil) {
+    package init(_ type: any RegisteredPolicy.Type, label: String? = nil) {
         self.init(Rule(type), label: label)
     }
 
@@ -58,46 +58,46 @@ public struct PolicySpec: Equatable, Sendable, CustomStringConvertible {
     /// The label.
     public var description: String { label }
     /// Whether the policy sees the future (`isClairvoyant`): a bound, not a deployable policy.
-    public var isBound: Bool { rule.type.isClairvoyant }
+    package var isBound: Bool { rule.type.isClairvoyant }
 }
 
 /// How a scenario's results are measured and compared.
-public struct MetricsSettings: Equatable, Sendable {
+package struct MetricsSettings: Equatable, Sendable {
     /// A launch counts as served fresh when the app's content is at most this old
     /// (`fresh_within`; an assumption: one hour, the scale of the refresh intervals in
     /// models/apps/).
-    public var freshWithin: SimDuration = .hours(1)
+    package var freshWithin: SimDuration = .hours(1)
     /// The label of the policy the others are compared with, pair by pair, in
     /// `comparisons.csv` (`baseline`; the first policy by default).
-    public var baseline: String = ""
+    package var baseline: String = ""
     /// Settings comparing with `baseline` (the first policy when empty), fresh within an hour.
-    public init(baseline: String = "") { self.baseline = baseline }
+    package init(baseline: String = "") { self.baseline = baseline }
 }
 
 /// A complete, validated description of one study: the phone, its apps, the policies to
 /// compare, and how many replications to run from which seed.
 public struct Scenario: Equatable, Sendable {
     /// Names the output folder and the rows of the output files.
-    public var name: String
+    package var name: String
     /// The master seed of every random stream.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Replications per policy.
     public var replications: Int
     /// The GSL generator the streams use.
-    public var generator: GeneratorKind
+    package var generator: GeneratorKind
     /// The phone, its world and its apps.
     public var setup: PhoneSetup
     /// The policies to compare, in output order.
     public var policies: [PolicySpec]
     /// How results are measured and compared (the `metrics:` section).
-    public var metrics = MetricsSettings()
+    package var metrics = MetricsSettings()
     /// The file the scenario was read from.
-    public var file: String
+    package var file: String
     /// The scenario as read, profiles in place and overrides applied, as canonical JSON: its
     /// SHA-256 in `manifest.json` identifies what was simulated.
-    public var resolvedJSON = ""
+    package var resolvedJSON = ""
     /// The key paths drawn per replication, one person each (`fleet:`); empty for one person.
-    public var fleet: [FleetParameter] = []
+    package var fleet: [FleetParameter] = []
     /// What reading a person of the fleet takes; `nil` without a fleet.
     package var source: ScenarioSource?
 
@@ -110,7 +110,7 @@ public struct Scenario: Equatable, Sendable {
 
     /// Reads and validates scenario YAML; `file` is used in messages and for the default name.
     /// `documents` keeps the parsed files for the next scenario read from the same ones.
-    public static func parse(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
+    package static func parse(yaml: String, file: String, overrides: [Override] = []) throws(ScenarioError) -> Scenario {
         try parse(yaml: yaml, file: file, overrides: overrides, documents: DocumentCache())
     }
 
@@ -374,10 +374,10 @@ public struct Scenario: Equatable, Sendable {
 
 extension Scenario {
     /// A duration written as scenario files write them (`30s`, `15m`, `1h30m`, `7d`).
-    public static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
+    package static func duration(_ text: String) -> SimDuration? { ConfigReader.parseDuration(text) }
 
     /// The most units (point x policy x replication runs) a study may have: every unit's
     /// results stay in memory for the summary, about 1.5 kB each, so this bounds a study's
     /// memory at about 3 GB (docs/usage.md).
-    public static let maxUnits = 2_000_000
+    package static let maxUnits = 2_000_000
 }

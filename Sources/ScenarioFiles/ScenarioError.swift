@@ -15,17 +15,17 @@ public struct ScenarioError: Error, CustomStringConvertible, Equatable, Sendable
 
     let kind: Kind
     /// The file the input came from.
-    public let file: String
+    package let file: String
     /// The key path, such as `apps[1].tasks[0].interval`; empty for the whole document.
-    public let keyPath: String
+    package let keyPath: String
     /// 1-based line and column, where known.
-    public let line: Int?
+    package let line: Int?
     /// 1-based column, where the YAML parser gives one.
-    public let column: Int?
+    package let column: Int?
     /// Where a value came from when it was not the file (`--set phone.battery.capacity_wh=-5`).
-    public let origin: String?
+    package let origin: String?
     /// What was wrong and what was expected.
-    public let message: String
+    package let message: String
 
     package init(
         _ kind: Kind, file: String, keyPath: String = "", line: Int? = nil, column: Int? = nil,

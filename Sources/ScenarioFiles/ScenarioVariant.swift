@@ -8,7 +8,7 @@ extension Scenario {
     /// `name` override keep the name.
     ///
     /// - Returns: the scenario and the overrides that give it, the name's among them.
-    public static func loadVariant(file: String, overrides: [Override]) throws(ScenarioError) -> (Scenario, [Override]) {
+    package static func loadVariant(file: String, overrides: [Override]) throws(ScenarioError) -> (Scenario, [Override]) {
         // Read twice, the second time named: the file and its profiles are parsed once.
         let text = try InputFile.read(file, .scenario)
         let documents = DocumentCache()

@@ -16,9 +16,9 @@ import SimRandom
 ///   - {path: settings.background_app_refresh, values: [wifi, wifi-and-cellular]}
 ///   - {path: people.sessions_per_day, from: 20, to: 100, steps: 5, integer: true}
 /// ```
-public struct SweepDesign: Sendable, Equatable {
+package struct SweepDesign: Sendable, Equatable {
     /// How the axes' values combine into points.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// Every combination of the axes' values; the first axis varies slowest.
         case grid
         /// The axes' value lists side by side: point i takes each axis's i-th value.
@@ -37,22 +37,22 @@ public struct SweepDesign: Sendable, Equatable {
     }
 
     /// One axis: a key path and either values or a range.
-    public struct Axis: Sendable, Equatable {
+    package struct Axis: Sendable, Equatable {
         /// The scenario value it varies (`settings.background_app_refresh`).
-        public var path: ConfigKeyPath
+        package var path: ConfigKeyPath
         /// Listed values, as YAML text. A random design picks among them uniformly.
-        public var values: [String]?
+        package var values: [String]?
         /// A range, for `steps` (grid, zip) or for random designs.
-        public var from: Double = 0, to: Double = 0
+        package var from: Double = 0, to: Double = 0
         /// Whether the range's ends are durations (`15m`), so values are written as durations
         /// in whole seconds (`2436s`).
-        public var isDuration = false
+        package var isDuration = false
         /// How many evenly spread values a grid or zip takes from the range.
-        public var steps: Int?
+        package var steps: Int?
         /// Whether values are rounded to whole numbers.
-        public var integer = false
+        package var integer = false
         /// Spread values evenly in log scale (both ends positive).
-        public var log = false
+        package var log = false
 
         /// The value at fraction `u` of the range (0 ... 1), or of the value list.
         func value(at u: Double) -> String {
@@ -75,27 +75,27 @@ public struct SweepDesign: Sendable, Equatable {
     }
 
     /// How the axes combine.
-    public var kind: Kind
+    package var kind: Kind
     /// The axes, in the file's order.
-    public var axes: [Axis]
+    package var axes: [Axis]
     /// Points of a random, lhs or sobol design.
-    public var points: Int
+    package var points: Int
     /// Seed of a random, lhs or morris design (`design_seed`), independent of the simulation's seed.
-    public var seed: UInt64
+    package var seed: UInt64
     /// A morris design's trajectories, each of one point more than the axes.
-    public var trajectories = 0
+    package var trajectories = 0
     /// A morris design's grid: each axis takes `levels` evenly spread values (an even number).
-    public var levels = 4
+    package var levels = 4
 
     /// The most points a sweep may have, whatever its design. The plan reads and keeps every
     /// point's scenario before anything runs (about 3 kB and, on one core, 1 ms a point for
     /// the default scenario), so this bounds a plan's memory and reading time; docs/usage.md
     /// lists what it costs at the limit.
-    public static let maxPoints = 100_000
+    package static let maxPoints = 100_000
 
     /// How many points the design has, without making them: a grid's product of its axes'
     /// lengths (`Int.max` if that overflows), a zip's shortest axis, a sampled design's `points`.
-    public var pointCount: Int {
+    package var pointCount: Int {
         switch kind {
         case .grid:
             return axes.reduce(1) { total, axis in
@@ -112,13 +112,13 @@ public struct SweepDesign: Sendable, Equatable {
 
     /// The points, in order, one at a time: a pure function of the design. Only the axes'
     /// value lists (and an lhs design's strata) are held, never the points.
-    public func makePoints() -> PointIterator { PointIterator(self) }
+    package func makePoints() -> PointIterator { PointIterator(self) }
 
     /// Every point at once; for small designs (tests, `validate --points`).
-    public func pointValues() -> [[String]] { Array(IteratorSequence(makePoints())) }
+    package func pointValues() -> [[String]] { Array(IteratorSequence(makePoints())) }
 
     /// The points of a design in order, each made when asked for.
-    public final class PointIterator: IteratorProtocol {
+    package final class PointIterator: IteratorProtocol {
         let design: SweepDesign
         let count: Int
         var index = 0
@@ -165,7 +165,7 @@ public struct SweepDesign: Sendable, Equatable {
         deinit { if let sobol { gsl_qrng_free(sobol) } }
 
         /// The next point's value per axis, or nil after the last.
-        public func next() -> [String]? {
+        package func next() -> [String]? {
             guard index < count else { return nil }
             defer { index += 1 }
             let axes = design.axes
@@ -215,17 +215,17 @@ public struct SweepDesign: Sendable, Equatable {
 }
 
 /// A sweep file read and checked: its design, and the overrides every point shares.
-public struct Sweep: Sendable {
+package struct Sweep: Sendable {
     /// The sweep's name (`name:`, else the file's name); every point's scenario carries it.
-    public var name: String
+    package var name: String
     /// The sweep file, as given.
-    public var file: String
+    package var file: String
     /// The base scenario file, as a path usable from the current directory.
-    public var scenarioFile: String
+    package var scenarioFile: String
     /// Applied to every point before the axes (`set:`, then `policies`, `replications`, `seed`).
-    public var common: [Override]
+    package var common: [Override]
     /// The axes and how they combine into points.
-    public var design: SweepDesign
+    package var design: SweepDesign
     /// The sweep file as canonical JSON, for the manifest.
     package var resolvedJSON: String
 
@@ -250,7 +250,7 @@ public struct Sweep: Sendable {
 
     /// Whether `file` reads as a sweep. False for anything unreadable, which the caller's own
     /// reader then reports.
-    public static func isSweep(file: String) -> Bool {
+    package static func isSweep(file: String) -> Bool {
         guard let text = try? InputFile.read(file, .sweep),
             let tree = try? ConfigNode.parse(yaml: text, file: file)
         else { return false }
@@ -265,7 +265,7 @@ public struct Sweep: Sendable {
     }
 
     /// Reads a sweep file. Errors name the file, the key path and the line.
-    public static func load(file: String) throws(ScenarioError) -> Sweep {
+    package static func load(file: String) throws(ScenarioError) -> Sweep {
         let text = try InputFile.read(file, .sweep)
         let tree = try ConfigNode.parse(yaml: text, file: file)
         let r = ConfigReader(file: file)

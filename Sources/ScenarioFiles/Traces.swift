@@ -389,7 +389,7 @@ extension PeopleTimeline {
     /// purge as of the app it names, or of the first suspended app (a drawn purge's choice
     /// among suspended apps is not written). `appNames` names the scenario's apps; a launch of
     /// another app is written as `other`.
-    public func peopleTrace(appNames: [String]) -> String {
+    package func peopleTrace(appNames: [String]) -> String {
         func time(_ t: SimInstant) -> String { seconds(t.microseconds) }
         func seconds(_ us: Int64) -> String {
             let whole = us / 1_000_000, frac = us % 1_000_000

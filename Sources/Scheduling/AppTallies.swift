@@ -3,52 +3,52 @@ import SimEngine
 
 /// One app's requests under one identifier in one run, added up from their records: what an
 /// app developer asks of a run (how often it ran, where, why not, at what cost).
-public struct AppTaskTally: Sendable {
+package struct AppTaskTally: Sendable {
     /// The app, as an index into the scenario's apps.
-    public let app: Int
+    package let app: Int
     /// The BGTaskScheduler identifier, or the system's name for the door (`silent-push`, ...).
-    public let identifier: String
+    package let identifier: String
     /// The kind of its requests.
-    public let kind: TaskKind
+    package let kind: TaskKind
     /// Requests by final state, indexed like `TaskOutcome.allCases`.
-    public internal(set) var outcomes = [Int](repeating: 0, count: TaskOutcome.allCases.count)
+    package internal(set) var outcomes = [Int](repeating: 0, count: TaskOutcome.allCases.count)
     /// Expiration handlers called, by reason, indexed like `ExpirationReason.allCases`.
-    public internal(set) var expirations = [Int](repeating: 0, count: ExpirationReason.allCases.count)
+    package internal(set) var expirations = [Int](repeating: 0, count: ExpirationReason.allCases.count)
     /// Rejected submissions by error, indexed like `SubmitError.allCases`.
-    public internal(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
+    package internal(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
     /// Completed requests whose app reported failure.
-    public internal(set) var unsuccessful = 0
+    package internal(set) var unsuccessful = 0
     /// Requests that started.
-    public internal(set) var started = 0
+    package internal(set) var started = 0
     /// Of them, those that started on the charger.
-    public internal(set) var startedCharging = 0
+    package internal(set) var startedCharging = 0
     /// Those that started on Wi-Fi.
-    public internal(set) var startedOnWifi = 0
+    package internal(set) var startedOnWifi = 0
     /// Those that started on cellular.
-    public internal(set) var startedOnCellular = 0
+    package internal(set) var startedOnCellular = 0
     /// Starts by hour of the day (the run starts at midnight).
-    public internal(set) var startsByHour = [Int](repeating: 0, count: 24)
+    package internal(set) var startsByHour = [Int](repeating: 0, count: 24)
     /// The gaps between consecutive starts.
-    public internal(set) var gaps = StartGaps()
+    package internal(set) var gaps = StartGaps()
     /// Of the requests that started: time from start to end.
-    public internal(set) var runTime = SimDuration.zero
+    package internal(set) var runTime = SimDuration.zero
     /// The time they were given (budget, the policy's limit, the finite-length grant), summed
     /// over those that had one.
-    public internal(set) var grant = SimDuration.zero
+    package internal(set) var grant = SimDuration.zero
     /// How many had one.
-    public internal(set) var granted = 0
+    package internal(set) var granted = 0
     /// CPU time of all its requests (those that never started cost nothing).
-    public internal(set) var cpuTime = SimDuration.zero
+    package internal(set) var cpuTime = SimDuration.zero
     /// Energy of all its requests, in joules.
-    public internal(set) var energyJ = 0.0
+    package internal(set) var energyJ = 0.0
     /// The part of it drawn while a charger was connected.
-    public internal(set) var chargerEnergyJ = 0.0
+    package internal(set) var chargerEnergyJ = 0.0
     /// Bytes moved.
-    public internal(set) var movedBytes = 0.0
+    package internal(set) var movedBytes = 0.0
     /// Sum of start latencies of those that started.
-    public internal(set) var latency = SimDuration.zero
+    package internal(set) var latency = SimDuration.zero
     /// Time held by each gate, and by the policy.
-    public internal(set) var held = HoldTimes()
+    package internal(set) var held = HoldTimes()
     /// Time held by each of the policy's reasons, in the order first heard (whole
     /// microseconds, so sums over requests are exact).
     var ruleTimes: [(reason: String, microseconds: Int64)] = []
@@ -60,13 +60,13 @@ public struct AppTaskTally: Sendable {
     }
 
     /// Requests in all, every outcome counted.
-    public var submitted: Int { outcomes.reduce(0, +) }
+    package var submitted: Int { outcomes.reduce(0, +) }
     /// Requests that ended in `outcome`.
-    public func count(_ outcome: TaskOutcome) -> Int { outcomes[outcome.index] }
+    package func count(_ outcome: TaskOutcome) -> Int { outcomes[outcome.index] }
 
     /// Seconds held by each of the policy's reasons, longest first (ties in the order first
     /// heard).
-    public var rulesByTime: [(reason: String, seconds: Double)] {
+    package var rulesByTime: [(reason: String, seconds: Double)] {
         ruleTimes.enumerated().sorted {
             $0.element.microseconds > $1.element.microseconds || ($0.element.microseconds == $1.element.microseconds && $0.offset < $1.offset)
         }
@@ -110,9 +110,9 @@ public struct AppTaskTally: Sendable {
 
 /// Every app's requests of a run, one tally per app and identifier, in the order first seen:
 /// `apps.csv`'s rows.
-public struct AppTallies: Sendable {
+package struct AppTallies: Sendable {
     /// The tallies, in the order their first record came.
-    public private(set) var rows: [AppTaskTally] = []
+    package private(set) var rows: [AppTaskTally] = []
     /// Per app, its rows' indexes into `rows`: an app has a few identifiers, so a linear search
     /// by string equality costs less than hashing the identifier (a dictionary here was 2% of
     /// a 30-day reference run, callgrind).
@@ -123,10 +123,10 @@ public struct AppTallies: Sendable {
     static let scanned = 16
 
     /// Tallies for `apps` apps, none yet.
-    public init(apps: Int) { index = Array(repeating: [], count: apps) }
+    package init(apps: Int) { index = Array(repeating: [], count: apps) }
 
     /// Adds one ended request.
-    public mutating func add(_ r: borrowing TaskRecord) {
+    package mutating func add(_ r: borrowing TaskRecord) {
         let app = r.request.app
         guard app < index.count else { return }
         let identifier = Self.tallied(r.request.identifier, r.request.kind)
@@ -157,7 +157,7 @@ public struct AppTallies: Sendable {
 
     /// The tallies ordered by app, then kind, then identifier: an order that does not depend on
     /// when each first ended.
-    public var sorted: [AppTaskTally] {
+    package var sorted: [AppTaskTally] {
         rows.sorted { ($0.app, $0.kind.index, $0.identifier) < ($1.app, $1.kind.index, $1.identifier) }
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// loop; `bgsim` prints the table on stderr when it exits. The totals are process-wide and
 /// not synchronised: run one simulation at a time (`--jobs 1`). The clock reads add about
 /// 40 ns to each event.
-public enum EventCosts {
+package enum EventCosts {
     nonisolated(unsafe) static var counts = [Int](repeating: 0, count: kinds.count)
     nonisolated(unsafe) static var nanos = [Int](repeating: 0, count: kinds.count)
     nonisolated(unsafe) static var loopNanos = 0
@@ -30,7 +30,7 @@ public enum EventCosts {
 
     /// Per kind, events per run, nanoseconds per event and share of the loop; then the loop's
     /// time per run and what it spent outside the handlers (taking events off the queue).
-    public static func report() -> String {
+    package static func report() -> String {
         guard runs > 0, loopNanos > 0 else { return "event costs: no simulation ran\n" }
         let handled = nanos.reduce(0, +), events = counts.reduce(0, +)
         var lines = [

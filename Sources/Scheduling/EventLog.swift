@@ -6,9 +6,9 @@ import SimEngine
 /// What happened is kept as data, and `event` and `detail` are its text, made when read or
 /// written (`write(event:)`, `write(detail:)`): made as strings while the run went on, they
 /// were a fifth of a run with `--events`, and all of them waited in memory until it ended.
-public struct LoggedEvent: Sendable, Equatable {
+package struct LoggedEvent: Sendable, Equatable {
     /// What an event is about.
-    public enum Subject: String, Sendable {
+    package enum Subject: String, Sendable {
         /// The person, the charger, the network, a setting.
         case world
         case phone
@@ -18,13 +18,13 @@ public struct LoggedEvent: Sendable, Equatable {
     }
 
     /// When it happened.
-    public var time: SimInstant
+    package var time: SimInstant
     /// What it is about.
-    public var subject: Subject
+    package var subject: Subject
     /// The app concerned, if any.
-    public var app: Int?
+    package var app: Int?
     /// The task concerned, if any.
-    public var task: TaskID?
+    package var task: TaskID?
     var what: What
 
     /// What happened, with the particulars its text shows.
@@ -44,21 +44,21 @@ public struct LoggedEvent: Sendable, Equatable {
     }
 
     /// What happened, as a short token (`launch`, `background->suspended`, `submitted`, an outcome).
-    public var event: String {
+    package var event: String {
         var text = ""
         write(event: &text)
         return text
     }
 
     /// Particulars, as `key=value` pairs separated by spaces.
-    public var detail: String {
+    package var detail: String {
         var text = ""
         write(detail: &text)
         return text
     }
 
     /// Writes `event`'s text to `out`.
-    public func write(event out: inout some TextOutputStream) {
+    package func write(event out: inout some TextOutputStream) {
         switch what {
         case .shutdown: out.write("shutdown")
         case .boot: out.write("boot")
@@ -91,7 +91,7 @@ public struct LoggedEvent: Sendable, Equatable {
     }
 
     /// Writes `detail`'s text to `out`. Numbers are written as Swift writes them (`description`).
-    public func write(detail out: inout some TextOutputStream) {
+    package func write(detail out: inout some TextOutputStream) {
         switch what {
         case .shutdown, .workDoneNotCompleted: break
         case .boot(let offFor):
@@ -167,12 +167,12 @@ public struct LoggedEvent: Sendable, Equatable {
 
 /// A sink that records every transition of a run, for `events.csv` and for looking at why a
 /// policy did what it did. Opt-in: it keeps one entry per event, so memory grows with the run.
-public struct EventLog: MetricsSink, Sendable {
+package struct EventLog: MetricsSink, Sendable {
     /// Every event so far, in time order.
-    public private(set) var events: [LoggedEvent] = []
+    package private(set) var events: [LoggedEvent] = []
 
     /// An empty log.
-    public init() {}
+    package init() {}
 
     mutating func add(
         _ time: SimInstant, _ subject: LoggedEvent.Subject, app: Int? = nil, task: TaskID? = nil,
@@ -182,15 +182,15 @@ public struct EventLog: MetricsSink, Sendable {
     }
 
     /// Logs a shutdown.
-    public mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, .shutdown) }
+    package mutating func phoneShutDown(at time: SimInstant) { add(time, .phone, .shutdown) }
 
     /// Logs a boot after `offFor` off.
-    public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
+    package mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
         add(time, .phone, .boot(offFor: offFor))
     }
 
     /// Logs a change in the world.
-    public mutating func worldEvent(_ e: WorldEvent, at time: SimInstant) {
+    package mutating func worldEvent(_ e: WorldEvent, at time: SimInstant) {
         switch e {
         case .launch(let app), .leave(let app, _), .purge(let app): add(time, .world, app: app, .world(e))
         default: add(time, .world, .world(e))
@@ -198,12 +198,12 @@ public struct EventLog: MetricsSink, Sendable {
     }
 
     /// Logs an app's change of state.
-    public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
+    package mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
         add(time, .app, app: t.app, .lifecycle(from: t.from, to: t.to, cause: t.cause))
     }
 
     /// Logs a task's step.
-    public mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
+    package mutating func taskEvent(_ e: TaskEvent, at time: SimInstant) {
         switch e {
         case .submitted(let r, let replaced):
             add(
@@ -227,46 +227,46 @@ public struct EventLog: MetricsSink, Sendable {
 }
 
 /// Sends everything to two sinks, such as the summary and the event log.
-public struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
+package struct SinkPair<First: MetricsSink, Second: MetricsSink>: MetricsSink {
     /// The first sink.
-    public var first: First
+    package var first: First
     /// The second sink.
-    public var second: Second
+    package var second: Second
 
     /// A sink sending to `first`, then `second`.
-    public init(_ first: First, _ second: Second) {
+    package init(_ first: First, _ second: Second) {
         self.first = first
         self.second = second
     }
 
     /// Sends to both.
-    public mutating func taskEnded(_ r: TaskRecord) { first.taskEnded(r); second.taskEnded(r) }
+    package mutating func taskEnded(_ r: TaskRecord) { first.taskEnded(r); second.taskEnded(r) }
     /// Sends to both.
-    public mutating func chargeObserved(_ c: Double, at t: SimInstant) { first.chargeObserved(c, at: t); second.chargeObserved(c, at: t) }
+    package mutating func chargeObserved(_ c: Double, at t: SimInstant) { first.chargeObserved(c, at: t); second.chargeObserved(c, at: t) }
     /// Sends to both.
-    public mutating func phoneShutDown(at t: SimInstant) { first.phoneShutDown(at: t); second.phoneShutDown(at: t) }
+    package mutating func phoneShutDown(at t: SimInstant) { first.phoneShutDown(at: t); second.phoneShutDown(at: t) }
     /// Sends to both.
-    public mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
+    package mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
         first.phoneBooted(at: t, offFor: offFor)
         second.phoneBooted(at: t, offFor: offFor)
     }
     /// Sends to both.
-    public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) { first.worldEvent(e, at: t); second.worldEvent(e, at: t) }
+    package mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) { first.worldEvent(e, at: t); second.worldEvent(e, at: t) }
     /// Sends to both.
-    public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { first.lifecycle(l, at: t); second.lifecycle(l, at: t) }
+    package mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) { first.lifecycle(l, at: t); second.lifecycle(l, at: t) }
     /// Sends to both.
-    public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) { first.taskEvent(e, at: t); second.taskEvent(e, at: t) }
+    package mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) { first.taskEvent(e, at: t); second.taskEvent(e, at: t) }
     /// Sends to both.
-    public mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
+    package mutating func runEnded(_ totals: RunTotals) { first.runEnded(totals); second.runEnded(totals) }
     /// Whether either sink needs each task's steps.
-    public var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
+    package var observesTaskSteps: Bool { first.observesTaskSteps || second.observesTaskSteps }
     /// Sends to both.
-    public mutating func taskHeld(_ id: TaskID, by cause: String?, at t: SimInstant) {
+    package mutating func taskHeld(_ id: TaskID, by cause: String?, at t: SimInstant) {
         first.taskHeld(id, by: cause, at: t)
         second.taskHeld(id, by: cause, at: t)
     }
     /// Whether either sink wants holds.
-    public var observesHolds: Bool { first.observesHolds || second.observesHolds }
+    package var observesHolds: Bool { first.observesHolds || second.observesHolds }
     /// Whether either sink needs every change of slope of the charge.
-    public var observesChargeCurve: Bool { first.observesChargeCurve || second.observesChargeCurve }
+    package var observesChargeCurve: Bool { first.observesChargeCurve || second.observesChargeCurve }
 }

@@ -4,7 +4,7 @@ import SimRandom
 
 /// Where a radio is in its cycle: idle, promoting to its connected state, moving data, or in
 /// its tail (connected, waiting for more data before it drops to idle).
-public enum RadioActivity: String, Sendable, CaseIterable {
+package enum RadioActivity: String, Sendable, CaseIterable {
     case idle, promoting, active, tail
 }
 
@@ -12,7 +12,7 @@ public enum RadioActivity: String, Sendable, CaseIterable {
 ///
 /// The run loop calls these as things happen; a sink keeps what it needs. `RunMetrics`
 /// keeps summaries; other sinks (a task log, a timeline) can keep more.
-public protocol MetricsSink {
+package protocol MetricsSink {
     /// A request ended, in whatever final state.
     mutating func taskEnded(_ record: TaskRecord)
     /// The battery reached `charge` at `time` (called at every change of slope, so the
@@ -56,37 +56,37 @@ public protocol MetricsSink {
 
 extension MetricsSink {
     /// Ignores ended tasks.
-    public mutating func taskEnded(_ record: TaskRecord) {}
+    package mutating func taskEnded(_ record: TaskRecord) {}
     /// Ignores the charge level.
-    public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {}
+    package mutating func chargeObserved(_ charge: Double, at time: SimInstant) {}
     /// Ignores shutdowns.
-    public mutating func phoneShutDown(at time: SimInstant) {}
+    package mutating func phoneShutDown(at time: SimInstant) {}
     /// Ignores boots.
-    public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {}
+    package mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {}
     /// Ignores changes in the world.
-    public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {}
+    package mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {}
     /// Ignores life-cycle transitions.
-    public mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant) {}
+    package mutating func lifecycle(_ transition: LifecycleTransition, at time: SimInstant) {}
     /// Ignores task steps.
-    public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
+    package mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {}
     /// Ignores the run's totals.
-    public mutating func runEnded(_ totals: RunTotals) {}
+    package mutating func runEnded(_ totals: RunTotals) {}
     /// Ignores holds.
-    public mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {}
+    package mutating func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) {}
     /// False: holds are told only to a sink that asks.
-    public var observesHolds: Bool { false }
+    package var observesHolds: Bool { false }
     /// True: a sink that does not say otherwise is told every task step.
-    public var observesTaskSteps: Bool { true }
+    package var observesTaskSteps: Bool { true }
     /// True: a sink that does not say otherwise sees every change of slope of the charge.
-    public var observesChargeCurve: Bool { true }
+    package var observesChargeCurve: Bool { true }
     /// Ignores the radios' states.
-    public mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)]) {}
+    package mutating func radioStates(_ link: NetworkKind, _ states: [(at: SimInstant, activity: RadioActivity)]) {}
     /// False: the radios log their states only for a sink that asks.
-    public var observesRadioStates: Bool { false }
+    package var observesRadioStates: Bool { false }
 }
 
 /// A step in a task's life before its end (which `taskEnded` reports).
-public enum TaskEvent: Sendable {
+package enum TaskEvent: Sendable {
     /// `submit` accepted the request, replacing `replaced` if any.
     case submitted(TaskRequest, replaced: TaskID?)
     /// The task started (its handler was called, or `beginBackgroundTask` returned), with the
@@ -111,7 +111,7 @@ public enum TaskEvent: Sendable {
 }
 
 /// A change in the world, as a sink sees it.
-public enum WorldEvent: Equatable, Sendable {
+package enum WorldEvent: Equatable, Sendable {
     case plugIn, unplug
     case network(NetworkState)
     /// The person opened an app (`nil`: one outside the scenario).
@@ -125,171 +125,171 @@ public enum WorldEvent: Equatable, Sendable {
 }
 
 /// Energy by where it went, in joules. The parts sum to the phone's consumption.
-public struct ComponentEnergy: Equatable, Sendable {
+package struct ComponentEnergy: Equatable, Sendable {
     /// Standby baseline: everything suspended, radios idle.
-    public var baselineJ = 0.0
+    package var baselineJ = 0.0
     /// The screen while an app is in the foreground.
-    public var screenJ = 0.0
+    package var screenJ = 0.0
     /// CPU while the person uses an app.
-    public var cpuForegroundJ = 0.0
+    package var cpuForegroundJ = 0.0
     /// CPU of background work.
-    public var cpuBackgroundJ = 0.0
+    package var cpuBackgroundJ = 0.0
     /// Calls.
-    public var callJ = 0.0
+    package var callJ = 0.0
     /// Radio promotions and transfers.
-    public var radioActiveJ = 0.0
+    package var radioActiveJ = 0.0
     /// Radio tails after the last transfer.
-    public var radioTailJ = 0.0
+    package var radioTailJ = 0.0
     /// The hardware of continuous background modes: audio DSP, GPS, Bluetooth.
-    public var modeJ = 0.0
+    package var modeJ = 0.0
     /// A bench load (`PhoneSetup.load`).
-    public var loadJ = 0.0
+    package var loadJ = 0.0
     /// No energy yet.
-    public init() {}
+    package init() {}
     /// The sum of the parts: the phone's consumption.
-    public var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ + loadJ }
+    package var totalJ: Double { baselineJ + screenJ + cpuForegroundJ + cpuBackgroundJ + callJ + radioActiveJ + radioTailJ + modeJ + loadJ }
 }
 
 /// What a run adds up to, apart from the tasks.
-public struct RunTotals: Sendable {
+package struct RunTotals: Sendable {
     /// When the run ended (the horizon, or later if tasks ran on).
-    public var end: SimInstant
+    package var end: SimInstant
     /// Energy consumed, and drawn from the battery and the charger.
-    public var energy: EnergyFlow
+    package var energy: EnergyFlow
     /// Consumption by component.
-    public var components: ComponentEnergy
+    package var components: ComponentEnergy
     /// When the phone shut down, if it is off at the end.
-    public var offSince: SimInstant?
+    package var offSince: SimInstant?
     /// Time with an app in the foreground (the screen on).
-    public var screenOn: SimDuration
+    package var screenOn: SimDuration
     /// Time with Low Power Mode on.
-    public var lowPower: SimDuration
+    package var lowPower: SimDuration
     /// Time on each network kind, indexed like `NetworkKind.allCases`.
-    public var onNetwork: [SimDuration]
+    package var onNetwork: [SimDuration]
     /// Sessions (pick-ups of the phone).
-    public var sessions: Int
+    package var sessions: Int
     /// App launches.
-    public var launches: Int
+    package var launches: Int
     /// How predictable the person's launches of the scenario's apps were, from 0 (each app's
     /// launches spread evenly over the 24 hours) to 1 (each app's launches in one hour):
     /// `PeopleTimeline.launchPredictability`.
-    public var launchPredictability = Double.nan
+    package var launchPredictability = Double.nan
     /// Radio promotions from idle.
-    public var promotions = 0
+    package var promotions = 0
     /// Radio promotions a background task's transfer caused.
-    public var taskPromotions = 0
+    package var taskPromotions = 0
     /// The part of background work's energy (CPU and radio charged to tasks) the battery
     /// supplied: in each interval, the task's share of the load times the battery's share of
     /// the supply.
-    public var backgroundFromBatteryJ = 0.0
+    package var backgroundFromBatteryJ = 0.0
     /// The part of it spent by scheduled work (refresh and processing tasks): what a policy
     /// controls, unlike finite-length work begun when the person leaves an app.
-    public var scheduledFromBatteryJ = 0.0
+    package var scheduledFromBatteryJ = 0.0
     /// Energy of background work (CPU and the radio charged to tasks, tails included), booked
     /// as it was spent: with the person's use and the baseline it makes up the phone's energy.
-    public var backgroundJ = 0.0
+    package var backgroundJ = 0.0
     /// Energy of the person's use, booked as it was spent.
-    public var foregroundJ = 0.0
+    package var foregroundJ = 0.0
 }
 
 /// The summary of one run: counts, latencies, energy, battery extremes.
 public struct RunMetrics: MetricsSink, Sendable {
     /// Requests by final outcome, indexed like `TaskOutcome.allCases`.
-    public private(set) var outcomeCounts = [Int](repeating: 0, count: TaskOutcome.allCases.count)
+    package private(set) var outcomeCounts = [Int](repeating: 0, count: TaskOutcome.allCases.count)
     /// Start latencies in seconds of every scheduled (refresh, processing, fetch) or
     /// finite-length task that started, in end order.
-    public private(set) var latencies = QuantileSketch()
+    package private(set) var latencies = QuantileSketch()
     /// Completion latencies (end - max(submitted, earliest begin)) of completed tasks.
-    public private(set) var completionLatencies = QuantileSketch()
+    package private(set) var completionLatencies = QuantileSketch()
     /// Energy of background work, in joules: the sum of the tasks' energies.
-    public private(set) var backgroundEnergyJ = 0.0
+    package private(set) var backgroundEnergyJ = 0.0
     /// The same, as the simulation booked it while it was spent (for reconciliation).
-    public private(set) var bookedBackgroundJ = 0.0
+    package private(set) var bookedBackgroundJ = 0.0
     /// Energy of the person's use (screen, CPU, calls, the radio for what apps fetch when
     /// opened), booked as it was spent.
-    public private(set) var foregroundEnergyJ = 0.0
+    package private(set) var foregroundEnergyJ = 0.0
     /// Energy of work that expired or was killed, and of completed work whose result was lost.
-    public private(set) var wastedEnergyJ = 0.0
+    package private(set) var wastedEnergyJ = 0.0
     /// `backgroundEnergyJ` by task kind, indexed like `TaskKind.allCases`: what each way of
     /// running in the background accounts for.
-    public private(set) var energyByKind = [Double](repeating: 0, count: TaskKind.allCases.count)
+    package private(set) var energyByKind = [Double](repeating: 0, count: TaskKind.allCases.count)
     /// Completed results lost with their process before the app archived them.
-    public private(set) var lostWork = 0
+    package private(set) var lostWork = 0
     /// The energy spent on lost results.
-    public private(set) var lostWorkEnergyJ = 0.0
+    package private(set) var lostWorkEnergyJ = 0.0
     /// Energy consumed, and drawn from the battery and the charger.
-    public private(set) var energy = EnergyFlow()
+    package private(set) var energy = EnergyFlow()
     /// Lowest state of charge seen, 0...1.
-    public private(set) var minCharge = 1.0
+    package private(set) var minCharge = 1.0
     /// State of charge at the end.
-    public private(set) var finalCharge = 0.0
+    package private(set) var finalCharge = 0.0
     /// Times the phone shut down for lack of energy.
-    public private(set) var shutdowns = 0
+    package private(set) var shutdowns = 0
     /// When the phone first shut down for lack of energy, if it did: the battery's life from
     /// the start.
-    public private(set) var firstShutdown: SimInstant?
+    package private(set) var firstShutdown: SimInstant?
     /// Time the phone was off.
-    public private(set) var timeOff = SimDuration.zero
+    package private(set) var timeOff = SimDuration.zero
     /// When the run ended.
-    public private(set) var endTime = SimInstant.start
+    package private(set) var endTime = SimInstant.start
     /// Consumption by component.
-    public private(set) var components = ComponentEnergy()
+    package private(set) var components = ComponentEnergy()
     /// Time with an app in the foreground.
-    public private(set) var screenOn = SimDuration.zero
+    package private(set) var screenOn = SimDuration.zero
     /// Time with Low Power Mode on.
-    public private(set) var lowPower = SimDuration.zero
+    package private(set) var lowPower = SimDuration.zero
     /// Time on each network kind, indexed like `NetworkKind.allCases`.
-    public private(set) var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
+    package private(set) var onNetwork = [SimDuration](repeating: .zero, count: NetworkKind.allCases.count)
     /// Sessions (pick-ups of the phone).
-    public private(set) var sessions = 0
+    package private(set) var sessions = 0
     /// App launches.
-    public private(set) var launches = 0
+    package private(set) var launches = 0
     /// How predictable the person's launches were (`RunTotals.launchPredictability`).
-    public private(set) var launchPredictability = Double.nan
+    package private(set) var launchPredictability = Double.nan
     /// Low Power Mode prompts shown.
-    public private(set) var lowPowerPrompts = 0
+    package private(set) var lowPowerPrompts = 0
     /// Memory-pressure purges of a suspended app.
-    public private(set) var purges = 0
+    package private(set) var purges = 0
     /// Completed tasks whose app reported `success: false`.
-    public private(set) var unsuccessful = 0
+    package private(set) var unsuccessful = 0
     /// Rejected submissions by error, indexed like `SubmitError.allCases`.
-    public private(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
+    package private(set) var rejections = [Int](repeating: 0, count: SubmitError.allCases.count)
     /// Tasks that started, by kind, indexed like `TaskKind.allCases`.
-    public private(set) var startedByKind = [Int](repeating: 0, count: TaskKind.allCases.count)
+    package private(set) var startedByKind = [Int](repeating: 0, count: TaskKind.allCases.count)
     /// Times the system launched an app that was not running into the background.
-    public private(set) var backgroundLaunches = 0
+    package private(set) var backgroundLaunches = 0
     /// Times the system terminated an app for breaking a rule (docs/sources.md §2-3).
-    public private(set) var terminations = 0
+    package private(set) var terminations = 0
     /// Radio promotions from idle.
-    public private(set) var promotions = 0
+    package private(set) var promotions = 0
     /// Radio promotions a background task's transfer caused.
-    public private(set) var taskPromotions = 0
+    package private(set) var taskPromotions = 0
     /// The part of background work's energy the battery supplied (see `RunTotals`).
-    public private(set) var backgroundFromBatteryJ = 0.0
+    package private(set) var backgroundFromBatteryJ = 0.0
     /// The part of it spent by scheduled work (refresh, processing, legacy fetch).
-    public private(set) var scheduledFromBatteryJ = 0.0
+    package private(set) var scheduledFromBatteryJ = 0.0
     /// At each launch, while the phone is on, of an app with a refresh task: seconds since its
     /// content was last fresh, which is the end of its last successful refresh task or, for
     /// an app that fetches when opened, the end of its last foreground use (the run's start
     /// if neither has happened).
-    public private(set) var staleness = QuantileSketch()
+    package private(set) var staleness = QuantileSketch()
     /// Launches among those whose staleness was at most `freshWithin`.
-    public private(set) var freshLaunches = 0
+    package private(set) var freshLaunches = 0
     /// The staleness up to which a launch counts as served fresh.
-    public let freshWithin: SimDuration
+    package let freshWithin: SimDuration
     /// Per app: its launches while the phone was on.
-    public private(set) var appLaunches: [Int]
+    package private(set) var appLaunches: [Int]
     /// Per app with a refresh task: the staleness seen at its launches, summed (`stalenessS`
     /// split by app).
-    public private(set) var appStalenessSumS: [Double]
+    package private(set) var appStalenessSumS: [Double]
     /// Per app with a refresh task: its launches served fresh.
-    public private(set) var appFreshLaunches: [Int]
+    package private(set) var appFreshLaunches: [Int]
     /// Successful refresh tasks.
-    public private(set) var refreshesSucceeded = 0
+    package private(set) var refreshesSucceeded = 0
     /// Successful refreshes whose content the person saw (a launch of the app while the phone
     /// was on) before newer content replaced it (the next successful refresh, or the app
     /// fetching when opened) or the run ended.
-    public private(set) var refreshesSeen = 0
+    package private(set) var refreshesSeen = 0
     /// Per app: whether its staleness is measured, whether its foreground use refreshes it,
     /// when its content was last fresh, and whether its last refresh is still unseen.
     let staleTracked: [Bool]
@@ -300,7 +300,7 @@ public struct RunMetrics: MetricsSink, Sendable {
 
     /// `apps`: the scenario's apps, for staleness (none: no staleness is measured);
     /// `freshWithin`: the staleness up to which a launch counts as served fresh.
-    public init(apps: [AppParameters] = [], freshWithin: SimDuration = .hours(1)) {
+    package init(apps: [AppParameters] = [], freshWithin: SimDuration = .hours(1)) {
         staleTracked = apps.map { $0.tasks.contains { $0.kind == .refresh } }
         freshOnLeave = apps.map { $0.launchDownBytes > 0 }
         freshAt = Array(repeating: .start, count: apps.count)
@@ -312,29 +312,29 @@ public struct RunMetrics: MetricsSink, Sendable {
     }
 
     /// False: only `lost` and `ended` count here, and the simulation reports those anyway.
-    public var observesTaskSteps: Bool { false }
+    package var observesTaskSteps: Bool { false }
     /// False: the lowest and the last charge are all it keeps.
-    public var observesChargeCurve: Bool { false }
+    package var observesChargeCurve: Bool { false }
 
     /// Frees the per-event samples (latencies, staleness) once the summary values are known.
-    public mutating func dropSamples() {
+    package mutating func dropSamples() {
         latencies = QuantileSketch()
         completionLatencies = QuantileSketch()
         staleness = QuantileSketch()
     }
 
     /// Whether every distribution's quantiles are exact (no sample outgrew its exact limit).
-    public var quantilesExact: Bool { latencies.isExact && completionLatencies.isExact && staleness.isExact }
+    package var quantilesExact: Bool { latencies.isExact && completionLatencies.isExact && staleness.isExact }
 
     /// Requests that ended in `outcome`.
-    public func count(_ outcome: TaskOutcome) -> Int {
+    package func count(_ outcome: TaskOutcome) -> Int {
         outcomeCounts[outcome.index]
     }
     /// Requests in all, every outcome counted.
-    public var submitted: Int { outcomeCounts.reduce(0, +) }
+    package var submitted: Int { outcomeCounts.reduce(0, +) }
 
     /// Counts the task's outcome, latencies and energy.
-    public mutating func taskEnded(_ record: TaskRecord) {
+    package mutating func taskEnded(_ record: TaskRecord) {
         outcomeCounts[record.outcome.index] += 1
         let kind = record.request.kind
         if kind.countsLatency {
@@ -353,7 +353,7 @@ public struct RunMetrics: MetricsSink, Sendable {
     /// radio tail. Inlined into the simulation, so a finished task's record is read in place:
     /// called out of line, the pattern match copied it (344 bytes) out of the event twice.
     @inline(__always)
-    public mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {
+    package mutating func taskEvent(_ event: TaskEvent, at time: SimInstant) {
         if case .lost(_, _, let energyJ) = event {
             lostWork += 1
             lostWorkEnergyJ += energyJ
@@ -368,32 +368,32 @@ public struct RunMetrics: MetricsSink, Sendable {
     }
 
     /// Counts background launches and terminations.
-    public mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
+    package mutating func lifecycle(_ t: LifecycleTransition, at time: SimInstant) {
         if t.from == .notRunning && t.to == .background { backgroundLaunches += 1 }
         if t.cause == .terminated { terminations += 1 }
     }
 
     /// Keeps the lowest and the last charge level.
-    public mutating func chargeObserved(_ charge: Double, at time: SimInstant) {
+    package mutating func chargeObserved(_ charge: Double, at time: SimInstant) {
         minCharge = min(minCharge, charge)
         finalCharge = charge
     }
 
     /// Counts a shutdown.
-    public mutating func phoneShutDown(at time: SimInstant) {
+    package mutating func phoneShutDown(at time: SimInstant) {
         shutdowns += 1
         if firstShutdown == nil { firstShutdown = time }
         phoneOn = false
     }
 
     /// Counts the time off.
-    public mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
+    package mutating func phoneBooted(at time: SimInstant, offFor: SimDuration) {
         timeOff += offFor
         phoneOn = true
     }
 
     /// Counts prompts and purges, and measures staleness at each launch of an app with a refresh task.
-    public mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {
+    package mutating func worldEvent(_ event: WorldEvent, at time: SimInstant) {
         switch event {
         case .lowPowerPrompt: lowPowerPrompts += 1
         case .purge(let app) where app != nil: purges += 1
@@ -418,7 +418,7 @@ public struct RunMetrics: MetricsSink, Sendable {
     }
 
     /// Takes the run's energy and time totals.
-    public mutating func runEnded(_ t: RunTotals) {
+    package mutating func runEnded(_ t: RunTotals) {
         energy = t.energy
         endTime = t.end
         if let off = t.offSince { timeOff += t.end - off }

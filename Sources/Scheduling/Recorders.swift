@@ -2,44 +2,44 @@ import PhoneWorld
 import SimEngine
 
 /// The phone's state at one instant of a sampled timeline.
-public struct TimelineSample: Sendable, Equatable {
+package struct TimelineSample: Sendable, Equatable {
     /// The sample's instant.
-    public var time: SimInstant
+    package var time: SimInstant
     /// State of charge, 0...1, exact at `time` (the charge is linear between events).
-    public var charge: Double
+    package var charge: Double
     /// Whether the phone is on (not shut down for lack of energy).
-    public var isOn = true
+    package var isOn = true
     /// Whether a charger is connected.
-    public var isCharging = false
+    package var isCharging = false
     /// The connection.
-    public var network = NetworkKind.none
+    package var network = NetworkKind.none
     /// The app the person is using (`nil`: none, or one outside the scenario while
     /// `screenOn`).
-    public var foregroundApp: Int?
+    package var foregroundApp: Int?
     /// Whether an app is in the foreground (the screen is on).
-    public var screenOn = false
+    package var screenOn = false
     /// Whether a call is in progress.
-    public var inCall = false
+    package var inCall = false
     /// Whether Low Power Mode is on.
-    public var lowPowerMode = false
+    package var lowPowerMode = false
     /// Background tasks running (of any kind).
-    public var tasksRunning = 0
+    package var tasksRunning = 0
 }
 
 /// Samples the phone's state every `interval` from the start to the end of the run, from
 /// what the sink hears. A sample at `t` shows the state after every event before `t`, and
 /// the charge at `t` exactly. Samples go to `emit` as they become known, so memory does not
 /// grow with the run.
-public struct TimelineSampler {
+package struct TimelineSampler {
     /// Time between samples.
-    public let interval: SimDuration
+    package let interval: SimDuration
     let emit: (TimelineSample) -> Void
     var state = TimelineSample(time: .start, charge: 0)
     var next = SimInstant.start
     var last: (time: SimInstant, charge: Double)?
 
     /// A sampler that sends a sample every `interval` to `emit`.
-    public init(every interval: SimDuration, emit: @escaping (TimelineSample) -> Void) {
+    package init(every interval: SimDuration, emit: @escaping (TimelineSample) -> Void) {
         precondition(interval > .zero, "a timeline needs a positive interval")
         self.interval = interval
         self.emit = emit
@@ -65,22 +65,22 @@ public struct TimelineSampler {
 /// What a standard run records: the summary always; the event log, a per-task observer and
 /// a sampled timeline when asked for. One concrete sink (not a stack of generic pairs), so
 /// the simulation is specialised once for it.
-public struct StandardSink: MetricsSink {
+package struct StandardSink: MetricsSink {
     /// The run's metrics, always kept.
-    public var metrics: RunMetrics
+    package var metrics: RunMetrics
     /// Every event of the run, when `--events` asks for it.
-    public var events: EventLog?
+    package var events: EventLog?
     /// Called with each task's complete record (for `tasks.csv`).
-    public var onTask: ((TaskRecord) -> Void)?
+    package var onTask: ((TaskRecord) -> Void)?
     /// The sampled timeline, when `--timeline` asks for it.
-    public var timeline: TimelineSampler?
+    package var timeline: TimelineSampler?
     /// Each app's requests added up per identifier (`apps.csv`), when asked for.
-    public var apps: AppTallies?
+    package var apps: AppTallies?
     /// Called at each change of what holds a request (`MetricsSink.taskHeld`), when set.
-    public var onHold: ((TaskID, String?, SimInstant) -> Void)?
+    package var onHold: ((TaskID, String?, SimInstant) -> Void)?
 
     /// A sink keeping `metrics`, and the event log, task records and timeline given.
-    public init(
+    package init(
         metrics: RunMetrics, events: EventLog? = nil, onTask: ((TaskRecord) -> Void)? = nil,
         timeline: TimelineSampler? = nil
     ) {
@@ -91,16 +91,16 @@ public struct StandardSink: MetricsSink {
     }
 
     /// Whether the run must report each task's steps (only the event log and timeline need them).
-    public var observesTaskSteps: Bool { events != nil || timeline != nil }
+    package var observesTaskSteps: Bool { events != nil || timeline != nil }
     /// Whether `onHold` is set.
-    public var observesHolds: Bool { onHold != nil }
+    package var observesHolds: Bool { onHold != nil }
     /// Hands the change to `onHold`.
-    public func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) { onHold?(id, cause, time) }
+    package func taskHeld(_ id: TaskID, by cause: String?, at time: SimInstant) { onHold?(id, cause, time) }
     /// Whether the timeline samples the charge (the summary keeps only its extremes).
-    public var observesChargeCurve: Bool { timeline != nil }
+    package var observesChargeCurve: Bool { timeline != nil }
 
     /// Counts the task in the metrics and hands its record to `onTask`.
-    public mutating func taskEnded(_ r: TaskRecord) {
+    package mutating func taskEnded(_ r: TaskRecord) {
         metrics.taskEnded(r)
         apps?.add(r)
         events?.taskEnded(r)
@@ -109,25 +109,25 @@ public struct StandardSink: MetricsSink {
     /// Inlined: the energy books call it at every event (61,000 times in a 30-day run), and
     /// with no timeline it is two stores.
     @inline(__always)
-    public mutating func chargeObserved(_ c: Double, at t: SimInstant) {
+    package mutating func chargeObserved(_ c: Double, at t: SimInstant) {
         metrics.chargeObserved(c, at: t)
         timeline?.observe(c, at: t)
         timeline?.state.charge = c
     }
     /// Counts the shutdown.
-    public mutating func phoneShutDown(at t: SimInstant) {
+    package mutating func phoneShutDown(at t: SimInstant) {
         metrics.phoneShutDown(at: t)
         events?.phoneShutDown(at: t)
         timeline?.state.isOn = false
     }
     /// Counts the boot and the time the phone was off.
-    public mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
+    package mutating func phoneBooted(at t: SimInstant, offFor: SimDuration) {
         metrics.phoneBooted(at: t, offFor: offFor)
         events?.phoneBooted(at: t, offFor: offFor)
         timeline?.state.isOn = true
     }
     /// Updates the metrics, the event log and the timeline with a change in the world.
-    public mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
+    package mutating func worldEvent(_ e: WorldEvent, at t: SimInstant) {
         metrics.worldEvent(e, at: t)
         events?.worldEvent(e, at: t)
         guard timeline != nil else { return }
@@ -148,13 +148,13 @@ public struct StandardSink: MetricsSink {
         }
     }
     /// Logs the app's change of state and updates the timeline.
-    public mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
+    package mutating func lifecycle(_ l: LifecycleTransition, at t: SimInstant) {
         metrics.lifecycle(l, at: t)
         events?.lifecycle(l, at: t)
     }
     /// Inlined, as `RunMetrics.taskEvent` is, so the event's record is not copied.
     @inline(__always)
-    public mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
+    package mutating func taskEvent(_ e: TaskEvent, at t: SimInstant) {
         metrics.taskEvent(e, at: t)
         events?.taskEvent(e, at: t)
         guard timeline != nil else { return }
@@ -165,7 +165,7 @@ public struct StandardSink: MetricsSink {
         }
     }
     /// Closes the metrics with the run's energy totals.
-    public mutating func runEnded(_ totals: RunTotals) {
+    package mutating func runEnded(_ totals: RunTotals) {
         metrics.runEnded(totals)
         events?.runEnded(totals)
     }

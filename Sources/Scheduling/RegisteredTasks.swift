@@ -7,19 +7,19 @@ import SimEngine
 /// decides them, and the run's core submits (`Submission.swift`), gates (`Decisions.swift`)
 /// and runs them. Their kinds are the built-in ones (``kinds``); their draws come
 /// from the app's own stream, `app.<name>`.
-public enum RegisteredTasks {
+package enum RegisteredTasks {
     /// `tasks`.
-    public static let name = "tasks"
+    package static let name = "tasks"
     /// For `bgsim mechanisms`.
-    public static let summary = "BGTaskScheduler's refresh and processing requests, which every policy decides (the run's core)"
+    package static let summary = "BGTaskScheduler's refresh and processing requests, which every policy decides (the run's core)"
     /// The app's own stream.
-    public static let streams = "app.<name>"
+    package static let streams = "app.<name>"
     /// Its kinds: the built-in ones.
-    public static var kinds: [String] { TaskKind.builtIn.map(\.name) }
+    package static var kinds: [String] { TaskKind.builtIn.map(\.name) }
 
     /// Each entry's keys, set on `AppTask` by key path. `kind` comes before the keys whose
     /// defaults depend on it: setting it gives the task its kind's triggers.
-    public static let settings: [Setting<AppTask>] = [
+    package static let settings: [Setting<AppTask>] = [
         .text("id", \.identifier, help: "the BGTaskScheduler identifier, such as com.example.refresh; an app registers each once").required(),
         .custom(
             "kind", .choice(AppTask.Kind.allCases.map(\.rawValue)), help: "refresh (BGAppRefreshTask) or processing (BGProcessingTask)",
@@ -50,8 +50,8 @@ public enum RegisteredTasks {
     ]
 
     /// An entry before a scenario sets it: the keys' defaults.
-    public static let defaults = AppTask(identifier: "-", kind: .refresh)
+    package static let defaults = AppTask(identifier: "-", kind: .refresh)
 
     /// Each entry's keys, with `AppTask`'s defaults, for `bgsim mechanisms` and the readers.
-    public static let parameters: [PolicyParameterInfo] = settings.map { $0.info(defaults) }
+    package static let parameters: [PolicyParameterInfo] = settings.map { $0.info(defaults) }
 }

@@ -10,7 +10,7 @@ import SimRandom
 /// back and sorted before their gaps are taken, which orders them exactly unless a request
 /// runs while `window` others of its identifier start and end; such a start (`late`) is left
 /// out of the gaps.
-public struct StartGaps: Sendable {
+package struct StartGaps: Sendable {
     /// Starts held back to be ordered before their gaps are sketched.
     static let window = 1024
     let exactLimit: Int
@@ -20,7 +20,7 @@ public struct StartGaps: Sendable {
     var sketch: QuantileSketch?
     var lastSketched: SimInstant?
     /// Starts that came after their gap was sketched, and were left out.
-    public private(set) var late = 0
+    package private(set) var late = 0
 
     init(exactLimit: Int = QuantileSketch.defaultExactLimit) {
         self.exactLimit = Swift.max(exactLimit, Self.window)
@@ -60,7 +60,7 @@ public struct StartGaps: Sendable {
     }
 
     /// The gaps' mean, quantiles and maximum; `nil` with fewer than two starts.
-    public func summary() -> QuantileSketch.Summary? {
+    package func summary() -> QuantileSketch.Summary? {
         guard var sketch else {
             guard starts.count > 1 else { return nil }
             let sorted = starts.sorted()

@@ -5,7 +5,7 @@ import SimRandom
 extension WorldStreams {
     /// The streams of `replication` under `masterSeed`, for the apps of `setup` and the
     /// registered mechanisms whose sections they give.
-    public init(
+    package init(
         setup: PhoneSetup, masterSeed: UInt64, replication: UInt64,
         generator: GeneratorKind = .mt19937
     ) throws(RandomStreamError) {

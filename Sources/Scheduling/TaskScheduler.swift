@@ -5,25 +5,25 @@ import SimEngine
 ///
 /// Pure bookkeeping: it decides what is accepted, replaced, cancelled or pending; the
 /// simulation decides when pending requests run.
-public struct BGTaskScheduler: Sendable {
+package struct BGTaskScheduler: Sendable {
     /// At most this many refresh requests pending per app (docs/sources.md §2).
-    public static let refreshLimit = 1
+    package static let refreshLimit = 1
     /// At most this many processing requests pending per app (docs/sources.md §2).
-    public static let processingLimit = 10
+    package static let processingLimit = 10
 
     /// A request submitted and not yet started.
-    public struct Pending: Sendable, Equatable {
+    package struct Pending: Sendable, Equatable {
         /// The BGTaskScheduler identifier.
-        public var identifier: String
+        package var identifier: String
         /// Refresh or processing.
-        public var kind: TaskKind
+        package var kind: TaskKind
         /// The task the request became.
-        public var task: TaskID
+        package var task: TaskID
         /// Its `earliestBeginDate`.
-        public var earliestBegin: SimInstant
+        package var earliestBegin: SimInstant
 
         /// A pending request.
-        public init(identifier: String, kind: TaskKind, task: TaskID, earliestBegin: SimInstant) {
+        package init(identifier: String, kind: TaskKind, task: TaskID, earliestBegin: SimInstant) {
             self.identifier = identifier
             self.kind = kind
             self.task = task
@@ -32,7 +32,7 @@ public struct BGTaskScheduler: Sendable {
     }
 
     /// The outcome of registering a launch handler.
-    public enum Registration: Sendable, Equatable {
+    package enum Registration: Sendable, Equatable {
         case registered
         /// Not in `BGTaskSchedulerPermittedIdentifiers`: registration fails.
         case notPermitted
@@ -41,7 +41,7 @@ public struct BGTaskScheduler: Sendable {
     }
 
     /// Info.plist `BGTaskSchedulerPermittedIdentifiers`.
-    public let permitted: [String]
+    package let permitted: [String]
     /// `permitted` for looking up when it is long: its plain identifiers, and the stems of its
     /// `.*` entries. An app of many identifiers registers and submits each at every launch, and
     /// a scan of the list for each made a launch quadratic in them.
@@ -50,17 +50,17 @@ public struct BGTaskScheduler: Sendable {
     /// few (sets for every list made the reference run 4% dearer, callgrind).
     static var scanned: Int { 16 }
     /// Identifiers registered by the running process, in order.
-    public private(set) var registered: [String] = []
+    package private(set) var registered: [String] = []
     private var registeredSet: Set<String> = []
     /// `getPendingTaskRequests`: pending requests in submission order.
-    public private(set) var pending: [Pending] = []
+    package private(set) var pending: [Pending] = []
 
     /// Whether `UIBackgroundModes` has `fetch` (refresh requests) and `processing`.
-    public let refreshMode: Bool, processingMode: Bool
+    package let refreshMode: Bool, processingMode: Bool
 
     /// A scheduler for an app that permits `permitted`, with the background modes `fetch`
     /// (`refreshMode`) and `processing` as given, nothing registered or pending.
-    public init(permitted: [String], refreshMode: Bool = true, processingMode: Bool = true) {
+    package init(permitted: [String], refreshMode: Bool = true, processingMode: Bool = true) {
         self.permitted = permitted
         exact = Set(permitted.filter { !$0.hasSuffix(".*") })
         stems = permitted.filter { $0.hasSuffix(".*") }.map { $0.dropLast() }
@@ -70,7 +70,7 @@ public struct BGTaskScheduler: Sendable {
 
     /// `register(forTaskWithIdentifier:using:launchHandler:)`, which an app calls at every
     /// launch before launching finishes.
-    public mutating func register(_ identifier: String) -> Registration {
+    package mutating func register(_ identifier: String) -> Registration {
         guard allows(identifier) else { return .notPermitted }
         if registered.count < Self.scanned {
             guard !registered.contains(identifier) else { return .duplicate }
@@ -84,7 +84,7 @@ public struct BGTaskScheduler: Sendable {
 
     /// Whether `permitted` lists `identifier`, or an entry ending in `.*` whose stem it
     /// extends (`com.example.export.*` allows `com.example.export.7`; iOS 26, docs/sources.md §2).
-    public static func allows(_ permitted: [String], _ identifier: String) -> Bool {
+    package static func allows(_ permitted: [String], _ identifier: String) -> Bool {
         permitted.contains { entry in
             entry == identifier || (entry.hasSuffix(".*") && identifier.count > entry.count - 1 && identifier.hasPrefix(entry.dropLast()))
         }
@@ -97,7 +97,7 @@ public struct BGTaskScheduler: Sendable {
     }
 
     /// The process ended: registrations go with it; pending requests stay with the system.
-    public mutating func processEnded() {
+    package mutating func processEnded() {
         registered.removeAll()
         registeredSet.removeAll()
     }
@@ -105,7 +105,7 @@ public struct BGTaskScheduler: Sendable {
     /// `submit(_:)`. On success, returns the request it replaced (same identifier, not yet
     /// started), if any. `available` is false when Background App Refresh is off for the app
     /// or the phone.
-    public mutating func submit(_ request: Pending, available: Bool) -> Result<TaskID?, SubmitError> {
+    package mutating func submit(_ request: Pending, available: Bool) -> Result<TaskID?, SubmitError> {
         guard available else { return .failure(.unavailable) }
         // Either cause is notPermitted: the identifier not in the Info.plist list, or the
         // request's background mode missing (docs/sources.md §2).
@@ -127,19 +127,19 @@ public struct BGTaskScheduler: Sendable {
     }
 
     /// `cancel(taskRequestWithIdentifier:)`: the cancelled request, if one was pending.
-    public mutating func cancel(identifier: String) -> TaskID? {
+    package mutating func cancel(identifier: String) -> TaskID? {
         guard let i = pending.firstIndex(where: { $0.identifier == identifier }) else { return nil }
         return pending.removeQuickly(at: i).task
     }
 
     /// `cancelAllTaskRequests()`: the cancelled requests, in submission order.
-    public mutating func cancelAll() -> [TaskID] {
+    package mutating func cancelAll() -> [TaskID] {
         defer { pending.removeAll() }
         return pending.map(\.task)
     }
 
     /// The system started (or ended) `task`: it is no longer pending.
-    public mutating func remove(_ task: TaskID) {
+    package mutating func remove(_ task: TaskID) {
         if let i = pending.firstIndex(where: { $0.task == task }) { pending.removeQuickly(at: i) }
     }
 }

@@ -1,10 +1,11 @@
 import Experiments
 import Foundation
-import Policies
 import QuietHoursPolicy
 import Scheduling
 import SimEngine
 import Testing
+
+@testable import Policies
 
 /// Builds the example policy in its own target and runs it through the public API, as a
 /// user's own code would.

@@ -1,12 +1,12 @@
 import Foundation
 import PhoneWorld
-import Policies
 import Scheduling
 import SimEngine
 import SimRandom
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import ScenarioFiles
 
 /// Bugs a rule-by-rule audit of the iOS model found, each pinned by a test that failed before

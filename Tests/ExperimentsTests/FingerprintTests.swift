@@ -1,10 +1,10 @@
 import Foundation
-import Policies
 import ResultFiles
 import Scheduling
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import Reports
 @testable import ScenarioFiles
 

@@ -1,10 +1,10 @@
 import Foundation
-import Policies
 import Scheduling
 import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import ScenarioFiles
 
 /// A fleet: one person per replication, drawn from distributions over key paths, the same

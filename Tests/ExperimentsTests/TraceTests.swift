@@ -1,11 +1,11 @@
 import Foundation
 import PhoneWorld
-import Policies
 import Scheduling
 import SimEngine
 import Testing
 
 @testable import Experiments
+@testable import Policies
 @testable import ResultFiles
 @testable import ScenarioFiles
 

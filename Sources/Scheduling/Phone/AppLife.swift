@@ -189,7 +189,7 @@ extension PhoneSimulation {
     /// `UIApplication.backgroundTimeRemaining` for the app now: the rest of the grant while
     /// it is in the background with finite-length work, unlimited in the foreground (iOS
     /// returns `greatestFiniteMagnitude`), nothing otherwise.
-    public func backgroundTimeRemaining(app: Int) -> SimDuration? {
+    package func backgroundTimeRemaining(app: Int) -> SimDuration? {
         let life = apps[app].life
         if life.state.isForeground { return nil }
         guard life.state == .background, let entered = apps[app].enteredBackground else { return .zero }

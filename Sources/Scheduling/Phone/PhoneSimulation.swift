@@ -16,13 +16,13 @@ import SimRandom
 /// It is generic over the policy and the sink so that both are specialised, not called
 /// through existentials, in the hot loop. A simulation cannot be copied (`~Copyable`): it is
 /// made, run and read.
-public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Copyable {
+package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Copyable {
     let setup: PhoneSetup
     /// What each app's code does, in flat tables.
     let model: PhoneModel
     var policy: Policy
     /// What the run records; read it after `run()`.
-    public internal(set) var sink: Sink
+    package internal(set) var sink: Sink
     var streams: WorldStreams
     var world: WorldTimeline
     var sim: Simulator<PhoneEvent>
@@ -52,7 +52,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// After the horizon: running tasks finish; no new work starts.
     private(set) var draining = false
     /// Why the run stopped early, if it did: an event storm, with what caused its last event.
-    public private(set) var eventStorm: String?
+    package private(set) var eventStorm: String?
 
     /// Empty, so that a simulation is always destroyed by this module's code, which knows the
     /// internal task store and its deinit. Without it, a test module that imports Scheduling
@@ -61,7 +61,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     deinit {}
 
     /// A simulation of `setup` under `policy`, recording to `sink`, with the world drawn from `streams`.
-    public init(setup: PhoneSetup, policy: Policy, sink: Sink, streams: WorldStreams) {
+    package init(setup: PhoneSetup, policy: Policy, sink: Sink, streams: WorldStreams) {
         precondition(streams.apps.count == setup.apps.count, "one random stream per app")
         self.setup = setup
         self.model = PhoneModel(setup)
@@ -101,7 +101,7 @@ public struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Cop
     /// up the metadata of the nested generic types at run time (about 40% of a run's time in a
     /// profile).
     @_specialize(exported:true,where Policy == DynamicPolicy, Sink == StandardSink)
-    public mutating func run() -> Sink {
+    package mutating func run() -> Sink {
         let horizon = SimInstant.after(setup.duration)
         if policy.seesTheFuture {
             policy.foresee(FutureWorld(timeline: world, horizon: horizon, launchDownBytes: setup.apps.map(\.launchDownBytes)))

@@ -45,10 +45,10 @@ package struct BGTaskScheduler: Sendable {
     /// `permitted` for looking up when it is long: its plain identifiers, and the stems of its
     /// `.*` entries. An app of many identifiers registers and submits each at every launch, and
     /// a scan of the list for each made a launch quadratic in them.
-    let exact: Set<String>, stems: [Substring]
+    fileprivate let exact: Set<String>, stems: [Substring]
     /// Lists up to this long are scanned: hashing an identifier costs more than comparing a
     /// few (sets for every list made the reference run 4% dearer, callgrind).
-    static var scanned: Int { 16 }
+    fileprivate static var scanned: Int { 16 }
     /// Identifiers registered by the running process, in order.
     package private(set) var registered: [String] = []
     private var registeredSet: Set<String> = []
@@ -91,7 +91,7 @@ package struct BGTaskScheduler: Sendable {
     }
 
     /// `allows(permitted, identifier)`: a scan of a short list, the sets made once for a long one.
-    func allows(_ identifier: String) -> Bool {
+    fileprivate func allows(_ identifier: String) -> Bool {
         if permitted.count <= Self.scanned { return Self.allows(permitted, identifier) }
         return exact.contains(identifier) || stems.contains { identifier.count > $0.count && identifier.hasPrefix($0) }
     }

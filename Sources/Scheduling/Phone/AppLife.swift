@@ -113,7 +113,7 @@ extension PhoneSimulation {
         }
     }
 
-    mutating func enterForeground(_ app: Int, cause: LifecycleCause) {
+    fileprivate mutating func enterForeground(_ app: Int, cause: LifecycleCause) {
         switch apps[app].life.state {
         case .notRunning: launchProcess(app, into: .inactive, cause: cause)
         case .background, .suspended: move(app, to: .inactive, cause: cause)
@@ -134,7 +134,7 @@ extension PhoneSimulation {
 
     /// The app leaves the foreground: `didEnterBackground`, where it may begin finite-length
     /// work and submit requests; then it is suspended unless it has work running.
-    mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
+    fileprivate mutating func enterBackground(_ app: Int, cause: LifecycleCause) {
         // Already inactive when an interruption was over it.
         if apps[app].life.state != .inactive { move(app, to: .inactive, cause: cause) }
         // Swiped away as it is left: the app switcher shows it inactive and the swipe ends

@@ -37,8 +37,8 @@ struct BatteryLevels {
     let lowPowerAuto: Bool
     let promptLevels: [Double]
     let offLevel: Double
-    let bootCharge: Double
-    let timer: TimerID
+    fileprivate let bootCharge: Double
+    fileprivate let timer: TimerID
     /// Low Power Mode prompt levels already offered since the last charge, by bit (index into
     /// `promptLevels`).
     private(set) var prompted: UInt64 = 0
@@ -66,11 +66,11 @@ struct BatteryLevels {
     }
 
     /// Watches shorter than this are not worth their event; longer ones are cut to the longest.
-    static var shortestWatch: SimDuration { .minutes(5) }
-    static var longestWatch: SimDuration { .days(1) }
+    fileprivate static var shortestWatch: SimDuration { .minutes(5) }
+    fileprivate static var longestWatch: SimDuration { .days(1) }
     /// How much the load may grow during a watch before the watch is redone. Above the load of
     /// a phone in use with both radios transferring; a larger value means shorter watches.
-    static var watchHeadroomW: Double { 5 }
+    fileprivate static var watchHeadroomW: Double { 5 }
 
     init(_ setup: PhoneSetup, timer: TimerID) {
         precondition(setup.settings.lowPowerPromptLevels.count <= 64, "at most 64 Low Power Mode prompt levels")
@@ -165,7 +165,7 @@ struct BatteryLevels {
     /// comes first and may change the net power. On a charger that powers the whole load and
     /// gives the battery nothing (at its limit, or full), the net power is zero whatever the
     /// radios do.
-    mutating func arm(
+    fileprivate mutating func arm(
         _ books: inout EnergyBooks, loadBound: Double, radioTransition: SimInstant?, now: SimInstant,
         sim: inout Simulator<PhoneEvent>
     ) {
@@ -188,7 +188,7 @@ struct BatteryLevels {
 
     /// How long, at the constant net power `netW`, until the battery as of the last accounting
     /// reaches the first level that matters; `nil` when none is ahead.
-    func nextLevelWait(_ books: inout EnergyBooks, netW net: Double) -> SimDuration? {
+    fileprivate func nextLevelWait(_ books: inout EnergyBooks, netW net: Double) -> SimDuration? {
         let battery = books.battery
         var wait =
             books.isOn
@@ -226,7 +226,7 @@ struct BatteryLevels {
     /// The plan's promise, checked by debug builds whenever it is kept: while the net power and
     /// the states are unchanged, the instant planned earlier is still the one worked out now
     /// (within the rounding of the levels' instants to the microsecond and of the books' sums).
-    func followsPlan(_ books: inout EnergyBooks, netW net: Double, now: SimInstant) -> Bool {
+    fileprivate func followsPlan(_ books: inout EnergyBooks, netW net: Double, now: SimInstant) -> Bool {
         guard let wait = nextLevelWait(&books, netW: net) else { return levelAt == nil }
         guard let levelAt else { return false }
         let expected = max(books.batteryUntil + wait, now)
@@ -235,7 +235,7 @@ struct BatteryLevels {
     }
 
     /// The highest Low Power Mode prompt level below `charge` not yet offered.
-    static func nextPromptLevel(_ levels: [Double], below charge: Double, offered: UInt64) -> Double? {
+    fileprivate static func nextPromptLevel(_ levels: [Double], below charge: Double, offered: UInt64) -> Double? {
         var next: Double?
         for (k, level) in levels.enumerated() where level < charge && offered & (1 << UInt64(k)) == 0 {
             next = max(next ?? level, level)
@@ -246,7 +246,7 @@ struct BatteryLevels {
     /// Energy, in joules, the battery's stored or available energy has to move before it can
     /// reach any level that matters in the current states (whatever the direction): the
     /// levels `nextLevelWait` looks for, and the same tolerances.
-    func marginJ(_ books: inout EnergyBooks) -> Double {
+    fileprivate func marginJ(_ books: inout EnergyBooks) -> Double {
         let battery = books.battery
         let capacity = battery.capacityJ, total = battery.energyJ, available = battery.availableJ
         var margin = Double.infinity

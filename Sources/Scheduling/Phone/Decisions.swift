@@ -4,38 +4,38 @@ import SimEngine
 /// What the system's gates read besides each request's fixed fields: while it is unchanged,
 /// every request's gates give the same answer.
 struct GateKey: Equatable {
-    var phone: UInt8
-    var appChanges: Int
+    fileprivate var phone: UInt8
+    fileprivate var appChanges: Int
 }
 
 /// The requests past their `earliestBeginDate`, what the gates and the policy made of them,
 /// and the policy's timer: the state of the seam between the system and the policy.
 struct Decisions {
     /// The policy's requested wake.
-    let timer: TimerID
+    fileprivate let timer: TimerID
     /// Requests past `earliestBegin`, in the order they became eligible.
-    var eligible: [EligibleTask] = []
+    fileprivate var eligible: [EligibleTask] = []
     /// The requests a decision is shown when gates hold some: the open ones among
     /// `eligible[..<shownUpTo]`, in order. It grows by the requests added since, and is rebuilt
     /// only when a gate opened or closed before `shownUpTo` (at 500 apps, rebuilding it after
     /// every new request was 3% of a run).
-    var shown: [EligibleTask] = []
-    var shownUpTo = 0
+    fileprivate var shown: [EligibleTask] = []
+    fileprivate var shownUpTo = 0
     /// Advanced whenever anything the gates read changes (`gateKey`, as of `epochKey`): a
     /// request checked in the current epoch has the same answer now.
-    var epoch: UInt32 = 1
-    var epochKey: GateKey?
+    fileprivate var epoch: UInt32 = 1
+    fileprivate var epochKey: GateKey?
     /// The epoch in which a decision point last found every eligible request held by a gate,
     /// with none added since: until the epoch changes, the next one would too (0: none).
-    var allClosedEpoch: UInt32 = 0
+    fileprivate var allClosedEpoch: UInt32 = 0
     /// In this epoch: the requests from `firstUnchecked` on may not have had their gates
     /// checked (those before have), and how many checked ones a gate holds. A decision point
     /// checks only the new requests, not the dozens a gate holds all day (at 500 apps, that
     /// scan was a tenth of a run).
-    var firstUnchecked = 0
-    var closedCount = 0
+    fileprivate var firstUnchecked = 0
+    fileprivate var closedCount = 0
     /// The requests a decision starts, in a buffer kept across decisions.
-    var starting: [TaskID] = []
+    fileprivate var starting: [TaskID] = []
     /// The reasons policies gave for holding requests, numbered in the order first heard: the
     /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
     /// 16 lanes).
@@ -62,7 +62,7 @@ struct Decisions {
     }
 
     /// The gates of `eligible[k]` opened or closed: `shown` is rebuilt if it held it.
-    mutating func shownChanged(at k: Int) {
+    fileprivate mutating func shownChanged(at k: Int) {
         if k < shownUpTo {
             shown.removeAllKeepingCapacity()
             shownUpTo = 0
@@ -70,7 +70,7 @@ struct Decisions {
     }
 
     /// Brings `shown` up to date: the open requests among those added since.
-    mutating func extendShown() {
+    fileprivate mutating func extendShown() {
         for task in eligible[shownUpTo...] where Self.isShown(task) { shown.append(task) }
         shownUpTo = eligible.count
     }
@@ -78,11 +78,11 @@ struct Decisions {
     /// Whether an eligible request is open to the policy: no gate holds it (after the gates
     /// were checked at this decision point).
     @inline(__always)
-    static func isShown(_ task: EligibleTask) -> Bool { task.heldBy == nil || task.heldBy == .policy }
+    fileprivate static func isShown(_ task: EligibleTask) -> Bool { task.heldBy == nil || task.heldBy == .policy }
 
     /// Whether a gate holds the request (not the policy).
     @inline(__always)
-    static func isGateHeld(_ task: EligibleTask) -> Bool { task.heldBy != nil && task.heldBy != .policy }
+    fileprivate static func isGateHeld(_ task: EligibleTask) -> Bool { task.heldBy != nil && task.heldBy != .policy }
 }
 
 /// The gates every policy obeys and the policy's decisions (docs/sources.md §1-5).
@@ -97,7 +97,7 @@ extension PhoneSimulation {
     /// switcher and not in the foreground; for processing, the phone idle and the request's
     /// power and network requirements met.
     @inline(__always)
-    func closedGate(_ task: EligibleTask) -> HoldReason? {
+    fileprivate func closedGate(_ task: EligibleTask) -> HoldReason? {
         guard books.isOn else { return .phoneOff }
         guard !books.lowPower else { return .lowPowerMode }
         guard model.apps[task.app].backgroundRefresh else { return .backgroundRefreshOff }
@@ -120,7 +120,7 @@ extension PhoneSimulation {
     /// phone's state in bits, and how many times an app entered or left the foreground or
     /// the swiped-away state.
     @inline(__always)
-    var gateKey: GateKey {
+    fileprivate var gateKey: GateKey {
         var bits = UInt8(truncatingIfNeeded: radios.connection.kind.index)
         if books.isOn { bits |= 1 << 2 }
         if books.lowPower { bits |= 1 << 3 }
@@ -130,7 +130,7 @@ extension PhoneSimulation {
     }
 
     @inline(__always)
-    static func isShown(_ task: EligibleTask) -> Bool { Decisions.isShown(task) }
+    fileprivate static func isShown(_ task: EligibleTask) -> Bool { Decisions.isShown(task) }
 
     /// From now on, the request `decisions.eligible[k]` is held for `reason` (`nil`: no longer
     /// held), in its record and in the eligible list's copy.
@@ -160,7 +160,7 @@ extension PhoneSimulation {
 
     /// From now on, the request `decisions.eligible[k]`, held by the policy, is held by its
     /// rule numbered `rule`: the stretch of the previous rule, if another, ends now.
-    mutating func holdByRule(eligible k: Int, _ rule: Int8) {
+    fileprivate mutating func holdByRule(eligible k: Int, _ rule: Int8) {
         guard decisions.eligible[k].policyRule != rule else { return }
         let i = decisions.eligible[k].id.rawValue
         assert(tasks[i].heldBy == .policy, "a rule holds \(i), which the policy does not")
@@ -190,7 +190,7 @@ extension PhoneSimulation {
     }
 
     /// What the policy may observe now.
-    mutating func deviceState() -> DeviceState {
+    fileprivate mutating func deviceState() -> DeviceState {
         var state = DeviceState(
             now: sim.now, charge: books.battery.charge, isCharging: books.isCharging,
             network: radios.connection.kind, inUse: inUse, inCall: person.inCall, lowPowerMode: books.lowPower)
@@ -270,7 +270,7 @@ extension PhoneSimulation {
     }
 
     /// Starts what the policy chose, notes why it held the rest, and sets its timer.
-    mutating func apply(_ decision: PolicyDecision, closed: Int) {
+    fileprivate mutating func apply(_ decision: PolicyDecision, closed: Int) {
         decisions.starting.removeAllKeepingCapacity()
         switch decision.start {
         case .none: break

@@ -15,11 +15,11 @@ import SimEngine
 /// charger fills, whose power depends on the load and the charge), and when the sink wants
 /// every change of slope of the charge.
 struct EnergyBooks {
-    let idleDrainW, screenW, cpuForegroundW, callW: Double
+    fileprivate let idleDrainW, screenW, cpuForegroundW, callW: Double
     let charger: ChargingCurve
     private(set) var battery: Battery
     /// A linear battery whose charge only the extremes of are observed.
-    let additive: Bool
+    fileprivate let additive: Bool
 
     // What draws power now.
     private(set) var isOn = true
@@ -157,7 +157,7 @@ struct EnergyBooks {
     }
 
     /// The parts' powers after one of them changed.
-    mutating func recomputePowers() {
+    fileprivate mutating func recomputePowers() {
         guard isOn else {
             partsW = SIMD8()
             useW = SIMD4()

@@ -7,7 +7,7 @@ import SimEngine
 extension PhoneSimulation {
     /// The time a task of `kind` has once it starts.
     @inline(__always)
-    mutating func budget(_ kind: TaskKind) -> SimDuration {
+    fileprivate mutating func budget(_ kind: TaskKind) -> SimDuration {
         if kind == .refresh, let grant = model.refreshGrant, let stream = streams.grants {
             max(.milliseconds(1), min(setup.system.refreshBudget, SimDuration(seconds: grant.draw(stream))))
         } else {
@@ -89,7 +89,7 @@ extension PhoneSimulation {
     ///
     /// A task of a system-carried kind (a background transfer) runs in the system, without its
     /// app, until its data has moved; a mode session runs for its length, fetching its chunks.
-    mutating func begin(_ id: TaskID) {
+    fileprivate mutating func begin(_ id: TaskID) {
         let i = id.rawValue
         let app = tasks[i].appIndex
         if !taskObservers[app].isEmpty { mechanismsTaskBegins(i, app: app) }
@@ -149,7 +149,7 @@ extension PhoneSimulation {
 
     /// The system finished moving a carried task's data: it launches or resumes the app in the
     /// background to handle it, for the kind's budget.
-    mutating func handBack(_ id: TaskID) {
+    fileprivate mutating func handBack(_ id: TaskID) {
         let i = id.rawValue, app = tasks[i].appIndex
         switch apps[app].life.state {
         case .notRunning: launchProcess(app, into: .background, cause: .backgroundWork)
@@ -276,7 +276,7 @@ extension PhoneSimulation {
     }
 
     @inline(__always)
-    mutating func expiring(_ i: Int, until: SimInstant, kill: Bool) {
+    fileprivate mutating func expiring(_ i: Int, until: SimInstant, kill: Bool) {
         tasks[i].run.phase = .expiring
         tasks[i].run.expiresAt = until
         if kill { tasks[i].run.flags.insert(.killOnExpiry) } else { tasks[i].run.flags.remove(.killOnExpiry) }
@@ -300,7 +300,7 @@ extension PhoneSimulation {
     }
 
     /// Arms or disarms the CPU monitor for a running task (docs/sources.md §2).
-    mutating func watchCPU(_ id: TaskID) {
+    fileprivate mutating func watchCPU(_ id: TaskID) {
         let i = id.rawValue
         guard tasks[i].status == .running, let monitor = setup.system.cpuMonitor else { return }
         let watched =
@@ -336,7 +336,7 @@ struct RunningTasks: RandomAccessCollection {
     var endIndex: Int { ids.endIndex }
     subscript(position: Int) -> Int { ids[position] }
 
-    fileprivate mutating func started(_ task: Int) { ids.append(task) }
+    mutating func started(_ task: Int) { ids.append(task) }
     /// Task `task` ended.
     mutating func ended(_ task: Int) { ids.removeQuickly(at: ids.firstIndex(of: task)!) }
 }

@@ -26,7 +26,7 @@ extension PhoneSimulation: MechanismHost {
     /// Calls `call` on each mechanism of `ks` (registry indexes), as the active one, and puts
     /// the caller's back after.
     @inline(__always)
-    mutating func each(_ ks: [Int], _ call: (any Mechanism, inout Self) -> Void) {
+    fileprivate mutating func each(_ ks: [Int], _ call: (any Mechanism, inout Self) -> Void) {
         guard !ks.isEmpty else { return }
         let caller = activeMechanism.index
         defer { activeMechanism.index = caller }
@@ -38,7 +38,7 @@ extension PhoneSimulation: MechanismHost {
 
     /// Calls `call` on mechanism `k`, likewise.
     @inline(__always)
-    mutating func one<T>(_ k: Int, _ call: (any Mechanism, inout Self) -> T) -> T {
+    fileprivate mutating func one<T>(_ k: Int, _ call: (any Mechanism, inout Self) -> T) -> T {
         let caller = activeMechanism.index
         defer { activeMechanism.index = caller }
         activeMechanism.index = k
@@ -53,7 +53,7 @@ extension PhoneSimulation: MechanismHost {
 
     /// The mechanisms that implement `hook`.
     @inline(__always)
-    func users(_ hook: MechanismHooks) -> [Int] { hookUsers[hook.rawValue.trailingZeroBitCount] }
+    fileprivate func users(_ hook: MechanismHooks) -> [Int] { hookUsers[hook.rawValue.trailingZeroBitCount] }
 
     mutating func mechanismsStart() { each(users(.start)) { $0.start(&$1) } }
     mutating func mechanismsGatesChanged() { each(users(.gatesChanged)) { $0.gatesChanged(&$1) } }

@@ -61,7 +61,7 @@ extension PhoneSimulation {
 
     /// With Background App Refresh on Wi-Fi only, background tasks never use cellular.
     @inline(__always)
-    func mayUseCellular(_ owner: TransferOwner) -> Bool {
+    fileprivate func mayUseCellular(_ owner: TransferOwner) -> Bool {
         guard setup.settings.backgroundAppRefresh == .wifi, case .task(let i) = owner else { return true }
         return !tasks[i].kind.isScheduled
     }

@@ -43,7 +43,7 @@ extension PhoneSimulation {
         return true
     }
 
-    mutating func launch(_ i: Int) {
+    fileprivate mutating func launch(_ i: Int) {
         let l = world.drawnLaunch(i)
         if let next = world.launch(i + 1) { scheduleWorld(.person(.launch(i + 1)), at: next.start) }
         // Launch i - 1's leave may still be due at this instant.
@@ -65,7 +65,7 @@ extension PhoneSimulation {
         if let app = l.app { mechanismsPersonLaunched(app, until: l.end) }
     }
 
-    mutating func leave(_ i: Int) {
+    fileprivate mutating func leave(_ i: Int) {
         let l = world.drawnLaunch(i)
         if let app = l.app { person.usage.left(app, at: sim.now) }
         if person.foreground == i {
@@ -92,7 +92,7 @@ extension PhoneSimulation {
 
     /// Notification Centre, Control Centre or a declined call over the app in use: it resigns
     /// active and stays in the foreground (docs/sources.md §1).
-    mutating func interrupt(_ i: Int) {
+    fileprivate mutating func interrupt(_ i: Int) {
         let x = world.drawnInterruption(i)
         if let next = world.interruption(i + 1) { scheduleWorld(.person(.interrupt(i + 1)), at: next.start) }
         world.forget(interruptionsBefore: i - 1)
@@ -101,13 +101,13 @@ extension PhoneSimulation {
         move(x.app, to: .inactive, cause: .interruption)
     }
 
-    mutating func endInterruption(_ i: Int) {
+    fileprivate mutating func endInterruption(_ i: Int) {
         let app = world.drawnInterruption(i).app
         guard books.isOn, apps.frontApp == app, apps[app].life.state == .inactive else { return }
         move(app, to: .active, cause: .interruption)
     }
 
-    mutating func startCall(_ i: Int) {
+    fileprivate mutating func startCall(_ i: Int) {
         let call = world.call(i)!
         if let next = world.call(i + 1) { scheduleWorld(.person(.call(i + 1)), at: next.start) }
         scheduleWorld(.person(.callEnd(i)), at: call.end)
@@ -121,7 +121,7 @@ extension PhoneSimulation {
         updateFront(cause: .call)
     }
 
-    mutating func endCall() {
+    fileprivate mutating func endCall() {
         person.inCall = false
         books.setCall(false, at: sim.now)
         if !inUse { person.lastInUse = sim.now }
@@ -134,7 +134,7 @@ extension PhoneSimulation {
     /// trace names may also hit an app running in the background, which then hears
     /// `applicationWillTerminate`; drawn purges pick among suspended apps, which the system
     /// reclaims first.
-    mutating func purge(_ i: Int) {
+    fileprivate mutating func purge(_ i: Int) {
         let p = world.purge(i)!
         if let next = world.purge(i + 1) { scheduleWorld(.person(.purge(i + 1)), at: next.time) }
         world.forget(purgesBefore: i)

@@ -173,13 +173,13 @@ package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Co
     /// Every 16,384 events the loop checks that simulated time moved at least a second: a
     /// faster pace is an event storm (a task resubmitted every microsecond, say), which would
     /// run on for ever.
-    static var stormCheckMask: Int { (1 << 14) - 1 }
+    fileprivate static var stormCheckMask: Int { (1 << 14) - 1 }
 
     /// How long after the horizon the work still running may go on (longer than any budget a
     /// study would set); what runs then is cut: killed, or for a mode session completed.
-    static var longestDrain: SimDuration { .days(7) }
+    fileprivate static var longestDrain: SimDuration { .days(7) }
 
-    mutating func stopStorm(_ event: PhoneEvent) -> Sink {
+    fileprivate mutating func stopStorm(_ event: PhoneEvent) -> Sink {
         var what: String
         switch event {
         case .eligible(let id), .phaseEnd(let id), .cpuMonitor(let id):
@@ -198,7 +198,7 @@ package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Co
 
     // MARK: - Events
 
-    mutating func handle(_ event: PhoneEvent) {
+    fileprivate mutating func handle(_ event: PhoneEvent) {
         #if BGSIM_EVENT_COSTS
         let started = EventCosts.now()
         defer {
@@ -251,7 +251,7 @@ package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Co
 
     /// Ends the run at `end`: tasks still waiting never ran, tails still going are reported
     /// with their shares so far, and the totals go to the sink.
-    mutating func endRun(at end: SimInstant) {
+    fileprivate mutating func endRun(at end: SimInstant) {
         // Tails still running at the end: their shares so far are all there is.
         for i in tasks.keptIDs where tasks[i].flags.contains(.awaitingTail) { report(i) }
         for index in tasks.keptIDs {

@@ -66,7 +66,7 @@ extension PhoneSimulation {
 
     /// Books energy up to each radio transition before `time` and applies it, the battery
     /// stepped at constant load: the books then stand at the last such transition.
-    mutating func applyRadioTransitions(before time: SimInstant) {
+    fileprivate mutating func applyRadioTransitions(before time: SimInstant) {
         while let (t, _) = radios.nextTransition(notAfter: time, through: false) {
             let radioW = radios.powerW
             radios.advance(to: t, through: true)
@@ -85,7 +85,7 @@ extension PhoneSimulation {
     /// with the radios at `radioW` over it when the battery steps at constant load; tells the
     /// sink the charge.
     @inline(__always)
-    mutating func closeStretch(to time: SimInstant, radioW: Double) {
+    fileprivate mutating func closeStretch(to time: SimInstant, radioW: Double) {
         books.advanceMeters(to: time)
         drainRadioCharges()
         guard time > books.batteryUntil else { return }
@@ -127,7 +127,7 @@ extension PhoneSimulation {
     }
 
     /// The link's outbox is read in place and then emptied, so its storage is reused.
-    mutating func reportSettled(_ r: Int) {
+    fileprivate mutating func reportSettled(_ r: Int) {
         let n = radios.links[r].settledCount
         for k in 0..<n {
             guard case .task(let i) = radios.links[r].settled[k], tasks.isKept(i), tasks[i].flags.contains(.awaitingTail),
@@ -171,7 +171,7 @@ extension PhoneSimulation {
 
     // MARK: - Charger
 
-    mutating func plugIn() {
+    fileprivate mutating func plugIn() {
         bringBooks()
         splitCPUEnergy()
         books.setCharging(true, at: sim.now)
@@ -191,7 +191,7 @@ extension PhoneSimulation {
         power.optimizedRelease = sim.schedule(.power(.optimizedRelease), at: release, priority: PhoneEvent.worldPriority)
     }
 
-    mutating func unplug() {
+    fileprivate mutating func unplug() {
         bringBooks()
         splitCPUEnergy()
         books.setCharging(false, at: sim.now)
@@ -205,7 +205,7 @@ extension PhoneSimulation {
 
     // MARK: - Battery levels
 
-    mutating func batteryReachedLevel() {
+    fileprivate mutating func batteryReachedLevel() {
         levels.dropPlan()
         bringBooks()
         let battery = books.battery
@@ -252,7 +252,7 @@ extension PhoneSimulation {
         sink.worldEvent(.lowPowerMode(on: on), at: sim.now)
     }
 
-    mutating func shutDown() {
+    fileprivate mutating func shutDown() {
         bringBooks()
         books.setOn(false, at: sim.now)
         power.offSince = sim.now
@@ -268,7 +268,7 @@ extension PhoneSimulation {
         radios.replaceLinks()
     }
 
-    mutating func boot() {
+    fileprivate mutating func boot() {
         bringBooks()
         books.setOn(true, at: sim.now)
         sink.phoneBooted(at: sim.now, offFor: sim.now - power.offSince!)
@@ -300,7 +300,7 @@ extension PhoneSimulation {
 
     /// Schedules the charger's next plug-in or unplug: one at a time, so that the event queue
     /// does not hold the horizon's sessions.
-    mutating func scheduleCharger() {
+    fileprivate mutating func scheduleCharger() {
         let step = power.chargerStep
         guard step / 2 < world.charging.count else { return }
         power.chargerStep += 1

@@ -45,8 +45,8 @@ struct RadioLink {
 
     let profile: RadioProfile
     /// Each tail stage's power, the highest of them, and the promotion's.
-    let tailW: [Double]
-    let maxTailW: Double
+    fileprivate let tailW: [Double]
+    fileprivate let maxTailW: Double
     private(set) var state = State.idle {
         didSet { if stateLog != nil { logState() } }
     }
@@ -118,7 +118,7 @@ struct RadioLink {
 
     /// Adds a transfer at the end of the queue.
     @inline(__always)
-    mutating func push(_ t: Transfer) {
+    fileprivate mutating func push(_ t: Transfer) {
         if end < buffer.count { buffer[end] = t } else { buffer.append(t) }
         end += 1
     }
@@ -329,13 +329,13 @@ struct RadioLink {
     }
 
     @inline(__always)
-    mutating func appendCharge(_ c: RadioCharge) {
+    fileprivate mutating func appendCharge(_ c: RadioCharge) {
         if chargeCount < charges.count { charges[chargeCount] = c } else { charges.append(c) }
         chargeCount += 1
     }
 
     /// Serves the head of the queue from `now`, or enters the tail when the queue is empty.
-    mutating func startPhase(at now: SimInstant) {
+    fileprivate mutating func startPhase(at now: SimInstant) {
         while head < end, buffer[head].isEmpty { popHead() }
         guard head < end else {
             enterTail(at: now)
@@ -350,7 +350,7 @@ struct RadioLink {
     }
 
     /// Where the radio is in its cycle, without the times.
-    var activity: RadioActivity {
+    fileprivate var activity: RadioActivity {
         switch state {
         case .idle: .idle
         case .promoting: .promoting
@@ -366,21 +366,21 @@ struct RadioLink {
 
     /// Drops the head; an emptied queue starts its buffers afresh.
     @inline(__always)
-    mutating func popHead() {
+    fileprivate mutating func popHead() {
         changes &+= 1
         head += 1
         if head == end { clearQueue() }
     }
 
     @inline(__always)
-    mutating func clearQueue() {
+    fileprivate mutating func clearQueue() {
         head = 0
         end = 0
     }
 
     /// The time a whole transfer takes once it is the head: its upload, then its download.
     @inline(__always)
-    func duration(_ t: Transfer) -> SimDuration {
+    fileprivate func duration(_ t: Transfer) -> SimDuration {
         var d = SimDuration.zero
         if t.upBits > 0 { d += SimDuration(microsecondsRoundedUp: t.upBits / upMbps) }
         if t.downBits > 0 { d += SimDuration(microsecondsRoundedUp: t.downBits / downMbps) }
@@ -402,7 +402,7 @@ struct RadioLink {
     }
 
     /// Notes the head's bits of its current direction still to move at `now`.
-    mutating func keepRemainingHeadBits(at now: SimInstant) {
+    fileprivate mutating func keepRemainingHeadBits(at now: SimInstant) {
         guard case .active(let end) = state else { return }
         let up = buffer[head].upBits > 0
         let left = max(0, Double((end - now).microseconds) * (up ? upMbps : downMbps))
@@ -410,7 +410,7 @@ struct RadioLink {
     }
 
     /// After the last transfer of a burst: the tail, or idle if the radio has none.
-    mutating func enterTail(at now: SimInstant) {
+    fileprivate mutating func enterTail(at now: SimInstant) {
         if tailW.isEmpty {
             state = .idle
             endBurst()
@@ -420,7 +420,7 @@ struct RadioLink {
     }
 
     /// The current burst is over: its users are settled.
-    mutating func endBurst() {
+    fileprivate mutating func endBurst() {
         for owner in users {
             if settledCount < settled.count { settled[settledCount] = owner } else { settled.append(owner) }
             settledCount += 1
@@ -430,7 +430,7 @@ struct RadioLink {
 
     /// What is stored beside the state after it, the head or the throughput changed.
     @inline(__always)
-    mutating func refresh() {
+    fileprivate mutating func refresh() {
         switch state {
         case .idle:
             powerW = 0

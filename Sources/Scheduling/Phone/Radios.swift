@@ -30,8 +30,8 @@ struct Radios: ~Copyable {
     var place: String?
     var held: [Held] = []
     /// Promotions of links replaced when the phone shut down.
-    var promotions = 0
-    var taskPromotions = 0
+    fileprivate var promotions = 0
+    fileprivate var taskPromotions = 0
 
     /// The links of `network`'s radios, idle and disconnected.
     init(_ network: NetworkEnvironment) {

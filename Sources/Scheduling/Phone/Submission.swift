@@ -138,7 +138,7 @@ struct Asked {
     /// Its flags: `forgetsCompletion`, `expirationHandler`, the two requirements.
     fileprivate(set) var flags: TaskState.Flags = [.expirationHandler]
 
-    fileprivate init(app: Int, source: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
+    init(app: Int, source: Int, kind: TaskKind, submitted: SimInstant, earliestBegin: SimInstant, work: SimDuration, powerW: Double) {
         self.app = Int32(app)
         self.source = Int32(source)
         self.kind = kind

@@ -92,7 +92,7 @@ extension PhoneSimulation {
     /// An ended task's record as the sink's and the policy's end-of-task calls see it: the
     /// request, times, outcome and energy so far (a share of a radio tail may come later).
     @inline(__always)
-    func endedRecord(_ i: Int) -> TaskRecord {
+    fileprivate func endedRecord(_ i: Int) -> TaskRecord {
         guard let outcome = tasks[i].outcome else { preconditionFailure("task \(i) has not ended") }
         var record = TaskRecord(
             request: request(i), started: tasks[i].hasStarted ? tasks[i].started : nil, ended: tasks[i].endedAt,

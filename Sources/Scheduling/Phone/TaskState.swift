@@ -130,7 +130,7 @@ struct TaskState {
     var policyRule: Int8 { hold.policyRule }
 
     var appIndex: Int { Int(app) }
-    var isRunning: Bool { status == .running }
+    fileprivate var isRunning: Bool { status == .running }
     var isExpiring: Bool { phase == .expiring }
     var hasStarted: Bool { flags.contains(.started) }
     /// Whether its transfer is still queued or moving at `now`.

@@ -7,45 +7,45 @@ import SimRandom
 /// (copies of which retain every array they hold).
 struct AppModel {
     /// CPU power of its background work, in watts (its own, or the phone's default).
-    var cpuPowerW: Double
-    var expirationResponse: SimDuration
-    var forgetsCompletion: Double
-    var cancelOnOpen: Bool
-    var launchDownBytes: Double
-    var exitsOnSuspend: Bool
+    let cpuPowerW: Double
+    let expirationResponse: SimDuration
+    let forgetsCompletion: Double
+    let cancelOnOpen: Bool
+    let launchDownBytes: Double
+    let exitsOnSuspend: Bool
     /// Its own Background App Refresh switch.
-    var backgroundRefresh: Bool
+    let backgroundRefresh: Bool
     /// Its BGTaskScheduler tasks, as a range of `PhoneModel.tasks`.
-    var tasks: Range<Int>
+    let tasks: Range<Int>
 }
 
 /// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
 /// in `PhoneModel.identifiers`): reading a field of a model that held a string copied the
 /// whole model, retaining the string.
 struct TaskModel {
-    var app: Int
+    let app: Int
     /// Its index among the app's tasks.
-    var index: Int
-    var kind: TaskKind
-    var interval: SimDuration
-    var earliestBegin: SimDuration
-    var requiresExternalPower: Bool
-    var requiresNetworkConnectivity: Bool
-    var cpu, upBytes, downBytes: PreparedDistribution
-    var cpuShare: Double
-    var successProbability: Double
-    var expirationHandler: Bool
-    var submitsOnStart, submitsOnLeave, resubmitsInHandler: Bool
+    let index: Int
+    let kind: TaskKind
+    let interval: SimDuration
+    let earliestBegin: SimDuration
+    let requiresExternalPower: Bool
+    let requiresNetworkConnectivity: Bool
+    let cpu, upBytes, downBytes: PreparedDistribution
+    let cpuShare: Double
+    let successProbability: Double
+    let expirationHandler: Bool
+    let submitsOnStart, submitsOnLeave, resubmitsInHandler: Bool
 }
 
 /// Every app's and task's model, indexed like the scenario's apps.
 struct PhoneModel {
-    var apps: [AppModel] = []
-    var tasks: [TaskModel] = []
+    private(set) var apps: [AppModel] = []
+    private(set) var tasks: [TaskModel] = []
     /// Each task model's BGTaskScheduler identifier.
-    var identifiers: [String] = []
+    private(set) var identifiers: [String] = []
     /// The time granted to each refresh, when drawn (`SystemRules.refreshGrant`).
-    var refreshGrant: PreparedDistribution?
+    let refreshGrant: PreparedDistribution?
 
     init(_ setup: PhoneSetup) {
         for (a, app) in setup.apps.enumerated() {

@@ -39,7 +39,7 @@ struct Decisions {
     /// The reasons policies gave for holding requests, numbered in the order first heard: the
     /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
     /// 16 lanes).
-    var reasonTokens: [String] = []
+    fileprivate(set) var reasonTokens: [String] = []
 
     init(timer: TimerID) { self.timer = timer }
 

@@ -5,10 +5,10 @@ import SimEngine
 struct RadioCharge {
     /// Who pays: the head transfer's owner while promoting or active, each user of the burst
     /// (an equal share) in the tail.
-    var owner: TransferOwner
-    var joules: Double
+    fileprivate(set) var owner: TransferOwner
+    fileprivate(set) var joules: Double
     /// Whether it is a share of the tail.
-    var tail: Bool
+    fileprivate(set) var tail: Bool
 }
 
 /// One radio's state machine: idle -> promoting -> active -> tail stages -> idle

@@ -89,7 +89,7 @@ struct Decisions {
 extension PhoneSimulation {
     /// Whether the person is using the phone: an app in the foreground, or a call.
     @inline(__always)
-    var inUse: Bool { person.foreground != nil || person.inCall }
+    var inUse: Bool { person.inUse }
 
     /// The first gate that keeps this request from starting now, or `nil` when the system
     /// lets it start (docs/sources.md §1-5): the phone on, Low Power Mode off, Background App

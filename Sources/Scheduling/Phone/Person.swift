@@ -18,11 +18,55 @@ struct PersonState {
     init(apps: Int, since: SimInstant = .start, history: [AppLaunch] = []) {
         usage = UsageHistory(apps: apps, since: since, launches: history)
     }
+
+    /// In an app or a call.
+    var inUse: Bool { foreground != nil || inCall }
+}
+
+/// What the person's part reaches of the rest of the phone, the context its events run in: its
+/// own state, the world's timeline it walks, and the named actions of the other parts. The
+/// phone is this context (below), but the person's code compiles against these alone, as a
+/// mechanism's against `MechanismHost`.
+protocol PersonContext: ~Copyable {
+    var person: PersonState { get set }
+    var world: WorldTimeline { get set }
+    var now: SimInstant { get }
+    /// Whether the phone is on: a person's use while it is off reaches only the screen.
+    var isOn: Bool { get }
+    var frontApp: Int? { get }
+    var appCount: Int { get }
+    func lifeState(of app: Int) -> AppState
+    func launchDownBytes(of app: Int) -> Double
+    mutating func scheduleWorld(_ event: PhoneEvent, at time: SimInstant)
+    /// The event log and the timeline hear of it.
+    mutating func say(_ event: WorldEvent)
+    mutating func setScreen(_ on: Bool)
+    mutating func setCall(_ on: Bool)
+    mutating func updateFront(cause: LifecycleCause)
+    mutating func move(_ app: Int, to state: AppState, cause: LifecycleCause)
+    mutating func terminate(_ app: Int, cause: LifecycleCause)
+    mutating func markSwipedAway(_ app: Int)
+    mutating func endProcessing(_ reason: ExpirationReason, onlyRequiringPower: Bool)
+    mutating func send(_ transfer: Transfer)
+    mutating func mechanismsPersonLaunched(_ app: Int, until: SimInstant)
+    mutating func mechanismsUnderPressure()
+}
+
+extension PhoneSimulation: PersonContext {
+    var isOn: Bool { books.isOn }
+    var frontApp: Int? { apps.frontApp }
+    var appCount: Int { setup.apps.count }
+    func lifeState(of app: Int) -> AppState { apps[app].life.state }
+    func launchDownBytes(of app: Int) -> Double { model.apps[app].launchDownBytes }
+    mutating func say(_ event: WorldEvent) { sink.worldEvent(event, at: sim.now) }
+    mutating func setScreen(_ on: Bool) { books.setScreen(on, at: sim.now) }
+    mutating func setCall(_ on: Bool) { books.setCall(on, at: sim.now) }
+    mutating func markSwipedAway(_ app: Int) { apps.markSwipedAway(app) }
 }
 
 /// The person opening and leaving apps, taking calls, pulling Notification Centre over an app,
 /// and memory pressure purging apps (docs/sources.md §1).
-extension PhoneSimulation {
+extension PersonContext where Self: ~Copyable {
     /// A person's event; whether a policy may see a change.
     mutating func handlePerson(_ event: PersonEvent) -> Bool {
         switch event {
@@ -49,43 +93,43 @@ extension PhoneSimulation {
         // Launch i - 1's leave may still be due at this instant.
         world.forget(launchesBefore: i - 1)
         scheduleWorld(.person(.leave(i)), at: l.end)
-        let wasInUse = inUse
+        let wasInUse = person.inUse
         person.foreground = i
-        books.setScreen(true, at: sim.now)
-        person.usage.screen(true, at: sim.now)
-        sink.worldEvent(.launch(app: l.app), at: sim.now)
-        guard books.isOn else { return }
-        if let app = l.app { person.usage.opened(app, at: sim.now) }
+        setScreen(true)
+        person.usage.screen(true, at: now)
+        say(.launch(app: l.app))
+        guard isOn else { return }
+        if let app = l.app { person.usage.opened(app, at: now) }
         // The system ends processing tasks when the person starts using the phone (docs/sources.md §2).
         if !wasInUse { endProcessing(.deviceInUse, onlyRequiringPower: false) }
         updateFront(cause: .open)
-        if let app = l.app, model.apps[app].launchDownBytes > 0 {
-            send(Transfer(owner: .foreground, upBytes: 0, downBytes: model.apps[app].launchDownBytes))
+        if let app = l.app, launchDownBytes(of: app) > 0 {
+            send(Transfer(owner: .foreground, upBytes: 0, downBytes: launchDownBytes(of: app)))
         }
         if let app = l.app { mechanismsPersonLaunched(app, until: l.end) }
     }
 
     fileprivate mutating func leave(_ i: Int) {
         let l = world.drawnLaunch(i)
-        if let app = l.app { person.usage.left(app, at: sim.now) }
+        if let app = l.app { person.usage.left(app, at: now) }
         if person.foreground == i {
             person.foreground = nil
-            books.setScreen(false, at: sim.now)
-            person.usage.screen(false, at: sim.now)
+            setScreen(false)
+            person.usage.screen(false, at: now)
         }
-        if !inUse { person.lastInUse = sim.now }
-        sink.worldEvent(.leave(app: l.app, swipedAway: l.swipedAway), at: sim.now)
-        guard books.isOn else { return }
+        if !person.inUse { person.lastInUse = now }
+        say(.leave(app: l.app, swipedAway: l.swipedAway))
+        guard isOn else { return }
         person.swipingAway = l.swipedAway ? l.app : nil
         updateFront(cause: .leave)
         person.swipingAway = nil
         // A swipe in the app switcher terminates the app, unless the person went straight
         // back to it.
-        if let app = l.app, l.swipedAway, apps.frontApp != app {
-            if apps[app].life.state.isRunning {
+        if let app = l.app, l.swipedAway, frontApp != app {
+            if lifeState(of: app).isRunning {
                 terminate(app, cause: .swipe)
             } else {
-                apps.markSwipedAway(app)
+                markSwipedAway(app)
             }
         }
     }
@@ -97,13 +141,13 @@ extension PhoneSimulation {
         if let next = world.interruption(i + 1) { scheduleWorld(.person(.interrupt(i + 1)), at: next.start) }
         world.forget(interruptionsBefore: i - 1)
         scheduleWorld(.person(.interruptEnd(i)), at: x.end)
-        guard books.isOn, apps.frontApp == x.app, apps[x.app].life.state == .active else { return }
+        guard isOn, frontApp == x.app, lifeState(of: x.app) == .active else { return }
         move(x.app, to: .inactive, cause: .interruption)
     }
 
     fileprivate mutating func endInterruption(_ i: Int) {
         let app = world.drawnInterruption(i).app
-        guard books.isOn, apps.frontApp == app, apps[app].life.state == .inactive else { return }
+        guard isOn, frontApp == app, lifeState(of: app) == .inactive else { return }
         move(app, to: .active, cause: .interruption)
     }
 
@@ -112,21 +156,21 @@ extension PhoneSimulation {
         if let next = world.call(i + 1) { scheduleWorld(.person(.call(i + 1)), at: next.start) }
         scheduleWorld(.person(.callEnd(i)), at: call.end)
         world.forget(callsBefore: i)
-        let wasInUse = inUse
+        let wasInUse = person.inUse
         person.inCall = true
-        books.setCall(true, at: sim.now)
-        sink.worldEvent(.callStarted, at: sim.now)
-        guard books.isOn else { return }
+        setCall(true)
+        say(.callStarted)
+        guard isOn else { return }
         if !wasInUse { endProcessing(.deviceInUse, onlyRequiringPower: false) }
         updateFront(cause: .call)
     }
 
     fileprivate mutating func endCall() {
         person.inCall = false
-        books.setCall(false, at: sim.now)
-        if !inUse { person.lastInUse = sim.now }
-        sink.worldEvent(.callEnded, at: sim.now)
-        guard books.isOn else { return }
+        setCall(false)
+        if !person.inUse { person.lastInUse = now }
+        say(.callEnded)
+        guard isOn else { return }
         updateFront(cause: .call)
     }
 
@@ -141,14 +185,14 @@ extension PhoneSimulation {
         mechanismsUnderPressure()
         var victim: Int?
         if let named = p.app {
-            let state = apps[named].life.state
+            let state = lifeState(of: named)
             victim = state == .suspended || state == .background ? named : nil
         } else {
             var suspended = 0
-            for a in apps.indices where apps[a].life.state == .suspended { suspended += 1 }
+            for a in 0..<appCount where lifeState(of: a) == .suspended { suspended += 1 }
             if suspended > 0 {
                 var pick = min(Int(p.pick * Double(suspended)), suspended - 1)
-                for a in apps.indices where apps[a].life.state == .suspended {
+                for a in 0..<appCount where lifeState(of: a) == .suspended {
                     if pick == 0 {
                         victim = a
                         break
@@ -158,6 +202,6 @@ extension PhoneSimulation {
             }
         }
         if let victim { terminate(victim, cause: .purge) }
-        sink.worldEvent(.purge(app: victim), at: sim.now)
+        say(.purge(app: victim))
     }
 }

@@ -11,9 +11,7 @@ import SimRandom
 /// one that rings during another starts after it, carried across stretches.
 public struct PeopleDays {
     let person: PeopleParameters
-    let appCount: Int
-    let choice: WeightedChoice?
-    let habitual: HabitualChoice?
+    let choice: LaunchChoice
     let people: RandomStream
     let lastDay: Int64
     /// The next day to draw.
@@ -30,10 +28,14 @@ public struct PeopleDays {
         _ person: PeopleParameters, from firstDay: Int64 = 0, until horizon: SimInstant, appWeights: [Double], habits: [AppHabit?],
         people: RandomStream
     ) {
+        self.init(person, from: firstDay, until: horizon, apps: LaunchChoice(person, appWeights: appWeights, habits: habits), people: people)
+    }
+
+    /// The same, choosing each launch's app by `apps`, made once for the person's days of the
+    /// run and of the history before it.
+    package init(_ person: PeopleParameters, from firstDay: Int64 = 0, until horizon: SimInstant, apps: LaunchChoice, people: RandomStream) {
         self.person = person
-        self.appCount = appWeights.count
-        self.choice = try? WeightedChoice(weights: appWeights + [person.otherAppsWeight])
-        self.habitual = HabitualChoice(person, appWeights: appWeights, habits: habits)
+        self.choice = apps
         self.people = people
         self.day = firstDay
         self.busyUntil = SimInstant.after(.days(firstDay))
@@ -108,10 +110,10 @@ public struct PeopleDays {
             out.sessionStarts.append(launchesDrawn)
             for k in 0..<apps {
                 let e = k == apps - 1 ? end : s + SimDuration(microseconds: length.microseconds / Int64(apps))
-                let pick = habitual?.sample(at: s, using: people) ?? choice?.sample(using: people) ?? appCount
+                let pick = choice.habitual?.sample(at: s, using: people) ?? choice.plain?.sample(using: people) ?? choice.count
                 let swiped = people.bernoulli(p.swipeAwayShare)
                 if e > s {
-                    out.launches.append(AppLaunch(app: pick < appCount ? pick : nil, start: s, end: e, swipedAway: swiped))
+                    out.launches.append(AppLaunch(app: pick < choice.count ? pick : nil, start: s, end: e, swipedAway: swiped))
                     launchesDrawn += 1
                 }
                 s = e
@@ -126,5 +128,23 @@ public struct PeopleDays {
             let length = SimDuration(seconds: people.exponential(mean: p.callMean.seconds))
             calls.append(Call(start: start, end: start + length))
         }
+    }
+}
+
+/// The choice of a launch's app among a person's apps and the apps outside the scenario: the
+/// plain weighted choice, or by time of day when some app has a habit. Worked out once per
+/// person (the habits' tables are most of a short run's setting up) and shared by the run's
+/// days and the history's.
+package struct LaunchChoice {
+    /// The scenario's apps; a pick of `count` is an app outside the scenario.
+    let count: Int
+    let plain: WeightedChoice?
+    let habitual: HabitualChoice?
+
+    /// The choice among apps of weights `appWeights` (`PeopleParameters.appWeights`) and habits `habits`.
+    package init(_ person: PeopleParameters, appWeights: [Double], habits: [AppHabit?]) {
+        count = appWeights.count
+        plain = try? WeightedChoice(weights: appWeights + [person.otherAppsWeight])
+        habitual = HabitualChoice(person, appWeights: appWeights, habits: habits)
     }
 }

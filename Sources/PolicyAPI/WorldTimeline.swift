@@ -81,11 +81,10 @@ public struct WorldTimeline: @unchecked Sendable {
         } else {
             people = PeopleTimeline()
             purgeStream = streams.purges
-            days = PeopleDays(
-                setup.people, until: horizon, appWeights: setup.people.appWeights(setup.apps), habits: setup.apps.map(\.habit),
-                people: streams.people)
+            let apps = LaunchChoice(setup.people, appWeights: setup.people.appWeights(setup.apps), habits: setup.apps.map(\.habit))
+            days = PeopleDays(setup.people, until: horizon, apps: apps, people: streams.people)
             if setup.people.history > .zero, let stream = streams.history {
-                history = Self.drawHistory(setup, stream: stream)
+                history = Self.drawHistory(setup, apps: apps, stream: stream)
                 historySince = .start - setup.people.history
             }
         }
@@ -204,11 +203,9 @@ public struct WorldTimeline: @unchecked Sendable {
     /// The person's launches of the scenario's apps over the `history` before the run, drawn
     /// as the run's days are, from stream `history`: launches of apps installed as the run
     /// starts are left out, and the last ones end by the start.
-    static func drawHistory(_ setup: PhoneSetup, stream: RandomStream) -> [AppLaunch] {
+    static func drawHistory(_ setup: PhoneSetup, apps: LaunchChoice, stream: RandomStream) -> [AppLaunch] {
         let firstDay = -max(1, Int64((setup.people.history.seconds / 86_400).rounded(.up)))
-        var days = PeopleDays(
-            setup.people, from: firstDay, until: .start, appWeights: setup.people.appWeights(setup.apps), habits: setup.apps.map(\.habit),
-            people: stream)
+        var days = PeopleDays(setup.people, from: firstDay, until: .start, apps: apps, people: stream)
         var drawn = PeopleTimeline()
         days.draw(through: .start, into: &drawn)
         let since = SimInstant.start - setup.people.history

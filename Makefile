@@ -12,7 +12,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || command -v sudo)
 # (a Slurm node needs only libgsl, libstdc++ and libc).
 RELEASE  := $(SWIFT) build -c release --static-swift-stdlib --product bgsim
 
-.PHONY: demo test test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package policy-api-docs fingerprints planted-bugs install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
+.PHONY: demo test test-builds test-fast lint format docs install deps deps-slurm deps-chromium deps-valgrind deps-notebooks notebooks python test-python policy-package policy-api-docs fingerprints planted-bugs install-files validation battery build bench reference instructions scaling equivalence sweep-bench report-bench fuzz fuzz-input memory datasets clean
 
 ## Install what is missing, build in release, run the default scenario and write its report.
 demo: deps
@@ -35,32 +35,45 @@ datasets: deps
 	.build/release/bgsim sweep models/sweeps/charging-habit.yaml --out notebooks-data/charging-habit --no-tasks --quiet
 	.build/release/bgsim report notebooks-data/charging-habit --format md
 
-## Install what is missing and run the test suite, then the Slurm test (a one-node cluster on
-## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
-## report test (chromium renders the reports), the event-costs test (the timing build still
-## compiles and simulates exactly what the normal build does), the policy package test (the
-## template of a user's own policies, built outside the repository and run), the add-policy
-## test (a built-in policy added to a copy of the tree: the files it touches, the tests that
-## fail when a step is forgotten), the install test (an installed bgsim runs its bundled
-## examples by name from an empty folder), the input fuzzer, the validation page's rows, every
-## one of which must be in its band, the Python reader's tests and the notebook, and the short
-## variant of `make scaling` (instruction counts of the release build: cost per task and per
-## simulated day may not grow faster than the work).
+## Install what is missing and run the tests (about 9 minutes on 2 cores): lint, the DocC
+## documentation, the release and debug builds, the test suite (its command-line and study
+## tests run the release binary, so the debug build's assertions check what the libraries do
+## in the suite while the binary's runs take seconds), then on the release binary the Slurm test
+## (a one-node cluster on loopback runs a sweep's shards and merge, checked byte for byte
+## against a local run), the report test (chromium renders the reports), the install test (an
+## installed bgsim runs its bundled examples by name from an empty folder), the validation
+## page's rows, every one of which must be in its band, the Python reader's tests and the
+## notebook, and the short variant of `make scaling` (instruction counts: cost per task and per
+## simulated day may not grow faster than the work); and the input fuzzer on the debug binary,
+## whose assertions stop at the first inconsistency. The checks that build bgsim again in
+## another form are `make test-builds`; CI (.ci/run) runs both.
 test: deps deps-slurm deps-chromium deps-valgrind lint docs
-	$(SWIFT) test --explicit-target-dependency-import-check error
-	Tests/Slurm/slurm-sweep-test.sh .build/debug/bgsim
-	Tests/Report/report-browser-test.sh .build/debug/bgsim
+	$(RELEASE)
+	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
+	BGSIM_BINARY=$(CURDIR)/.build/release/bgsim $(SWIFT) test --skip-build
+	Tests/Slurm/slurm-sweep-test.sh .build/release/bgsim
+	Tests/Report/report-browser-test.sh .build/release/bgsim
+	Tests/Install/install-test.sh .build/release/bgsim
+	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
+	python3 docs/validation.py .build/release/bgsim --check
+	$(MAKE) test-python
+	$(MAKE) notebooks
+	python3 Benchmarks/scaling.py .build/release/bgsim --quick --check
+
+## What builds bgsim again in another form (about 10 minutes on 2 cores; CI runs it after
+## `make test`): the event-costs test (the timing build still compiles and simulates exactly
+## what the normal debug build does), the policy package test (the template of a user's own
+## policies, built outside the repository and run), the add-policy and add-mechanism tests (a
+## built-in policy, then a mechanism, added to one copy of the tree with one build: the files
+## each touches, the tests that fail when a step is forgotten) and the benchmarks package,
+## which builds against the entry points the library products keep public.
+test-builds: deps
+	$(SWIFT) build --product bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
 	SWIFT=$(SWIFT) Tests/AddMechanism/add-mechanism-test.sh
-	Tests/Install/install-test.sh .build/debug/bgsim
-	python3 Tests/Fuzz/fuzz-input.py .build/debug/bgsim --cases 200 --seed 1
-	python3 docs/validation.py .build/debug/bgsim --check
-	$(MAKE) test-python
-	$(MAKE) notebooks
-	$(RELEASE)
-	python3 Benchmarks/scaling.py .build/release/bgsim --quick --check
+	cd Benchmarks && $(SWIFT) build -c release
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
 ## world model, the scheduling rules and policies, scenario files and the documents; not the
@@ -196,10 +209,11 @@ python: deps-notebooks
 	@$(PYTHON_ENV)/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@echo "The reader: $(PYTHON_ENV)/bin/python -c 'import bgsim; print(bgsim.load(\"notebooks-data/default\"))'"
 
-## The reader's tests (pytest), on a run, a fleet and a sweep that the debug build writes in a
-## temporary folder outside the repository.
+## The reader's tests (pytest), on a run, a fleet and a sweep that the release build writes in
+## a temporary folder outside the repository.
 test-python: python
-	cd "$$(mktemp -d)" && BGSIM_BINARY=$(CURDIR)/.build/debug/bgsim $(CURDIR)/$(PYTHON_ENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
+	$(RELEASE)
+	cd "$$(mktemp -d)" && BGSIM_BINARY=$(CURDIR)/.build/release/bgsim $(CURDIR)/$(PYTHON_ENV)/bin/python -m pytest -q -p no:cacheprovider $(CURDIR)/python/tests
 
 NOTEBOOK_MODULES := import pandas, matplotlib, nbconvert, nbclient, ipykernel, pytest, scipy, multiprocess
 # Debian's python3 makes a virtual environment only with python3-venv's pip wheel.

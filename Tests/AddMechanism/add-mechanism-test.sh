@@ -5,20 +5,24 @@
 # it, read its section from a scenario, set a key by --set, and write its tasks into tasks.csv
 # and runs.csv; the documentation tests must fail until its keys are in docs/scenarios.md and
 # its columns in notebooks-data/README.md, and the dataset guard until `make datasets` (not run
-# here: it would rebuild in release). Prints the files the change touched. Run by `make test`;
-# the copy and its build are kept in .build-add-mechanism/ so a second run builds what changed.
+# here: it would rebuild in release). Prints the files the change touched. Run by `make
+# test-builds`; the copy and its build are kept in .build-tree-copy/, shared with the add-policy
+# test, so each builds only what it changed.
 #
 #   Tests/AddMechanism/add-mechanism-test.sh
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 swift=${SWIFT:-swift}
-work=$repo/.build-add-mechanism
+# This test's logs and results go in a folder of its own.
+shared=$repo/.build-tree-copy
+work=$shared/add-mechanism
 fail() { echo "add-mechanism test FAILED: $*" >&2; exit 1; }
 
 # shellcheck source=../Support/tree-copy.sh
 . "$repo/Tests/Support/tree-copy.sh"
-tree_copy "$work"
-build=(--scratch-path "$work/build")
+tree_copy "$shared"
+mkdir -p "$work"
+build=(--scratch-path "$shared/build")
 
 # Step 1: the mechanism's file. A calendar app syncs a while after each open, in the
 # background, as a toy door into background time.
@@ -81,11 +85,11 @@ grep -q 'CalendarSync.self' Sources/Mechanisms/Mechanism.swift || fail "no regis
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered mechanism did not build"; }
 "$swift" test "${build[@]}" --skip-build --filter 'MechanismTests|ContinuedProcessingTests|OutputInvariantTests|aColumnChangeNeedsANewSchemaVersion' \
     > "$work/registered.log" 2>&1 || { tail -20 "$work/registered.log" >&2; fail "the mechanism and output tests failed with the mechanism registered"; }
-bgsim=$work/build/debug/bgsim
+bgsim=$shared/build/debug/bgsim
 "$bgsim" mechanisms | grep -q '^calendar_sync: syncs a while after each open' || fail "bgsim mechanisms does not list calendar_sync"
 cat > "$work/calendar.yaml" <<YAML
 name: calendar
-models: $work/repo/models
+models: $shared/repo/models
 duration: 2d
 replications: 2
 phone: iphone-15

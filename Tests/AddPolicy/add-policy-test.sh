@@ -5,20 +5,23 @@
 # the phone may nor import the phone (the compiler refuses both); with the line, bgsim must list it,
 # run it by name and set its parameter from --set, and the policy tests must pass; then the
 # documentation tests must fail until its row and parameters are in docs/policies.md. Prints
-# the files the change touched. Run by `make test`; the copy and its build are kept in
-# .build-add-policy/ so that a second run builds only what changed.
+# the files the change touched. Run by `make test-builds`; the copy and its build are kept in
+# .build-tree-copy/, shared with the add-mechanism test, so each builds only what it changed.
 #
 #   Tests/AddPolicy/add-policy-test.sh
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 swift=${SWIFT:-swift}
-work=$repo/.build-add-policy
+# This test's logs and results go in a folder of its own.
+shared=$repo/.build-tree-copy
+work=$shared/add-policy
 fail() { echo "add-policy test FAILED: $*" >&2; exit 1; }
 
 # shellcheck source=../Support/tree-copy.sh
 . "$repo/Tests/Support/tree-copy.sh"
-tree_copy "$work"
-build=(--scratch-path "$work/build")
+tree_copy "$shared"
+mkdir -p "$work"
+build=(--scratch-path "$shared/build")
 
 # Step 1: the policy's file.
 cat > Sources/Policies/WifiFirstPolicy.swift <<'SWIFT'
@@ -75,7 +78,7 @@ grep -q 'WifiFirstPolicy.self' Sources/Policies/BuiltInPolicies.swift || fail "n
 "$swift" build "${build[@]}" --build-tests > "$work/build.log" 2>&1 || { cat "$work/build.log" >&2; fail "the registered policy did not build"; }
 "$swift" test "${build[@]}" --skip-build --filter BuiltInPolicyTests > "$work/registered.log" 2>&1 ||
     { tail -20 "$work/registered.log" >&2; fail "BuiltInPolicyTests failed with the policy registered"; }
-bgsim=$work/build/debug/bgsim
+bgsim=$shared/build/debug/bgsim
 "$bgsim" policies | grep -q '^wifi-first' || fail "bgsim policies does not list wifi-first"
 "$bgsim" run models/scenarios/default.yaml --set duration=2d --replications 2 --quiet --out "$work/out" \
     --set 'policies=[eager, wifi-first, {name: wifi-first, label: wifi-first-10m, max_wait: 10m}]' ||

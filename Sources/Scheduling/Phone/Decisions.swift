@@ -40,6 +40,9 @@ struct Decisions {
     /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
     /// 16 lanes).
     fileprivate(set) var reasonTokens: [String] = []
+    /// The reason last named and its number: most holds name the reason the one before did,
+    /// at this decision or the last (a lookup in `reasonTokens` compares strings).
+    fileprivate var lastReason: (name: String, rule: Int8)?
 
     init(timer: TimerID) { self.timer = timer }
 
@@ -289,7 +292,7 @@ extension PhoneSimulation {
             // Holds usually come in the order the requests were shown, a subsequence of
             // `eligible`: matched with a cursor, each hold's reason numbered once for a run of
             // equal ones (a decision holds dozens of requests, mostly for one or two reasons).
-            var next = 0, lastReason: (String, Int8)?
+            var next = 0
             for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
                 if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
                 let id = decisions.eligible[k].id
@@ -300,13 +303,15 @@ extension PhoneSimulation {
                 } else if !decision.holds.isEmpty {
                     named = decision.holds.first { $0.id == id }?.reason
                 }
+                let numbered: Int8
                 if let named {
-                    if lastReason?.0 != named { lastReason = (named, policyRule(named)) }
-                    holdByRule(eligible: k, lastReason!.1)
+                    if decisions.lastReason?.name != named { decisions.lastReason = (named, policyRule(named)) }
+                    numbered = decisions.lastReason!.rule
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
-                    holdByRule(eligible: k, rule!)
+                    numbered = rule!
                 }
+                if decisions.eligible[k].policyRule != numbered { holdByRule(eligible: k, numbered) }
             }
         }
         if !decisions.starting.isEmpty {

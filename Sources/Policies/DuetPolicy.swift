@@ -73,13 +73,63 @@ struct DuetPolicy: RegisteredPolicy {
     /// that reasoning; another app's launch leaves it.
     var appScores: [(score: Double, learned: Int)?] = []
     var appScoresKey: AppScoresKey?
-    /// Per app and kind, what the rules answered in the decision numbered `stamp`; per app,
-    /// what its use earns, kept across decisions until its `until` or until the app's record
-    /// changes (`UseKey`): an allowance worked out for each app at each decision was a
-    /// twentieth of a run (`decide`).
+    /// Counts the changes of `appScoresKey`.
+    var scoresEpoch = 0
+    /// Per app and kind, what the rules answered for a request, kept across decisions while
+    /// what they read stays the same (`Kept`); per app, what its use earns, kept until its
+    /// `until` or until the app's record changes (`UseKey`): an allowance worked out for each
+    /// app at each decision was a twentieth of a run, and the rules' walk for each request at
+    /// each decision most of one (`decide`).
     var decisionCount = 0
-    var cachedUse: [(key: UseKey, use: AppUse)] = []
-    var cachedOutcome: [(stamp: Int, eligibleSince: SimInstant, outcome: Outcome)] = []
+    var cachedUse: [(key: UseKey, use: AppUse, version: Int)] = []
+    var cachedOutcome: [Kept] = []
+    /// What the rules read of the phone, and counts of its changes, which a kept outcome
+    /// names: the person's use apart, which only processing reads (the phone's use changes at
+    /// most of the decisions that see a screen turn on or off).
+    var phoneInputs: PhoneInputs?
+    var phoneEpoch = 0
+    var activity: (inUse: Bool, lastInUse: SimInstant)?
+    var activityEpoch = 0
+
+    /// What the rules answered for one app and kind: in the decision numbered `stamp`, for a
+    /// request eligible since `eligibleSince`, from `inputs` (nil: not to be kept).
+    struct Kept {
+        var stamp = 0
+        var eligibleSince = SimInstant.start
+        var outcome = Outcome(start: false)
+        var inputs: Inputs?
+        var quick: Quick?
+    }
+
+    /// The counts of changes a kept outcome was decided at (`decide(_:eligible:)`).
+    struct Quick: Equatable {
+        var phone, activity, scores, usage, use, launches: Int
+    }
+
+    /// What the rules read for a request besides the phone, its kind and the time: an outcome
+    /// is kept while these and the phone's stay the same, until its `until`.
+    struct Inputs: Equatable {
+        var phone: Int
+        /// `activityEpoch` for processing, 0 for the others.
+        var activity: Int
+        var appScore: Double
+        var perDay: Double
+        var learningUntil: SimInstant?
+        var neverUsed: Bool
+        var usage: UseKey
+        var launches: Int
+    }
+
+    /// What the rules read of the phone (`Rules.forEachVerdict`) besides the time.
+    struct PhoneInputs: Equatable {
+        var level: Double
+        var charging: Bool
+        var critical: Bool
+        var network: NetworkKind
+        var quality: Double
+        var idleWindow: SimInstant?
+        var dataLeft: Bool
+    }
 
     /// What an app's allowance reads of its record besides the time.
     struct UseKey: Equatable {
@@ -136,16 +186,33 @@ struct DuetPolicy: RegisteredPolicy {
             firstDay: predictor.firstDay, appsLearned: predictor.hits.count)
         if key != appScoresKey {
             appScoresKey = key
+            scoresEpoch &+= 1
             for a in appScores.indices { appScores[a] = nil }
         }
         var chosen: [TaskID] = [], holds: [PolicyHold] = []
         var wake = parameters.rescoreEvery.map { Self.nextRescore(after: state.now, every: $0) } ?? .distantFuture
-        // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough.
+        // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough; no
+        // outcome is kept past then.
+        var idleWindowOpens = SimInstant.distantFuture
         if let after = parameters.idleWindowAfter, state.isCharging, state.network == .wifi, !state.inUse,
             state.idleFor < after
         {
-            wake = min(wake, state.lastInUse + after)
+            idleWindowOpens = state.lastInUse + after
+            wake = min(wake, idleWindowOpens)
         }
+        let phone = PhoneInputs(
+            level: level, charging: state.isCharging, critical: 100 * state.charge <= parameters.criticalBattery,
+            network: state.network, quality: state.networkQuality, idleWindow: rules.idleWindowOpened(state), dataLeft: dataLeft > 0)
+        if phone != phoneInputs {
+            phoneInputs = phone
+            phoneEpoch &+= 1
+        }
+        if activity?.inUse != state.inUse || activity?.lastInUse != state.lastInUse {
+            activity = (state.inUse, state.lastInUse)
+            activityEpoch &+= 1
+        }
+        // An empty energy budget on battery names a wake that moves with every refill.
+        let keep = state.isCharging || energyLeftJ > 0
         // Requests of one app and kind are decided once per decision: those as young or
         // younger get the same answer (the rules read only the app, its kind and how long a
         // request has waited), unless a must started it (a younger one may not be due yet).
@@ -158,8 +225,8 @@ struct DuetPolicy: RegisteredPolicy {
                 let more = task.app + 1 - launches.count
                 launches += Array(repeating: Launches(), count: more)
                 cachedUse += Array(
-                    repeating: (UseKey(launches: -1, lastLeft: nil, inForeground: false), AppUse(perDay: 0, neverUsed: true)), count: more)
-                cachedOutcome += Array(repeating: (0, .start, Outcome(start: false)), count: 3 * more)
+                    repeating: (UseKey(launches: -1, lastLeft: nil, inForeground: false), AppUse(perDay: 0, neverUsed: true), 0), count: more)
+                cachedOutcome += Array(repeating: Kept(), count: 3 * more)
             }
             let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
             if cachedOutcome[slot].stamp == stamp, !cachedOutcome[slot].outcome.byMust,
@@ -175,40 +242,27 @@ struct DuetPolicy: RegisteredPolicy {
                 }
                 continue
             }
-            var appScore = 0.0
-            if task.kind.isRefreshLike {
-                if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
-                let learned = predictor.learnedLaunches(of: task.app)
-                if let kept = appScores[task.app], kept.learned == learned {
-                    appScore = kept.score
-                } else {
-                    appScore = Self.applicationScore(
-                        predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
-                        certain: parameters.certainLaunchProbability)
-                    appScores[task.app] = (appScore, learned)
-                }
+            // What a kept outcome read is unchanged when no count of its changes moved: the
+            // phone's, the prediction bins', the person's use of the apps, the app's allowance
+            // and launches. Most requests are decided so; the others compare the values.
+            let quick = Quick(
+                phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: task.kind.isRefreshLike ? scoresEpoch : 0,
+                usage: state.usage.apps[task.app].changes, use: cachedUse[task.app].version, launches: launches[task.app].version)
+            let outcome: Outcome
+            if keep, cachedOutcome[slot].quick == quick, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+                state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
+            {
+                outcome = cachedOutcome[slot].outcome
+                cachedOutcome[slot].stamp = stamp
                 assert(
-                    appScore
-                        == Self.applicationScore(
-                            predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
-                            certain: parameters.certainLaunchProbability), "a kept application score differs from a fresh one")
+                    outcome.decidesAs(afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
+                    "a kept outcome differs from a fresh one")
+            } else {
+                outcome = self.outcome(of: task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
             }
-            let key = UseKey(
-                launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
-                inForeground: state.usage.apps[task.app].inForeground)
-            if cachedUse[task.app].key != key || state.now >= cachedUse[task.app].use.until {
-                cachedUse[task.app] = (key, Self.allowance(state.usage, app: task.app, now: state.now, parameters))
-                // Valid at this instant at least: the other requests of this decision.
-                cachedUse[task.app].use.until = max(cachedUse[task.app].use.until, state.now + .microseconds(1))
-            }
-            assert(
-                cachedUse[task.app].use.earnsTheSame(as: Self.allowance(state.usage, app: task.app, now: state.now, parameters)),
-                "a kept allowance differs from a fresh one")
-            let outcome = rules.decide(
-                task, state, level: level, battery: battery, appScore: appScore, use: cachedUse[task.app].use, launches: launches[task.app])
-            cachedOutcome[slot] = (stamp, task.eligibleSince, outcome)
             if outcome.start {
                 chosen.append(task.id)
+                launches[task.app].version &+= 1
                 launches[task.app].last = state.now
                 if task.kind.isRefreshLike {
                     let keep = state.now - SimDuration(seconds: 86_400 * max(1, parameters.misbehaviourFactor) * Self.keptSpan(parameters))
@@ -229,6 +283,79 @@ struct DuetPolicy: RegisteredPolicy {
             start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)
     }
 
+    /// `task`'s outcome from the values the rules read: kept if they equal a kept outcome's,
+    /// else the rules' (`decide(_:eligible:)` tried the counts of their changes first).
+    mutating func outcome(
+        of task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant, keep: Bool,
+        stamp: Int
+    ) -> Outcome {
+        let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
+        var appScore = 0.0
+        if task.kind.isRefreshLike {
+            if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
+            let learned = predictor.learnedLaunches(of: task.app)
+            if let kept = appScores[task.app], kept.learned == learned {
+                appScore = kept.score
+            } else {
+                appScore = Self.applicationScore(
+                    predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                    certain: parameters.certainLaunchProbability)
+                appScores[task.app] = (appScore, learned)
+            }
+            assert(
+                appScore
+                    == Self.applicationScore(
+                        predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
+                        certain: parameters.certainLaunchProbability), "a kept application score differs from a fresh one")
+        }
+        let key = UseKey(
+            launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
+            inForeground: state.usage.apps[task.app].inForeground)
+        if cachedUse[task.app].key != key || state.now >= cachedUse[task.app].use.until {
+            cachedUse[task.app] = (key, Self.allowance(state.usage, app: task.app, now: state.now, parameters), cachedUse[task.app].version &+ 1)
+            // Valid at this instant at least: the other requests of this decision.
+            cachedUse[task.app].use.until = max(cachedUse[task.app].use.until, state.now + .microseconds(1))
+        }
+        assert(
+            cachedUse[task.app].use.earnsTheSame(as: Self.allowance(state.usage, app: task.app, now: state.now, parameters)),
+            "a kept allowance differs from a fresh one")
+        let use = cachedUse[task.app].use
+        let inputs = Inputs(
+            phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, appScore: appScore, perDay: use.perDay, learningUntil: use.learningUntil,
+            neverUsed: use.neverUsed,
+            usage: key, launches: launches[task.app].version)
+        func fresh() -> Outcome {
+            var outcome = rules.decide(task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches[task.app])
+            outcome.until = min(outcome.until, idleWindowOpens)
+            return outcome
+        }
+        let quick = Quick(
+            phone: phoneEpoch, activity: inputs.activity, scores: task.kind.isRefreshLike ? scoresEpoch : 0, usage: state.usage.apps[task.app].changes,
+            use: cachedUse[task.app].version, launches: inputs.launches)
+        if keep, cachedOutcome[slot].inputs == inputs, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+            state.now < cachedOutcome[slot].outcome.until
+        {
+            assert(cachedOutcome[slot].outcome.decidesAs(fresh()), "a kept outcome differs from a fresh one")
+            cachedOutcome[slot].stamp = stamp
+            cachedOutcome[slot].quick = quick
+            return cachedOutcome[slot].outcome
+        }
+        let outcome = fresh()
+        cachedOutcome[slot] = Kept(
+            stamp: stamp, eligibleSince: task.eligibleSince, outcome: outcome, inputs: keep ? inputs : nil, quick: keep ? quick : nil)
+        return outcome
+    }
+
+    /// `task`'s outcome worked out from nothing kept (debug builds check kept ones with it).
+    func afresh(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant) -> Outcome {
+        let appScore = task.kind.isRefreshLike ? applicationScore(app: task.app, now: state.now) : 0
+        var outcome = rules.decide(
+            task, state, level: level, battery: battery, appScore: appScore,
+            use: Self.allowance(state.usage, app: task.app, now: state.now, parameters), launches: launches[task.app])
+        outcome.until = min(outcome.until, idleWindowOpens)
+        return outcome
+    }
+
     /// The longest span an allowance is counted over (`Rules.allowanceSpan` of the smallest
     /// allowance an app in use earns): the refreshes kept per app cover it.
     static func keptSpan(_ p: Parameters) -> Double { p.minRefreshesPerDay > 0 ? Rules.allowanceSpan(p.minRefreshesPerDay) : 7 }
@@ -247,17 +374,20 @@ struct DuetPolicy: RegisteredPolicy {
         if onBattery.remove(i) { energyLeftJ -= record.energyJ }
         if onCellular.remove(i), record.started != nil { dataLeft -= record.request.upBytes + record.request.downBytes }
         let app = record.request.app
-        if record.started != nil, record.request.kind.isScheduled, app < launches.count { launches[app].overran = record.overran }
+        if record.started != nil, record.request.kind.isScheduled, app < launches.count, launches[app].overran != record.overran {
+            launches[app].overran = record.overran
+            launches[app].version &+= 1
+        }
     }
 
     /// Every rule's verdict for `task`, in the order of `Rule` (none cut short).
     func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [RuleVerdict] {
         var out: [RuleVerdict] = []
-        var wake: SimInstant?
+        var wake: SimInstant?, until = SimInstant.distantFuture
         let appScore = task.kind.isRefreshLike ? applicationScore(app: task.app, now: state.now) : 0
         rules.forEachVerdict(
             task, state, level: level, appScore: appScore, use: Self.allowance(state.usage, app: task.app, now: state.now, parameters),
-            launches: task.app < launches.count ? launches[task.app] : Launches(), wake: &wake
+            launches: task.app < launches.count ? launches[task.app] : Launches(), wake: &wake, until: &until
         ) {
             out.append(RuleVerdict($0, $1))
             return true

@@ -77,6 +77,15 @@ extension DuetPolicy {
         var wake: SimInstant?
         /// Started because a rule said it must.
         var byMust = false
+        /// Until when (exclusive) the same inputs give the same outcome: the wake, and the
+        /// instants at which a rule's verdict or the rule named changes with the time alone.
+        var until = SimInstant.distantFuture
+
+        /// Whether `other` decides the same, whatever its `until` (a kept outcome's may be
+        /// earlier than a fresh one's: the phone's idle window, say, no longer about to open).
+        func decidesAs(_ other: Outcome) -> Bool {
+            start == other.start && rule == other.rule && wake == other.wake && byMust == other.byMust
+        }
     }
 
     /// Verdicts combined so far, by rank: absolutely must not, then must, then must not, then
@@ -167,7 +176,8 @@ extension DuetPolicy {
         }
 
         /// Hands each rule's verdict for `task` to `visit`, in the order of `Rule`, until
-        /// `visit` returns false; and notes in `wake` when a rule that said no may say yes.
+        /// `visit` returns false; notes in `wake` when a rule that said no may say yes, and in
+        /// `until` the first instant at which a verdict may change with the time alone.
         /// Deciding streams the verdicts this way, so it allocates nothing.
         ///
         /// `appScore` is the application rule's score (cached per app by `decide`), `use` what
@@ -175,10 +185,16 @@ extension DuetPolicy {
         /// last task overran.
         func forEachVerdict(
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
-            use: AppUse, launches: borrowing Launches, wake: inout SimInstant?, _ visit: (Rule, Verdict) -> Bool
+            use: AppUse, launches: borrowing Launches, wake: inout SimInstant?, until: inout SimInstant,
+            _ visit: (Rule, Verdict) -> Bool
         ) {
             let p = parameters, now = state.now
-            func later(_ t: SimInstant) { if t > now { wake = min(wake ?? t, t) } }
+            func later(_ t: SimInstant) {
+                if t > now {
+                    wake = min(wake ?? t, t)
+                    until = min(until, t)
+                }
+            }
             // Battery: the critical level, the class's floor and processing on battery, then the score.
             let processing = task.kind == .processing, refreshLike = task.kind.isRefreshLike
             let curve = processing ? p.processingBattery : p.refreshBattery
@@ -205,7 +221,7 @@ extension DuetPolicy {
                     guard visit(.newApp, .mustNot) else { return }
                 } else if use.perDay <= 0 {
                     guard visit(.appUnused, .mustNot) else { return }
-                } else if let held = allowanceHolds(use.perDay, launches, now: now, appScore: appScore, wake: &wake) {
+                } else if let held = allowanceHolds(use.perDay, launches, now: now, appScore: appScore, wake: &wake, until: &until) {
                     guard visit(held, .mustNot) else { return }
                 }
             } else if processing, p.processingFollowsUse, let last = launches.lastProcessing,
@@ -216,6 +232,9 @@ extension DuetPolicy {
             if let last = launches.last, last < now, now - last < p.minLaunchSpacing {
                 later(last + p.minLaunchSpacing)
                 guard visit(.rateLimit, .mustNot) else { return }
+            } else if let last = launches.last, last >= now {
+                // A launch at this instant spaces the next ones from the next instant on.
+                until = min(until, last + .microseconds(1))
             }
             // Predicted use, unless the phone is in the idle window on power and Wi-Fi and the
             // app has had fewer refreshes in this window than `idleWindowShare` of its day's
@@ -254,6 +273,10 @@ extension DuetPolicy {
             if processing, let due = p.processingDueAfter,
                 let since = state.usage.sinceLastUse(task.app, now: now), since <= p.processingUsedWithin
             {
+                // The app's last use leaves the window the instant after this, unless it is in use.
+                if !state.usage.apps[task.app].inForeground {
+                    until = min(until, now + (p.processingUsedWithin - since) + .microseconds(1))
+                }
                 if now - task.eligibleSince >= due {
                     _ = visit(.processingDue, .must)
                 } else {
@@ -269,7 +292,8 @@ extension DuetPolicy {
         /// overran counts over `misbehaviourFactor` times as long and spaces by that factor
         /// too (no burst). Requests started at `now` are one launch.
         func allowanceHolds(
-            _ perDay: Double, _ launches: borrowing Launches, now: SimInstant, appScore: Double, wake: inout SimInstant?
+            _ perDay: Double, _ launches: borrowing Launches, now: SimInstant, appScore: Double, wake: inout SimInstant?,
+            until: inout SimInstant
         ) -> Rule? {
             let p = parameters
             let factor = launches.overran ? p.misbehaviourFactor : 1
@@ -279,21 +303,35 @@ extension DuetPolicy {
             let window = launches.overran ? Int64(Double(day) * factor) : day
             let allowed = perDay * span
             var count = 0, normal = 0
-            var oldest: Int64?, last: Int64?
+            var oldest: Int64?, oldestNormal: Int64?, last: Int64?
             let now = now.microseconds
+            func later(_ t: Int64) {
+                guard t > now else { return }
+                wake = min(wake ?? .init(microseconds: t), .init(microseconds: t))
+                bound(t)
+            }
+            // When the rule named changes while the allowance still holds.
+            func bound(_ t: Int64) { if t > now { until = min(until, .init(microseconds: t)) } }
             for r in launches.recentRefreshes {
                 let t = r.microseconds
-                guard t < now else { continue }
+                guard t < now else {
+                    // Counted from the next instant on.
+                    bound(t + 1)
+                    continue
+                }
                 last = t
                 if t > now - window {
                     count += 1
                     if oldest == nil { oldest = t }
-                    if t > now - day { normal += 1 }
+                    if t > now - day {
+                        normal += 1
+                        if oldestNormal == nil { oldestNormal = t }
+                    }
                 }
             }
-            func later(_ t: Int64) { if t > now { wake = min(wake ?? .init(microseconds: t), .init(microseconds: t)) } }
             if Double(count + 1) > allowed {
                 if let oldest { later(oldest + window) }
+                if launches.overran, let oldestNormal { bound(oldestNormal + day) }
                 return Double(normal + 1) > allowed ? .allowance : .misbehaviour
             }
             if !launches.overran, let burst = p.burstScore, appScore >= burst { return nil }
@@ -301,6 +339,7 @@ extension DuetPolicy {
             let stretched = launches.overran ? Int64(Double(spacing) * factor) : spacing
             if let last, now < last + stretched {
                 later(last + stretched)
+                bound(last + spacing)
                 return now < last + spacing ? .allowance : .misbehaviour
             }
             return nil
@@ -322,15 +361,17 @@ extension DuetPolicy {
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
             use: AppUse, launches: borrowing Launches
         ) -> Outcome {
-            var tally = Tally(), refused: Rule?, wake: SimInstant?
-            forEachVerdict(task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches, wake: &wake) {
+            var tally = Tally(), refused: Rule?, wake: SimInstant?, until = SimInstant.distantFuture
+            forEachVerdict(
+                task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches, wake: &wake, until: &until
+            ) {
                 rule, v in
                 if !tally.add(v, rule) { refused = rule }
                 return refused == nil
             }
-            if let refused { return Outcome(start: false, rule: refused, wake: wake) }
+            if let refused { return Outcome(start: false, rule: refused, wake: wake, until: until) }
             let (start, rule) = tally.result(threshold: parameters.threshold)
-            return Outcome(start: start, rule: rule, wake: wake, byMust: tally.must)
+            return Outcome(start: start, rule: rule, wake: wake, byMust: tally.must, until: until)
         }
     }
 
@@ -340,6 +381,8 @@ extension DuetPolicy {
         var last, lastProcessing: SimInstant?
         var recentRefreshes: [SimInstant] = []
         var overran = false
+        /// Counts the changes above: a kept outcome read the version it was decided at.
+        var version = 0
     }
 
     /// What `app`'s use earns it at `now` (docs/sources.md §4): nothing if never used or not

@@ -64,6 +64,9 @@ public struct UsageHistory: Sendable, Equatable {
         public internal(set) var inForeground = false
         /// The phone's screen-on time (`UsageHistory.screenOnTime`) when the app was last left.
         public internal(set) var screenOnAtLastLeft = SimDuration.zero
+        /// Changes to this record so far (a launch or a leave): a reader that saw this many
+        /// has seen the record as it is.
+        public internal(set) var changes = 0
         /// An app never used.
         @inlinable public init() {}
     }
@@ -108,6 +111,7 @@ public struct UsageHistory: Sendable, Equatable {
     package mutating func opened(_ app: Int, at time: SimInstant) {
         apps[app].launches.append(time)
         launchCount += 1
+        apps[app].changes += 1
         apps[app].inForeground = true
     }
 
@@ -115,6 +119,7 @@ public struct UsageHistory: Sendable, Equatable {
         guard apps[app].inForeground else { return }
         apps[app].inForeground = false
         apps[app].lastLeft = time
+        apps[app].changes += 1
         apps[app].screenOnAtLastLeft = screenOnTime(at: time)
     }
 

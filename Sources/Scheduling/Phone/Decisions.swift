@@ -40,9 +40,11 @@ struct Decisions {
     /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
     /// 16 lanes).
     fileprivate(set) var reasonTokens: [String] = []
-    /// The reason last named and its number: most holds name the reason the one before did,
-    /// at this decision or the last (a lookup in `reasonTokens` compares strings).
-    fileprivate var lastReason: (name: String, rule: Int8)?
+    /// The four reasons last named and their numbers: a policy names a handful
+    /// again and again, decision after decision (a lookup in `reasonTokens` compares strings).
+    fileprivate var recentReasons: [(name: String, rule: Int8)] = []
+    /// How many reasons `recentReasons` has taken in: the next replaces the oldest.
+    fileprivate var reasonsNamed: UInt = 0
 
     init(timer: TimerID) { self.timer = timer }
 
@@ -179,6 +181,20 @@ extension PhoneSimulation {
         if sink.observesHolds { sink.taskHeld(TaskID(i), by: decisions.reasonTokens[Int(rule)], at: sim.now) }
     }
 
+    /// `policyRule(named)`, from the reasons last named when it is one of them.
+    @inline(__always)
+    fileprivate mutating func recentRule(_ named: String) -> Int8 {
+        for recent in decisions.recentReasons where recent.name == named { return recent.rule }
+        let rule = policyRule(named)
+        if decisions.recentReasons.count < 4 {
+            decisions.recentReasons.append((named, rule))
+        } else {
+            decisions.recentReasons[Int(decisions.reasonsNamed % 4)] = (named, rule)
+        }
+        decisions.reasonsNamed &+= 1
+        return rule
+    }
+
     /// The number of a policy's reason (`nil`: the policy's name), as a run first hears
     /// them; after 15 distinct ones, `other`'s.
     mutating func policyRule(_ reason: String?) -> Int8 {
@@ -305,8 +321,7 @@ extension PhoneSimulation {
                 }
                 let numbered: Int8
                 if let named {
-                    if decisions.lastReason?.name != named { decisions.lastReason = (named, policyRule(named)) }
-                    numbered = decisions.lastReason!.rule
+                    numbered = recentRule(named)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
                     numbered = rule!

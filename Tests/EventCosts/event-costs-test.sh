@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The event-costs build's test, run by `make test`: the binary that times each kind of event
+# The event-costs build's test, run by `make test-builds`: the binary that times each kind of event
 # (`-DBGSIM_EVENT_COSTS`, README "Measuring") must still compile, print its table, and simulate
 # exactly what the normal build does: its result files are compared byte for byte with those of
 # the normal binary given as the argument. Without this, the build nothing else compiles breaks

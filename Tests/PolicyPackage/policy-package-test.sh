@@ -3,7 +3,7 @@
 # docs/policies.md tells a newcomer to: copied out of the repository, pointed at this clone
 # with BGSIM_PATH, built, then its comparison, a report, its two sweeps (the policy's own
 # parameter and a built-in policy's) each also split into two shards and merged, and a bad
-# parameter value. Run by `make test`.
+# parameter value. Run by `make test-builds`.
 #
 #   Tests/PolicyPackage/policy-package-test.sh
 set -euo pipefail

@@ -286,7 +286,7 @@ equivalence: deps
 
 ## Random sweeps under a debug build, whose assertions stop at the first inconsistency:
 ## Tests/Fuzz/$(SWEEP).yaml (wide: the world and settings, the default; apps: what the apps do;
-## battery: the battery, charger and loads at their edges)
+## battery: the battery, charger and loads at their edges; ios: the ios model's parameters)
 ## from design seed SEED (1), POINTS points (300). A failure names the unit and its point's values.
 fuzz: deps
 	$(SWIFT) build --product bgsim

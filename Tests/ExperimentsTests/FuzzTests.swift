@@ -26,7 +26,7 @@ struct FuzzTests {
         let folder = repoRoot.appendingPathComponent("Tests/Fuzz")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             .filter { $0.hasSuffix(".yaml") && !$0.hasPrefix(".") }.sorted()
-        #expect(names == ["apps.yaml", "battery.yaml", "wide.yaml"])
+        #expect(names == ["apps.yaml", "battery.yaml", "ios.yaml", "wide.yaml"])
         for name in names {
             let sweep = try Sweep.load(file: folder.appendingPathComponent(name).path)
             let plan = try StudyPlan(sweep: sweep, overrides: [], jobs: 2)

@@ -43,6 +43,33 @@ struct DuetTests {
         p.verdicts(task, s, level: level ?? 100 * s.charge).first { $0.rule == rule }?.verdict
     }
 
+    /// A kept hold is worked out again when time alone renames its rule: an app whose last
+    /// task overran is held by `allowance` within the normal spacing of its last refresh, and
+    /// by `misbehaviour` in the stretch beyond it, though nothing the rules read changed.
+    @Test func aKeptHoldIsRenamedWhenTheNormalSpacingEnds() {
+        var p = DuetPolicy()
+        let last = at(72, 30)
+        func holds(at time: SimInstant) -> [PolicyHold] {
+            var s = DeviceState(now: time, charge: 0.8, isCharging: false)
+            s.networkQuality = 80
+            s.usage = usage(opened: (-7..<3).map { at(24 * Int64($0) + 9) }, since: .start - .days(7))
+            return p.decide(s, eligible: [refresh()]).holds
+        }
+        _ = holds(at: last)
+        p.launches[0] = DuetPolicy.Launches(last: last, recentRefreshes: [last], overran: true, version: p.launches[0].version + 1)
+        // Opened once a day: 2 refreshes a day, spaced by half a day over 2 (6 h), stretched
+        // threefold (18 h). Both instants are before 9:00, in prediction bins without launches,
+        // so the application score and the allowance are the same at both.
+        #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "allowance")])
+        #expect(holds(at: last + .hours(7)) == [PolicyHold(TaskID(0), "misbehaviour")])
+        // Two refreshes within the day spend the allowance; once the older leaves the day (4 h
+        // after the later one) they spend only the threefold window's.
+        p.launches[0] = DuetPolicy.Launches(
+            last: last, recentRefreshes: [last - .hours(20), last], overran: true, version: p.launches[0].version + 1)
+        #expect(holds(at: last + .hours(1)) == [PolicyHold(TaskID(0), "allowance")])
+        #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "misbehaviour")])
+    }
+
     /// Legacy background fetch is decided as a refresh is, by the application rule and the
     /// app's allowance: a fetch nothing predicts waits, named by the rule that held it.
     @Test func legacyFetchIsDecidedAsARefreshIs() {

@@ -66,12 +66,12 @@ struct DuetPolicy: RegisteredPolicy {
     var onBattery = TaskIDBits()
     var onCellular = TaskIDBits()
     /// The application rule's score per app, for the prediction bins `appScoresKey` names and
-    /// the app's launches the predictor had learned (`learned`). It changes at a bin boundary
+    /// the app's launches the predictor had learned (`AppScore`). It changes at a bin boundary
     /// (a launch counts in its bin from the next day on), not at each decision: a division per
     /// bin and a square root per refresh request per decision were a twentieth of a run. The
     /// app's learned launches are in the key all the same, so the cache does not depend on
     /// that reasoning; another app's launch leaves it.
-    var appScores: [(score: Double, learned: Int)?] = []
+    var appScores: [AppScore] = []
     var appScoresKey: AppScoresKey?
     /// Counts the changes of `appScoresKey`.
     var scoresEpoch = 0
@@ -138,6 +138,15 @@ struct DuetPolicy: RegisteredPolicy {
         var inForeground: Bool
     }
 
+    /// An app's application score, worked out for `epoch` of the bins and `learned` of its
+    /// launches; `version` counts the changes of its value: a kept outcome read a version, so
+    /// a new bin moves only the outcomes of the apps whose score it moved (at each bin, every
+    /// refresh request's rules were read again, though most apps' scores stay the same).
+    struct AppScore {
+        var score = 0.0
+        var learned = -1, epoch = -1, version = 0
+    }
+
     struct AppScoresKey: Equatable {
         var firstBin, lastBin: SimInstant
         var firstDay: Int64
@@ -183,11 +192,10 @@ struct DuetPolicy: RegisteredPolicy {
         let key = AppScoresKey(
             firstBin: predictor.binStart(of: state.now),
             lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
-            firstDay: predictor.firstDay, appsLearned: predictor.hits.count)
+            firstDay: predictor.firstDay, appsLearned: predictor.apps)
         if key != appScoresKey {
             appScoresKey = key
             scoresEpoch &+= 1
-            for a in appScores.indices { appScores[a] = nil }
         }
         var chosen: [TaskID] = [], holds: [PolicyHold] = []
         var wake = parameters.rescoreEvery.map { Self.nextRescore(after: state.now, every: $0) } ?? .distantFuture
@@ -243,13 +251,25 @@ struct DuetPolicy: RegisteredPolicy {
                 continue
             }
             // What a kept outcome read is unchanged when no count of its changes moved: the
-            // phone's, the prediction bins', the person's use of the apps, the app's allowance
+            // phone's, the app's score's, the person's use of the apps, the app's allowance
             // and launches. Most requests are decided so; the others compare the values.
-            let quick = Quick(
-                phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: task.kind.isRefreshLike ? scoresEpoch : 0,
+            // A kept outcome that read nothing of the score is compared without it, and one that
+            // read its side of `burstScore` alone by that side (most holds are by the allowance
+            // or the rate limit, and a new bin moves most apps' scores).
+            var compared = Quick(
+                phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
                 usage: state.usage.apps[task.app].changes, use: cachedUse[task.app].version, launches: launches[task.app].version)
+            if task.kind.isRefreshLike, let kept = cachedOutcome[slot].quick {
+                let readsScore = cachedOutcome[slot].outcome.readsScore, readsBurst = cachedOutcome[slot].outcome.readsBurst
+                if !readsScore && !readsBurst {
+                    compared.scores = kept.scores
+                } else {
+                    let score = appScore(of: task.app, now: state.now)
+                    compared.scores = !readsScore && sameBurstSide(cachedOutcome[slot].inputs!.appScore, score.score) ? kept.scores : score.version
+                }
+            }
             let outcome: Outcome
-            if keep, cachedOutcome[slot].quick == quick, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+            if keep, cachedOutcome[slot].quick == compared, cachedOutcome[slot].eligibleSince == task.eligibleSince,
                 state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
             {
                 outcome = cachedOutcome[slot].outcome
@@ -290,24 +310,7 @@ struct DuetPolicy: RegisteredPolicy {
         stamp: Int
     ) -> Outcome {
         let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
-        var appScore = 0.0
-        if task.kind.isRefreshLike {
-            if appScores.count <= task.app { appScores += Array(repeating: nil, count: task.app + 1 - appScores.count) }
-            let learned = predictor.learnedLaunches(of: task.app)
-            if let kept = appScores[task.app], kept.learned == learned {
-                appScore = kept.score
-            } else {
-                appScore = Self.applicationScore(
-                    predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
-                    certain: parameters.certainLaunchProbability)
-                appScores[task.app] = (appScore, learned)
-            }
-            assert(
-                appScore
-                    == Self.applicationScore(
-                        predictor, app: task.app, now: state.now, lookahead: parameters.launchLookahead,
-                        certain: parameters.certainLaunchProbability), "a kept application score differs from a fresh one")
-        }
+        let (appScore, scoreVersion) = task.kind.isRefreshLike ? self.appScore(of: task.app, now: state.now) : (0, 0)
         let key = UseKey(
             launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
             inForeground: state.usage.apps[task.app].inForeground)
@@ -330,14 +333,22 @@ struct DuetPolicy: RegisteredPolicy {
             return outcome
         }
         let quick = Quick(
-            phone: phoneEpoch, activity: inputs.activity, scores: task.kind.isRefreshLike ? scoresEpoch : 0, usage: state.usage.apps[task.app].changes,
+            phone: phoneEpoch, activity: inputs.activity, scores: scoreVersion, usage: state.usage.apps[task.app].changes,
             use: cachedUse[task.app].version, launches: inputs.launches)
-        if keep, cachedOutcome[slot].inputs == inputs, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+        // A kept outcome that did not count the score's value is compared without it.
+        var compared = inputs
+        if let kept = cachedOutcome[slot].inputs, !cachedOutcome[slot].outcome.readsScore,
+            !cachedOutcome[slot].outcome.readsBurst || sameBurstSide(kept.appScore, appScore)
+        {
+            compared.appScore = kept.appScore
+        }
+        if keep, cachedOutcome[slot].inputs == compared, cachedOutcome[slot].eligibleSince == task.eligibleSince,
             state.now < cachedOutcome[slot].outcome.until
         {
             assert(cachedOutcome[slot].outcome.decidesAs(fresh()), "a kept outcome differs from a fresh one")
             cachedOutcome[slot].stamp = stamp
             cachedOutcome[slot].quick = quick
+            cachedOutcome[slot].inputs = inputs
             return cachedOutcome[slot].outcome
         }
         let outcome = fresh()
@@ -345,6 +356,31 @@ struct DuetPolicy: RegisteredPolicy {
             stamp: stamp, eligibleSince: task.eligibleSince, outcome: outcome, inputs: keep ? inputs : nil, quick: keep ? quick : nil)
         return outcome
     }
+
+    /// The application score of `app` at `now`, worked out once per bin and learned launch
+    /// (`AppScore`), and its version.
+    @inline(__always)
+    mutating func appScore(of app: Int, now: SimInstant) -> (score: Double, version: Int) {
+        if app < appScores.count, appScores[app].epoch == scoresEpoch, appScores[app].learned == predictor.learnedLaunches(of: app) {
+            assert(appScores[app].score == applicationScore(app: app, now: now), "a kept application score differs from a fresh one")
+            return (appScores[app].score, appScores[app].version)
+        }
+        return rescore(app, now: now)
+    }
+
+    mutating func rescore(_ app: Int, now: SimInstant) -> (score: Double, version: Int) {
+        if appScores.count <= app { appScores += Array(repeating: AppScore(), count: app + 1 - appScores.count) }
+        let score = applicationScore(app: app, now: now)
+        if score != appScores[app].score || appScores[app].epoch < 0 { appScores[app].version &+= 1 }
+        appScores[app].score = score
+        appScores[app].learned = predictor.learnedLaunches(of: app)
+        appScores[app].epoch = scoresEpoch
+        return (score, appScores[app].version)
+    }
+
+    /// Whether two application scores are on the same side of `burstScore`, the one thing the
+    /// rules read of the score when its value did not count (`Outcome.readsScore`).
+    func sameBurstSide(_ a: Double, _ b: Double) -> Bool { parameters.burstScore.map { (a >= $0) == (b >= $0) } ?? true }
 
     /// `task`'s outcome worked out from nothing kept (debug builds check kept ones with it).
     func afresh(_ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant) -> Outcome {
@@ -383,11 +419,11 @@ struct DuetPolicy: RegisteredPolicy {
     /// Every rule's verdict for `task`, in the order of `Rule` (none cut short).
     func verdicts(_ task: EligibleTask, _ state: DeviceState, level: Double) -> [RuleVerdict] {
         var out: [RuleVerdict] = []
-        var wake: SimInstant?, until = SimInstant.distantFuture
+        var wake: SimInstant?, until = SimInstant.distantFuture, readsBurst = false
         let appScore = task.kind.isRefreshLike ? applicationScore(app: task.app, now: state.now) : 0
         rules.forEachVerdict(
             task, state, level: level, appScore: appScore, use: Self.allowance(state.usage, app: task.app, now: state.now, parameters),
-            launches: task.app < launches.count ? launches[task.app] : Launches(), wake: &wake, until: &until
+            launches: task.app < launches.count ? launches[task.app] : Launches(), wake: &wake, until: &until, readsBurst: &readsBurst
         ) {
             out.append(RuleVerdict($0, $1))
             return true

@@ -80,11 +80,20 @@ extension DuetPolicy {
         /// Until when (exclusive) the same inputs give the same outcome: the wake, and the
         /// instants at which a rule's verdict or the rule named changes with the time alone.
         var until = SimInstant.distantFuture
+        /// Whether the application score's value counted: a must-not before the application
+        /// rule decides whatever the score (a must starts it, or the must-not holds it). The
+        /// score's side of `burstScore` may count all the same (`readsBurst`).
+        var readsScore = false
+        /// Whether the allowance read the score's side of `burstScore` (`Rules.allowanceHolds`).
+        var readsBurst = false
 
         /// Whether `other` decides the same, whatever its `until` (a kept outcome's may be
-        /// earlier than a fresh one's: the phone's idle window, say, no longer about to open).
+        /// earlier than a fresh one's: the phone's idle window, say, no longer about to open),
+        /// reading the score no less (the allowance's spacing ends with time alone, and with it
+        /// the read of the burst side).
         func decidesAs(_ other: Outcome) -> Bool {
-            start == other.start && rule == other.rule && wake == other.wake && byMust == other.byMust
+            start == other.start && rule == other.rule && wake == other.wake && byMust == other.byMust && readsScore == other.readsScore
+                && (readsBurst || !other.readsBurst)
         }
     }
 
@@ -176,8 +185,9 @@ extension DuetPolicy {
         }
 
         /// Hands each rule's verdict for `task` to `visit`, in the order of `Rule`, until
-        /// `visit` returns false; notes in `wake` when a rule that said no may say yes, and in
-        /// `until` the first instant at which a verdict may change with the time alone.
+        /// `visit` returns false; notes in `wake` when a rule that said no may say yes, in
+        /// `until` the first instant at which a verdict may change with the time alone, and in
+        /// `readsBurst` whether the allowance read the score's side of `burstScore`.
         /// Deciding streams the verdicts this way, so it allocates nothing.
         ///
         /// `appScore` is the application rule's score (cached per app by `decide`), `use` what
@@ -185,7 +195,7 @@ extension DuetPolicy {
         /// last task overran.
         func forEachVerdict(
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
-            use: AppUse, launches: borrowing Launches, wake: inout SimInstant?, until: inout SimInstant,
+            use: AppUse, launches: borrowing Launches, wake: inout SimInstant?, until: inout SimInstant, readsBurst: inout Bool,
             _ visit: (Rule, Verdict) -> Bool
         ) {
             let p = parameters, now = state.now
@@ -221,7 +231,9 @@ extension DuetPolicy {
                     guard visit(.newApp, .mustNot) else { return }
                 } else if use.perDay <= 0 {
                     guard visit(.appUnused, .mustNot) else { return }
-                } else if let held = allowanceHolds(use.perDay, launches, now: now, appScore: appScore, wake: &wake, until: &until) {
+                } else if let held = allowanceHolds(
+                    use.perDay, launches, now: now, appScore: appScore, wake: &wake, until: &until, readsBurst: &readsBurst)
+                {
                     guard visit(held, .mustNot) else { return }
                 }
             } else if processing, p.processingFollowsUse, let last = launches.lastProcessing,
@@ -293,7 +305,7 @@ extension DuetPolicy {
         /// too (no burst). Requests started at `now` are one launch.
         func allowanceHolds(
             _ perDay: Double, _ launches: borrowing Launches, now: SimInstant, appScore: Double, wake: inout SimInstant?,
-            until: inout SimInstant
+            until: inout SimInstant, readsBurst: inout Bool
         ) -> Rule? {
             let p = parameters
             let factor = launches.overran ? p.misbehaviourFactor : 1
@@ -334,15 +346,16 @@ extension DuetPolicy {
                 if launches.overran, let oldestNormal { bound(oldestNormal + day) }
                 return Double(normal + 1) > allowed ? .allowance : .misbehaviour
             }
-            if !launches.overran, let burst = p.burstScore, appScore >= burst { return nil }
             let spacing = Int64(Double(SimDuration.days(1).microseconds) / perDay * p.allowanceSpread)
             let stretched = launches.overran ? Int64(Double(spacing) * factor) : spacing
-            if let last, now < last + stretched {
-                later(last + stretched)
-                bound(last + spacing)
-                return now < last + spacing ? .allowance : .misbehaviour
+            guard let last, now < last + stretched else { return nil }
+            if !launches.overran, let burst = p.burstScore {
+                readsBurst = true
+                if appScore >= burst { return nil }
             }
-            return nil
+            later(last + stretched)
+            bound(last + spacing)
+            return now < last + spacing ? .allowance : .misbehaviour
         }
 
         /// The days over which an allowance of `perDay` is counted: one, or for an allowance
@@ -361,17 +374,21 @@ extension DuetPolicy {
             _ task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores? = nil, appScore: Double,
             use: AppUse, launches: borrowing Launches
         ) -> Outcome {
-            var tally = Tally(), refused: Rule?, wake: SimInstant?, until = SimInstant.distantFuture
+            var tally = Tally(), refused: Rule?, wake: SimInstant?, until = SimInstant.distantFuture, readsScore = false,
+                readsBurst = false
             forEachVerdict(
-                task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches, wake: &wake, until: &until
+                task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches, wake: &wake, until: &until,
+                readsBurst: &readsBurst
             ) {
                 rule, v in
+                if rule == .predictedUse, tally.mustNot == nil { readsScore = true }
                 if !tally.add(v, rule) { refused = rule }
                 return refused == nil
             }
-            if let refused { return Outcome(start: false, rule: refused, wake: wake, until: until) }
+            if let refused { return Outcome(start: false, rule: refused, wake: wake, until: until, readsBurst: readsBurst) }
             let (start, rule) = tally.result(threshold: parameters.threshold)
-            return Outcome(start: start, rule: rule, wake: wake, byMust: tally.must, until: until)
+            return Outcome(
+                start: start, rule: rule, wake: wake, byMust: tally.must, until: until, readsScore: readsScore, readsBurst: readsBurst)
         }
     }
 

@@ -17,9 +17,17 @@ struct LaunchPredictor: Sendable {
     var priorDays: Double
 
     var binsPerDay: Int
-    /// Per app: per bin, days with a launch, and the last day counted (so a day counts once).
-    var hits: [[Int32]] = []
-    var lastDay: [[Int32]] = []
+    /// Per app and bin (at `app * binsPerDay + bin`): days with a launch, and the last day
+    /// counted (so a day counts once). One flat array: a nested one cost a retain and a
+    /// release per read, and the application score reads two bins per app per bin.
+    var bins: [Bin] = []
+    /// How many apps `bins` holds.
+    var apps = 0
+
+    struct Bin {
+        var hits: Int32 = 0
+        var lastDay: Int32 = .min
+    }
     /// The first day of the record (`UsageHistory.since`): days elapsed count from it.
     var firstDay: Int64 = 0
     /// Per app, how many of its launches have been read from the history, and in all.
@@ -42,23 +50,23 @@ struct LaunchPredictor: Sendable {
     /// Reads launches added to `usage` since the last call.
     mutating func learn(_ usage: UsageHistory) {
         // Called at every decision; most of them come with no launch since the last one.
-        guard usage.launchCount != learned || hits.count < usage.apps.count else { return }
+        guard usage.launchCount != learned || apps < usage.apps.count else { return }
         learned = usage.launchCount
         firstDay = usage.since.day
-        while hits.count < usage.apps.count {
-            hits.append(Array(repeating: 0, count: binsPerDay))
-            lastDay.append(Array(repeating: .min, count: binsPerDay))
-            cursor.append(0)
+        if apps < usage.apps.count {
+            bins += Array(repeating: Bin(), count: (usage.apps.count - apps) * binsPerDay)
+            cursor += Array(repeating: 0, count: usage.apps.count - apps)
+            apps = usage.apps.count
         }
         for a in usage.apps.indices {
             let launches = usage.apps[a].launches
             while cursor[a] < launches.count {
                 let t = launches[cursor[a]]
                 cursor[a] += 1
-                let b = bin(of: t), day = Int32(t.day)
-                if lastDay[a][b] != day {
-                    lastDay[a][b] = day
-                    hits[a][b] += 1
+                let k = a * binsPerDay + bin(of: t), day = Int32(t.day)
+                if bins[k].lastDay != day {
+                    bins[k].lastDay = day
+                    bins[k].hits += 1
                 }
             }
         }
@@ -71,9 +79,10 @@ struct LaunchPredictor: Sendable {
         // Days of the record on which this bin has already passed, before the current one.
         let elapsed = Double(max(0, binStart.day - firstDay))
         var h = 0.0
-        if app < hits.count {
+        if app < apps {
             // A launch already seen in this bin on its own day is not history yet.
-            h = Double(hits[app][b]) - (Int64(lastDay[app][b]) == binStart.day ? 1 : 0)
+            let bin = bins[app * binsPerDay + b]
+            h = Double(bin.hits) - (Int64(bin.lastDay) == binStart.day ? 1 : 0)
         }
         return min(1, (h + prior * priorDays) / (elapsed + priorDays))
     }

@@ -70,6 +70,29 @@ struct DuetTests {
         #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "misbehaviour")])
     }
 
+    /// An outcome says what it read of the application score, so that a new prediction bin
+    /// leaves the outcomes that did not read it: nothing when the allowance is spent, the
+    /// score's side of the burst score when only the spacing holds, and its value when the
+    /// application rule is reached with nothing held before it.
+    @Test func anOutcomeSaysWhatItReadOfTheScore() {
+        let rules = DuetPolicy().rules
+        let s = state(80, at: at(30))
+        let use = DuetPolicy.AppUse(perDay: 2, neverUsed: false)
+        func decide(_ refreshes: [SimInstant], score: Double) -> DuetPolicy.Outcome {
+            rules.decide(
+                refresh(), s, level: 80, appScore: score, use: use,
+                launches: DuetPolicy.Launches(last: refreshes.last, recentRefreshes: refreshes))
+        }
+        let spent = decide([at(20), at(29)], score: 0.1)
+        #expect(spent.rule == .allowance && !spent.readsScore && !spent.readsBurst)
+        let spaced = decide([at(29)], score: 0.1)
+        #expect(spaced.rule == .allowance && !spaced.readsScore && spaced.readsBurst)
+        let burst = decide([at(29)], score: 0.6)
+        #expect(burst.start && burst.readsScore && burst.readsBurst, "a likely launch lets the burst through the spacing")
+        let unheld = decide([], score: 0.1)
+        #expect(unheld.rule == .predictedUse && unheld.readsScore && !unheld.readsBurst)
+    }
+
     /// Legacy background fetch is decided as a refresh is, by the application rule and the
     /// app's allowance: a fetch nothing predicts waits, named by the rule that held it.
     @Test func legacyFetchIsDecidedAsARefreshIs() {
@@ -458,6 +481,7 @@ struct CacheCheckedDuet: SchedulingPolicy {
     mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         var fresh = policy
         fresh.appScoresKey = nil
+        fresh.cachedOutcome = Array(repeating: .init(), count: policy.cachedOutcome.count)
         let expected = fresh.decide(state, eligible: eligible)
         let got = policy.decide(state, eligible: eligible)
         decisions += 1

@@ -320,7 +320,11 @@ extension PhoneSimulation {
                     named = decision.holds.first { $0.id == id }?.reason
                 }
                 let numbered: Int8
-                if let named {
+                let current = decisions.eligible[k].policyRule
+                if let named, current >= 0, decisions.reasonTokens[Int(current)] == named {
+                    // Held again for the reason it was held for: most holds at most decisions.
+                    continue
+                } else if let named {
                     numbered = recentRule(named)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }

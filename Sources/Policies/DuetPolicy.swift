@@ -88,70 +88,12 @@ struct DuetPolicy: RegisteredPolicy {
     /// most of the decisions that see a screen turn on or off).
     var phoneInputs: PhoneInputs?
     var phoneEpoch = 0
+    /// Of the phone's inputs, what decides whether the battery refuses a request; an outcome
+    /// held by a rule of the app's own reads only these (`Outcome.readsPhone`).
+    var powerInputs: PowerInputs?
+    var powerEpoch = 0
     var activity: (inUse: Bool, lastInUse: SimInstant)?
     var activityEpoch = 0
-
-    /// What the rules answered for one app and kind: in the decision numbered `stamp`, for a
-    /// request eligible since `eligibleSince`, from `inputs` (nil: not to be kept).
-    struct Kept {
-        var stamp = 0
-        var eligibleSince = SimInstant.start
-        var outcome = Outcome(start: false)
-        var inputs: Inputs?
-        var quick: Quick?
-    }
-
-    /// The counts of changes a kept outcome was decided at (`decide(_:eligible:)`).
-    struct Quick: Equatable {
-        var phone, activity, scores, usage, use, launches: Int
-    }
-
-    /// What the rules read for a request besides the phone, its kind and the time: an outcome
-    /// is kept while these and the phone's stay the same, until its `until`.
-    struct Inputs: Equatable {
-        var phone: Int
-        /// `activityEpoch` for processing, 0 for the others.
-        var activity: Int
-        var appScore: Double
-        var perDay: Double
-        var learningUntil: SimInstant?
-        var neverUsed: Bool
-        var usage: UseKey
-        var launches: Int
-    }
-
-    /// What the rules read of the phone (`Rules.forEachVerdict`) besides the time.
-    struct PhoneInputs: Equatable {
-        var level: Double
-        var charging: Bool
-        var critical: Bool
-        var network: NetworkKind
-        var quality: Double
-        var idleWindow: SimInstant?
-        var dataLeft: Bool
-    }
-
-    /// What an app's allowance reads of its record besides the time.
-    struct UseKey: Equatable {
-        var launches: Int
-        var lastLeft: SimInstant?
-        var inForeground: Bool
-    }
-
-    /// An app's application score, worked out for `epoch` of the bins and `learned` of its
-    /// launches; `version` counts the changes of its value: a kept outcome read a version, so
-    /// a new bin moves only the outcomes of the apps whose score it moved (at each bin, every
-    /// refresh request's rules were read again, though most apps' scores stay the same).
-    struct AppScore {
-        var score = 0.0
-        var learned = -1, epoch = -1, version = 0
-    }
-
-    struct AppScoresKey: Equatable {
-        var firstBin, lastBin: SimInstant
-        var firstDay: Int64
-        var appsLearned: Int
-    }
 
     /// The model with `parameters`, no history and full budgets.
     init(_ parameters: Parameters) {
@@ -215,6 +157,13 @@ struct DuetPolicy: RegisteredPolicy {
             phoneInputs = phone
             phoneEpoch &+= 1
         }
+        let power = PowerInputs(
+            charging: state.isCharging, critical: phone.critical, belowRefreshFloor: level <= parameters.refreshBattery.floor - 1,
+            belowProcessingFloor: level <= parameters.processingBattery.floor - 1)
+        if power != powerInputs {
+            powerInputs = power
+            powerEpoch &+= 1
+        }
         if activity?.inUse != state.inUse || activity?.lastInUse != state.lastInUse {
             activity = (state.inUse, state.lastInUse)
             activityEpoch &+= 1
@@ -257,8 +206,9 @@ struct DuetPolicy: RegisteredPolicy {
             // read its side of `burstScore` alone by that side (most holds are by the allowance
             // or the rate limit, and a new bin moves most apps' scores).
             var compared = Quick(
-                phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
+                phone: phoneEpoch, power: powerEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
                 usage: state.usage.apps[task.app].changes, use: cachedUse[task.app].version, launches: launches[task.app].version)
+            if let kept = cachedOutcome[slot].quick, !cachedOutcome[slot].outcome.readsPhone { compared.phone = kept.phone }
             if task.kind.isRefreshLike, let kept = cachedOutcome[slot].quick {
                 let readsScore = cachedOutcome[slot].outcome.readsScore, readsBurst = cachedOutcome[slot].outcome.readsBurst
                 if !readsScore && !readsBurst {
@@ -324,19 +274,19 @@ struct DuetPolicy: RegisteredPolicy {
             "a kept allowance differs from a fresh one")
         let use = cachedUse[task.app].use
         let inputs = Inputs(
-            phone: phoneEpoch, activity: task.kind == .processing ? activityEpoch : 0, appScore: appScore, perDay: use.perDay, learningUntil: use.learningUntil,
-            neverUsed: use.neverUsed,
-            usage: key, launches: launches[task.app].version)
+            phone: phoneEpoch, power: powerEpoch, activity: task.kind == .processing ? activityEpoch : 0, appScore: appScore,
+            perDay: use.perDay, learningUntil: use.learningUntil, neverUsed: use.neverUsed, usage: key, launches: launches[task.app].version)
         func fresh() -> Outcome {
             var outcome = rules.decide(task, state, level: level, battery: battery, appScore: appScore, use: use, launches: launches[task.app])
             outcome.until = min(outcome.until, idleWindowOpens)
             return outcome
         }
         let quick = Quick(
-            phone: phoneEpoch, activity: inputs.activity, scores: scoreVersion, usage: state.usage.apps[task.app].changes,
+            phone: phoneEpoch, power: powerEpoch, activity: inputs.activity, scores: scoreVersion, usage: state.usage.apps[task.app].changes,
             use: cachedUse[task.app].version, launches: inputs.launches)
         // A kept outcome that did not count the score's value is compared without it.
         var compared = inputs
+        if let kept = cachedOutcome[slot].inputs, !cachedOutcome[slot].outcome.readsPhone { compared.phone = kept.phone }
         if let kept = cachedOutcome[slot].inputs, !cachedOutcome[slot].outcome.readsScore,
             !cachedOutcome[slot].outcome.readsBurst || sameBurstSide(kept.appScore, appScore)
         {

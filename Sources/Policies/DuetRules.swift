@@ -54,6 +54,9 @@ extension DuetPolicy {
 
         /// Whether the rule starts requests (must) rather than holds them.
         var starts: Bool { self == .overdue || self == .processingDue }
+        /// Whether the rule reads the app alone (its use, allowance and launches), and comes
+        /// before every rule that reads the phone's network, the idle window or the budgets.
+        var isTheApps: Bool { [.appUnused, .newApp, .allowance, .misbehaviour, .rateLimit].contains(self) }
     }
 
     /// A rule and its verdict.
@@ -86,6 +89,11 @@ extension DuetPolicy {
         var readsScore = false
         /// Whether the allowance read the score's side of `burstScore` (`Rules.allowanceHolds`).
         var readsBurst = false
+        /// Whether the phone's network, its quality, the battery's score, the idle window or the
+        /// data budget counted: not when a rule refused the request outright or a must-not of
+        /// the app's own (its use, its allowance, the rate limit) held it, where only whether
+        /// the battery refuses counts (`PowerInputs`).
+        var readsPhone = true
 
         /// Whether `other` decides the same, whatever its `until` (a kept outcome's may be
         /// earlier than a fresh one's: the phone's idle window, say, no longer about to open),
@@ -93,7 +101,7 @@ extension DuetPolicy {
         /// the read of the burst side).
         func decidesAs(_ other: Outcome) -> Bool {
             start == other.start && rule == other.rule && wake == other.wake && byMust == other.byMust && readsScore == other.readsScore
-                && (readsBurst || !other.readsBurst)
+                && (readsBurst || !other.readsBurst) && readsPhone == other.readsPhone
         }
     }
 
@@ -385,10 +393,11 @@ extension DuetPolicy {
                 if !tally.add(v, rule) { refused = rule }
                 return refused == nil
             }
-            if let refused { return Outcome(start: false, rule: refused, wake: wake, until: until, readsBurst: readsBurst) }
+            if let refused { return Outcome(start: false, rule: refused, wake: wake, until: until, readsBurst: readsBurst, readsPhone: false) }
             let (start, rule) = tally.result(threshold: parameters.threshold)
             return Outcome(
-                start: start, rule: rule, wake: wake, byMust: tally.must, until: until, readsScore: readsScore, readsBurst: readsBurst)
+                start: start, rule: rule, wake: wake, byMust: tally.must, until: until, readsScore: readsScore, readsBurst: readsBurst,
+                readsPhone: !(tally.mustNot?.isTheApps ?? false))
         }
     }
 

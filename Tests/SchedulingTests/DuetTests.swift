@@ -70,11 +70,13 @@ struct DuetTests {
         #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "misbehaviour")])
     }
 
-    /// An outcome says what it read of the application score, so that a new prediction bin
-    /// leaves the outcomes that did not read it: nothing when the allowance is spent, the
-    /// score's side of the burst score when only the spacing holds, and its value when the
-    /// application rule is reached with nothing held before it.
-    @Test func anOutcomeSaysWhatItReadOfTheScore() {
+    /// An outcome says what it read of the application score and of the phone, so that a new
+    /// prediction bin, or a new network quality, leaves the outcomes that did not read it: of
+    /// the score, nothing when the allowance is spent, its side of the burst score when only
+    /// the spacing holds, and its value when the application rule is reached with nothing held
+    /// before it; of the phone, only whether the battery refuses when a rule of the app's own
+    /// holds it or a rule refuses it outright.
+    @Test func anOutcomeSaysWhatItRead() {
         let rules = DuetPolicy().rules
         let s = state(80, at: at(30))
         let use = DuetPolicy.AppUse(perDay: 2, neverUsed: false)
@@ -91,6 +93,13 @@ struct DuetTests {
         #expect(burst.start && burst.readsScore && burst.readsBurst, "a likely launch lets the burst through the spacing")
         let unheld = decide([], score: 0.1)
         #expect(unheld.rule == .predictedUse && unheld.readsScore && !unheld.readsBurst)
+        #expect(!spent.readsPhone && !spaced.readsPhone && burst.readsPhone && unheld.readsPhone)
+        var offline = s
+        offline.network = .none
+        let noNetwork = rules.decide(refresh(), offline, level: 80, appScore: 0.9, use: use, launches: DuetPolicy.Launches())
+        #expect(noNetwork.rule == .network && noNetwork.readsPhone)
+        let low = rules.decide(refresh(), state(5, at: at(30)), level: 5, appScore: 0.9, use: use, launches: DuetPolicy.Launches())
+        #expect(low.rule == .lowBattery && !low.readsPhone)
     }
 
     /// Legacy background fetch is decided as a refresh is, by the application rule and the

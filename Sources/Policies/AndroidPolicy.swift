@@ -94,6 +94,8 @@ struct AndroidPolicy: RegisteredPolicy {
     var outUntil: [(until: SimInstant, limit: QuotaTracker.Limit, bucket: Bucket)?] = []
     /// The jobs running: id and app.
     var running: [(id: Int, app: Int)] = []
+    /// The holds array of the last decision, its buffer kept for the next (`decide`).
+    var holdsBuffer: [PolicyHold] = []
     var batteryLow = false
     var wasCharging = false
 
@@ -128,7 +130,11 @@ struct AndroidPolicy: RegisteredPolicy {
                 reason: (doze.deep == .idle ? Hold.doze : .lightDoze).rawValue)
         }
         let dozeLimit = doze.jobsMayRunUntil.map { $0 - state.now }
-        var chosen: [TaskID] = [], holds: [PolicyHold] = [], timeLimits: [PolicyTimeLimit] = []
+        // The last decision's holds buffer, which the phone has let go of by now (no malloc).
+        var chosen: [TaskID] = [], holds = holdsBuffer, timeLimits: [PolicyTimeLimit] = []
+        holdsBuffer = []
+        holds.removeAll(keepingCapacity: true)
+        defer { holdsBuffer = holds }
         var wake = doze.nextChange.flatMap { $0 > state.now ? $0 : nil }
         for task in eligible {
             let app = task.app

@@ -92,6 +92,8 @@ struct DuetPolicy: RegisteredPolicy {
     /// held by a rule of the app's own reads only these (`Outcome.readsPhone`).
     var powerInputs: PowerInputs?
     var powerEpoch = 0
+    /// The holds array of the last decision, its buffer kept for the next (`decide`).
+    var holdsBuffer: [PolicyHold] = []
     var activity: (inUse: Bool, lastInUse: SimInstant)?
     var activityEpoch = 0
 
@@ -139,7 +141,11 @@ struct DuetPolicy: RegisteredPolicy {
             appScoresKey = key
             scoresEpoch &+= 1
         }
-        var chosen: [TaskID] = [], holds: [PolicyHold] = []
+        // The holds' buffer of the last decision, which the phone has let go of by now: a
+        // decision holds a dozen requests, and a new buffer each time was a malloc and a free.
+        var chosen: [TaskID] = [], holds = holdsBuffer
+        holdsBuffer = []
+        holds.removeAll(keepingCapacity: true)
         var wake = parameters.rescoreEvery.map { Self.nextRescore(after: state.now, every: $0) } ?? .distantFuture
         // Ask again when the phone, on a charger and Wi-Fi, has been idle long enough; no
         // outcome is kept past then.
@@ -248,6 +254,7 @@ struct DuetPolicy: RegisteredPolicy {
                 if let at = outcome.wake { wake = min(wake, at) }
             }
         }
+        holdsBuffer = holds
         if chosen.count == eligible.count { return PolicyDecision(start: .all) }
         return PolicyDecision(
             start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)

@@ -312,20 +312,22 @@ extension PhoneSimulation {
             for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
                 if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
                 let id = decisions.eligible[k].id
-                var named: String?
+                // The hold that names it, found by its index: copying its reason out was a
+                // retain and a release for every hold at every decision.
+                var named: Int?
                 if next < decision.holds.count, decision.holds[next].id == id {
-                    named = decision.holds[next].reason
+                    named = next
                     next += 1
                 } else if !decision.holds.isEmpty {
-                    named = decision.holds.first { $0.id == id }?.reason
+                    named = decision.holds.firstIndex { $0.id == id }
                 }
                 let numbered: Int8
                 let current = decisions.eligible[k].policyRule
-                if let named, current >= 0, decisions.reasonTokens[Int(current)] == named {
+                if let named, current >= 0, decisions.reasonTokens[Int(current)] == decision.holds[named].reason {
                     // Held again for the reason it was held for: most holds at most decisions.
                     continue
                 } else if let named {
-                    numbered = recentRule(named)
+                    numbered = recentRule(decision.holds[named].reason)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
                     numbered = rule!

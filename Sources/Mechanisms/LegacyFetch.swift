@@ -42,6 +42,9 @@ package final class LegacyFetch: Mechanism {
 
     let sections: [Section?]
     let kind = MechanismRegistry.kind(LegacyFetch.self)
+    /// Per app, `AppParameters.forgetsCompletion`, read once: the host's scenario is a copy of
+    /// the whole setup.
+    var forgetsCompletion: [Double] = []
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
@@ -56,6 +59,7 @@ package final class LegacyFetch: Mechanism {
     /// Each fetching app's first fetch, at a random phase within its interval, as if the last
     /// was before the run.
     package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        forgetsCompletion = host.scenario.apps.map(\.forgetsCompletion)
         for app in sections.indices where fetches(app, host) {
             let phase = SimDuration(seconds: host.appStream(app).uniform() * sections[app]!.interval.seconds)
             request(app, earliestBegin: .after(phase), &host)
@@ -73,7 +77,7 @@ package final class LegacyFetch: Mechanism {
         let work = SimDuration(seconds: section.cpu.draw(stream))
         let up = section.upBytes.draw(stream).rounded(), down = section.downBytes.draw(stream).rounded()
         let success = stream.bernoulli(section.success)
-        let forgets = stream.bernoulli(host.scenario.apps[app].forgetsCompletion)
+        let forgets = stream.bernoulli(forgetsCompletion[app])
         _ = host.request(
             app: app, kind: kind, source: 0, work: work, upBytes: up, downBytes: down, powerW: host.cpuPowerW(app),
             earliestBegin: earliestBegin, success: success, forgetsCompletion: forgets)

@@ -68,6 +68,8 @@ package final class SilentPushes: Mechanism {
     /// Apps with a push held.
     var heldCount = 0
     var trace: [PushArrival] = []
+    /// `SystemRules.pushesPerHour`, read once: the host's scenario is a copy of the whole setup.
+    var pushesPerHour = 0
 
     /// The run's mechanism, from each app's section.
     package init(apps: [MechanismValues?], system: MechanismValues) {
@@ -90,6 +92,7 @@ package final class SilentPushes: Mechanism {
 
     /// The trace's first push, or each server's.
     package func start<H: MechanismHost & ~Copyable>(_ host: inout H) {
+        pushesPerHour = host.scenario.system.pushesPerHour
         if let pushes = host.scenario.pushTrace {
             trace = pushes
             if let first = trace.first { host.schedule(2, at: first.time, as: .world) }
@@ -159,7 +162,7 @@ package final class SilentPushes: Mechanism {
         else { return }
         let hour = SimDuration.hours(1), now = host.now
         deliveries[app].removeAll { $0 <= now - hour }
-        if deliveries[app].count >= host.scenario.system.pushesPerHour {
+        if deliveries[app].count >= pushesPerHour {
             if !releasing[app], let oldest = deliveries[app].first {
                 releasing[app] = true
                 host.schedule(4 * app + 1, at: oldest + hour, as: .world)

@@ -15,8 +15,16 @@ struct AppModel {
     let exitsOnSuspend: Bool
     /// Its own Background App Refresh switch.
     let backgroundRefresh: Bool
+    /// The `UIBackgroundModes` it declares, one bit per `UIBackgroundMode.allCases` index
+    /// (every bit when it gives no list).
+    let modes: UInt32
     /// Its BGTaskScheduler tasks, as a range of `PhoneModel.tasks`.
     let tasks: Range<Int>
+
+    /// Whether its `UIBackgroundModes` has `mode` (`AppParameters.declares`).
+    func declares(_ mode: UIBackgroundMode) -> Bool { modes & 1 << Self.modes.firstIndex(of: mode)! != 0 }
+    /// The modes in the order of their bits (`allCases` builds an array at each call).
+    static let modes = UIBackgroundMode.allCases
 }
 
 /// A BGTaskScheduler task an app submits. Plain values only (its identifier is kept apart,
@@ -70,6 +78,7 @@ struct PhoneModel {
                     forgetsCompletion: app.forgetsCompletion,
                     cancelOnOpen: app.cancelOnOpen, launchDownBytes: app.launchDownBytes,
                     exitsOnSuspend: app.exitsOnSuspend, backgroundRefresh: app.backgroundRefresh,
+                    modes: AppModel.modes.indices.reduce(0) { app.declares(AppModel.modes[$1]) ? $0 | 1 << $1 : $0 },
                     tasks: taskBase..<tasks.count))
         }
         refreshGrant = setup.system.refreshGrant.map(PreparedDistribution.init)

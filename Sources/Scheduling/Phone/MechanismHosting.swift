@@ -117,7 +117,7 @@ extension PhoneSimulation: MechanismHost {
     /// Whether the app was swiped away and not opened since.
     package func isSwipedAway(_ app: Int) -> Bool { apps[app].life.swipedAway }
     /// Whether its `UIBackgroundModes` has `mode`.
-    package func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool { setup.apps[app].declares(mode) }
+    package func declares(_ app: Int, _ mode: UIBackgroundMode) -> Bool { model.apps[app].declares(mode) }
     /// The app's CPU power in the background.
     package func cpuPowerW(_ app: Int) -> Double { model.apps[app].cpuPowerW }
     /// Whether the app exits on suspend.

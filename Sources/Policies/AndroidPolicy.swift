@@ -25,10 +25,17 @@ struct AndroidPolicy: RegisteredPolicy {
     /// What holds a job besides its app's quota (`QuotaTracker.Limit`), as `tasks.csv` names it.
     enum Hold: String, CaseIterable, Sendable {
         case batteryLow = "battery_low", metered, doze, lightDoze = "light_doze", neverOpened = "never_opened", restricted
+        /// Its number in `AndroidPolicy.holdReasons`.
+        var number: Int { Self.all.firstIndex(of: self)! }
+        static let all = allCases
     }
 
     /// The constraints, Doze, the buckets and the quota's limits.
-    static var holdReasons: [String] { Hold.allCases.map(\.rawValue) + QuotaTracker.Limit.allCases.map(\.rawValue) }
+    /// Numbered in this order: `Hold`'s, then `QuotaTracker.Limit`'s (`number`).
+    static let holdReasons = Hold.allCases.map(\.rawValue) + QuotaTracker.Limit.allCases.map(\.rawValue)
+    /// A quota limit's number in `holdReasons`.
+    static func number(_ limit: QuotaTracker.Limit) -> Int { Hold.all.count + limits.firstIndex(of: limit)! }
+    static let limits = QuotaTracker.Limit.allCases
 
     /// App Standby buckets (AOSP's indices).
     enum Bucket: Int, CaseIterable, Sendable { case active, workingSet, frequent, rare, restricted, never }
@@ -144,11 +151,11 @@ struct AndroidPolicy: RegisteredPolicy {
             }
             let bucket = self.bucket(app, state)
             if bucket == .never {
-                holds.append(PolicyHold(task.id, Hold.neverOpened.rawValue))
+                holds.append(PolicyHold(task.id, Hold.neverOpened.number))
                 continue
             }
             if bucket == .restricted && !state.isCharging {
-                holds.append(PolicyHold(task.id, Hold.restricted.rawValue))
+                holds.append(PolicyHold(task.id, Hold.restricted.number))
                 continue
             }
             let limits = p.quotas[bucket.rawValue]
@@ -156,14 +163,14 @@ struct AndroidPolicy: RegisteredPolicy {
             if !free {
                 // Out of quota, an app waits for its in-quota alarm, unless its bucket changed.
                 if let out = outUntil[app], out.until > state.now, out.bucket == bucket {
-                    holds.append(PolicyHold(task.id, out.limit.rawValue))
+                    holds.append(PolicyHold(task.id, Self.number(out.limit)))
                     wake = min(wake ?? out.until, out.until)
                     continue
                 }
                 if let (limit, back) = quota[app].check(limits, at: state.now, p.common) {
                     let until = max(back, state.now + .seconds(1))
                     outUntil[app] = (until, limit, bucket)
-                    holds.append(PolicyHold(task.id, limit.rawValue))
+                    holds.append(PolicyHold(task.id, Self.number(limit)))
                     wake = min(wake ?? until, until)
                     continue
                 }
@@ -178,7 +185,8 @@ struct AndroidPolicy: RegisteredPolicy {
             doze.jobs(running: true, at: state.now)
         }
         if chosen.count == eligible.count { return PolicyDecision(start: .all, timeLimits: timeLimits) }
-        return PolicyDecision(start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, holds: holds, timeLimits: timeLimits)
+        return PolicyDecision(
+            start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake, holds: holds, timeLimits: timeLimits)
     }
 
     /// A job ended: its app's session ends with its last, and a maintenance window may end.

@@ -110,8 +110,9 @@ struct DuetPolicy: RegisteredPolicy {
 
     /// `ios`.
     static let policyName = "ios"
-    /// The rules that hold requests (all but the two that start them).
-    static var holdReasons: [String] { Rule.allCases.filter { !$0.starts }.map(\.rawValue) }
+    /// The rules that hold requests (all but the two that start them), numbered by
+    /// `Rule.number`.
+    static let holdReasons = Rule.holding.map(\.rawValue)
     /// For `bgsim policies`.
     static let summary = "the Duet Activity Scheduler: rules' verdicts and a weighted score decide each request"
 
@@ -201,7 +202,7 @@ struct DuetPolicy: RegisteredPolicy {
                     if !state.isCharging { onBattery.insert(task.id.rawValue) }
                     if state.network == .cellular { onCellular.insert(task.id.rawValue) }
                 } else {
-                    holds.append(PolicyHold(task.id, (cached.rule ?? .predictedUse).rawValue))
+                    holds.append(PolicyHold(task.id, cached.holdReason))
                 }
                 continue
             }
@@ -250,14 +251,15 @@ struct DuetPolicy: RegisteredPolicy {
                 if state.network == .cellular { onCellular.insert(task.id.rawValue) }
             } else {
                 if holds.isEmpty { holds.reserveCapacity(eligible.count) }
-                holds.append(PolicyHold(task.id, (outcome.rule ?? .predictedUse).rawValue))
+                holds.append(PolicyHold(task.id, outcome.holdReason))
                 if let at = outcome.wake { wake = min(wake, at) }
             }
         }
         holdsBuffer = holds
         if chosen.count == eligible.count { return PolicyDecision(start: .all) }
         return PolicyDecision(
-            start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake, holds: holds)
+            start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake,
+            holds: holds)
     }
 
     /// `task`'s outcome from the values the rules read: kept if they equal a kept outcome's,

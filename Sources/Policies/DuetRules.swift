@@ -54,6 +54,10 @@ extension DuetPolicy {
 
         /// Whether the rule starts requests (must) rather than holds them.
         var starts: Bool { self == .overdue || self == .processingDue }
+        /// Its number among the rules that hold (`DuetPolicy.holdReasons`); -1 for those that start.
+        var number: Int { Self.holding.firstIndex(of: self) ?? -1 }
+        /// The rules that hold requests, in their order.
+        static let holding = allCases.filter { !$0.starts }
         /// Whether the rule reads the app alone (its use, allowance and launches), and comes
         /// before every rule that reads the phone's network, the idle window or the budgets.
         var isTheApps: Bool { [.appUnused, .newApp, .allowance, .misbehaviour, .rateLimit].contains(self) }
@@ -76,7 +80,10 @@ extension DuetPolicy {
     /// rules that held it may change.
     struct Outcome {
         var start: Bool
-        var rule: Rule?
+        let rule: Rule?
+        /// The number of the rule a hold names (`Rule.number`): `rule`, or `predictedUse` when
+        /// a short mean names none.
+        let holdReason: Int
         var wake: SimInstant?
         /// Started because a rule said it must.
         var byMust = false
@@ -94,6 +101,21 @@ extension DuetPolicy {
         /// the app's own (its use, its allowance, the rate limit) held it, where only whether
         /// the battery refuses counts (`PowerInputs`).
         var readsPhone = true
+
+        init(
+            start: Bool, rule: Rule? = nil, wake: SimInstant? = nil, byMust: Bool = false, until: SimInstant = .distantFuture,
+            readsScore: Bool = false, readsBurst: Bool = false, readsPhone: Bool = true
+        ) {
+            self.start = start
+            self.rule = rule
+            holdReason = (rule ?? .predictedUse).number
+            self.wake = wake
+            self.byMust = byMust
+            self.until = until
+            self.readsScore = readsScore
+            self.readsBurst = readsBurst
+            self.readsPhone = readsPhone
+        }
 
         /// Whether `other` decides the same, whatever its `until` (a kept outcome's may be
         /// earlier than a fresh one's: the phone's idle window, say, no longer about to open),

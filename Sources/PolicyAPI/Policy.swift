@@ -218,15 +218,16 @@ public enum TaskSelection: Sendable, Equatable {
     case some([TaskID])
 }
 
-/// Why a policy holds one request: the rule that held it, as a short token (`battery`,
-/// `quota`, ...).
+/// Why a policy holds one request: the rule that held it, by its number in the policy's
+/// `holdReasons` (a number, not the token itself: a decision names a dozen holds, and a string
+/// in each was a retain and a release for every one, callgrind).
 public struct PolicyHold: Sendable, Equatable {
     /// The request held.
     public var id: TaskID
-    /// The rule that held it, written to `tasks.csv`.
-    public var reason: String
-    /// `id` is held for `reason`.
-    public init(_ id: TaskID, _ reason: String) {
+    /// The index in the policy's `holdReasons` of the rule that held it.
+    public var reason: Int
+    /// `id` is held for the rule `holdReasons[reason]`.
+    public init(_ id: TaskID, _ reason: Int) {
         self.id = id
         self.reason = reason
     }
@@ -260,14 +261,15 @@ public struct PolicyDecision: Sendable, Equatable {
     /// names another reason for it. `nil`: the policy's name stands for the reason.
     public var reason: String?
 
-    /// The rule that held each request whose reason is not `reason`.
+    /// The rule that held each request whose reason is not `reason`, by its number in the
+    /// policy's `holdReasons`.
     public var holds: [PolicyHold] = []
 
     /// Time limits of requests it starts, if any.
     public var timeLimits: [PolicyTimeLimit] = []
 
     /// A decision to start `start`, asking again at `reconsiderAt`, holding the rest for
-    /// `reason`, or for the reason `holds` gives each.
+    /// `reason`, or for the rule `holds` gives each.
     @inlinable public init(
         start: TaskSelection, reconsiderAt: SimInstant? = nil, reason: String? = nil, holds: [PolicyHold] = [],
         timeLimits: [PolicyTimeLimit] = []
@@ -313,6 +315,10 @@ public protocol SchedulingPolicy {
     mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision
     /// A task ended (any task, in any final state), with its energy and times.
     mutating func taskEnded(_ record: TaskRecord)
+    /// The rules a decision's `holds` name, by their numbers (`PolicyHold.reason`), as the
+    /// short tokens `tasks.csv` shows. Default: none (a registered policy's are its
+    /// declared `holdReasons`).
+    var holdReasons: [String] { get }
 }
 
 extension SchedulingPolicy {
@@ -324,4 +330,6 @@ extension SchedulingPolicy {
     public mutating func foresee(_ future: FutureWorld) {}
     /// Learns nothing from ended tasks.
     public mutating func taskEnded(_ record: TaskRecord) {}
+    /// No rules named by number.
+    public var holdReasons: [String] { [] }
 }

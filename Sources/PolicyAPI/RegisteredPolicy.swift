@@ -40,6 +40,9 @@ extension RegisteredPolicy {
     /// The name in outputs: the registered name.
     public var name: String { Self.policyName }
 
+    /// The declared reasons, which holds name by number.
+    public var holdReasons: [String] { Self.holdReasons }
+
     /// No parameters unless the policy declares some.
     public static var parameters: [PolicyParameter<Self>] { [] }
 
@@ -106,4 +109,7 @@ public struct DynamicPolicy: SchedulingPolicy {
 
     /// Tells the policy inside.
     @inlinable public mutating func taskEnded(_ record: TaskRecord) { box.taskEnded(record) }
+
+    /// The reasons of the policy inside.
+    public var holdReasons: [String] { box.holdReasons }
 }

@@ -19,6 +19,9 @@ func usage(opened times: [SimInstant], apps: Int = 1, since: SimInstant = .start
     return u
 }
 
+/// Each request a decision holds, as its number and its rule's token.
+func named(_ d: PolicyDecision) -> [String] { d.holds.map { "\($0.id.rawValue) \(DuetPolicy.holdReasons[$0.reason])" } }
+
 /// An app whose one refresh task computes for exactly a second and asks again every 15 minutes.
 func quarterHourly(_ name: String) -> AppParameters {
     app(name, every: .minutes(15), work: .seconds(1), fixed: true, submitOn: [.start, .handler])
@@ -49,25 +52,25 @@ struct DuetTests {
     @Test func aKeptHoldIsRenamedWhenTheNormalSpacingEnds() {
         var p = DuetPolicy()
         let last = at(72, 30)
-        func holds(at time: SimInstant) -> [PolicyHold] {
+        func holds(at time: SimInstant) -> [String] {
             var s = DeviceState(now: time, charge: 0.8, isCharging: false)
             s.networkQuality = 80
             s.usage = usage(opened: (-7..<3).map { at(24 * Int64($0) + 9) }, since: .start - .days(7))
-            return p.decide(s, eligible: [refresh()]).holds
+            return named(p.decide(s, eligible: [refresh()]))
         }
         _ = holds(at: last)
         p.launches[0] = DuetPolicy.Launches(last: last, recentRefreshes: [last], overran: true, version: p.launches[0].version + 1)
         // Opened once a day: 2 refreshes a day, spaced by half a day over 2 (6 h), stretched
         // threefold (18 h). Both instants are before 9:00, in prediction bins without launches,
         // so the application score and the allowance are the same at both.
-        #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "allowance")])
-        #expect(holds(at: last + .hours(7)) == [PolicyHold(TaskID(0), "misbehaviour")])
+        #expect(holds(at: last + .hours(5)) == ["0 allowance"])
+        #expect(holds(at: last + .hours(7)) == ["0 misbehaviour"])
         // Two refreshes within the day spend the allowance; once the older leaves the day (4 h
         // after the later one) they spend only the threefold window's.
         p.launches[0] = DuetPolicy.Launches(
             last: last, recentRefreshes: [last - .hours(20), last], overran: true, version: p.launches[0].version + 1)
-        #expect(holds(at: last + .hours(1)) == [PolicyHold(TaskID(0), "allowance")])
-        #expect(holds(at: last + .hours(5)) == [PolicyHold(TaskID(0), "misbehaviour")])
+        #expect(holds(at: last + .hours(1)) == ["0 allowance"])
+        #expect(holds(at: last + .hours(5)) == ["0 misbehaviour"])
     }
 
     /// An outcome says what it read of the application score and of the phone, so that a new
@@ -113,7 +116,7 @@ struct DuetTests {
         var q = p
         let d = q.decide(s, eligible: [fetch])
         #expect(d.start == .none, "no use of the app predicted at 3:00: the fetch waits")
-        #expect(d.holds == [PolicyHold(TaskID(2), "predicted_use")])
+        #expect(named(d) == ["2 predicted_use"])
     }
 
     /// Verdicts rank as dasd's numbers: absolutely must not over must over must not over the
@@ -444,10 +447,10 @@ struct DuetTests {
         p.taskEnded(r)
         s.now = at(1, 5)
         let wait = p.decide(s, eligible: [refresh(id: 2)])
-        #expect(wait.start == .none && wait.holds == [PolicyHold(TaskID(2), "rate_limit")])
+        #expect(wait.start == .none && named(wait) == ["2 rate_limit"])
         #expect(wait.reconsiderAt == at(1, 7, 30), "the next bin boundary comes before the rate limit (1:10)")
         s.now = at(1, 11)
-        #expect(p.decide(s, eligible: [refresh(id: 2)]).holds == [PolicyHold(TaskID(2), "energy_budget")])
+        #expect(named(p.decide(s, eligible: [refresh(id: 2)])) == ["2 energy_budget"])
         // At 10 mJ/s the deficit is repaid 13,600 s after the task ended there: at 4:47:40.
         s.now = at(4, 47)
         #expect(p.decide(s, eligible: [refresh(id: 2)]).start == .none)
@@ -470,7 +473,7 @@ struct DuetTests {
             #expect(p.decide(s, eligible: [refresh()]) == PolicyDecision(start: .all))
             s.now = at(1, 2)
             let held = p.decide(s, eligible: [refresh(id: 2)])
-            #expect(held.holds == [PolicyHold(TaskID(2), "rate_limit")])
+            #expect(named(held) == ["2 rate_limit"])
             return held.reconsiderAt
         }
         #expect(wake(.seconds(450)) == at(1, 7, 30), "the next 7.5-minute bin, before the rate limit's 1:10")
@@ -487,6 +490,7 @@ struct CacheCheckedDuet: SchedulingPolicy {
     var policy = DuetPolicy()
     var decisions = 0, refreshesShown = 0, mismatches = 0
     var name: String { policy.name }
+    var holdReasons: [String] { policy.holdReasons }
     mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         var fresh = policy
         fresh.appScoresKey = nil

@@ -9,12 +9,13 @@ import Testing
 struct TwoRules: SchedulingPolicy {
     var limit: SimDuration?
     var name: String { "two-rules" }
+    var holdReasons: [String] { ["a"] }
     mutating func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
         if state.now >= at(1, 40) {
             return PolicyDecision(start: .all, timeLimits: limit.map { l in eligible.map { PolicyTimeLimit($0.id, l) } } ?? [])
         }
         if state.now >= at(1, 10) { return PolicyDecision(start: .none, reconsiderAt: at(1, 40), reason: "b") }
-        return PolicyDecision(start: .none, reconsiderAt: at(1, 10), reason: "unused", holds: eligible.map { PolicyHold($0.id, "a") })
+        return PolicyDecision(start: .none, reconsiderAt: at(1, 10), reason: "unused", holds: eligible.map { PolicyHold($0.id, 0) })
     }
 }
 

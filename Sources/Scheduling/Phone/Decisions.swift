@@ -40,11 +40,10 @@ struct Decisions {
     /// first 15 are told apart, later ones count together as `other` (`HoldTimes.byRule` has
     /// 16 lanes).
     fileprivate(set) var reasonTokens: [String] = []
-    /// The four reasons last named and their numbers: a policy names a handful
-    /// again and again, decision after decision (a lookup in `reasonTokens` compares strings).
-    fileprivate var recentReasons: [(name: String, rule: Int8)] = []
-    /// How many reasons `recentReasons` has taken in: the next replaces the oldest.
-    fileprivate var reasonsNamed: UInt = 0
+    /// The policy's `holdReasons`, and the number in `reasonTokens` of each (-1: not yet
+    /// heard): each is looked up once (a lookup in `reasonTokens` compares strings).
+    fileprivate var holdReasons: [String]?
+    fileprivate var reasonRules: [Int8] = []
 
     init(timer: TimerID) { self.timer = timer }
 
@@ -181,18 +180,18 @@ extension PhoneSimulation {
         if sink.observesHolds { sink.taskHeld(TaskID(i), by: decisions.reasonTokens[Int(rule)], at: sim.now) }
     }
 
-    /// `policyRule(named)`, from the reasons last named when it is one of them.
+    /// The number in `reasonTokens` of the policy's hold reason numbered `k`.
     @inline(__always)
-    fileprivate mutating func recentRule(_ named: String) -> Int8 {
-        for recent in decisions.recentReasons where recent.name == named { return recent.rule }
-        let rule = policyRule(named)
-        if decisions.recentReasons.count < 4 {
-            decisions.recentReasons.append((named, rule))
-        } else {
-            decisions.recentReasons[Int(decisions.reasonsNamed % 4)] = (named, rule)
+    fileprivate mutating func reasonRule(_ k: Int) -> Int8 {
+        if decisions.holdReasons == nil {
+            decisions.holdReasons = policy.holdReasons
+            decisions.reasonRules = Array(repeating: -1, count: policy.holdReasons.count)
         }
-        decisions.reasonsNamed &+= 1
-        return rule
+        require(
+            decisions.reasonRules.indices.contains(k),
+            "policy \(policy.name) held a request for reason number \(k); it declares \(decisions.reasonRules.count) holdReasons")
+        if decisions.reasonRules[k] < 0 { decisions.reasonRules[k] = policyRule(decisions.holdReasons![k]) }
+        return decisions.reasonRules[k]
     }
 
     /// The number of a policy's reason (`nil`: the policy's name), as a run first hears
@@ -306,28 +305,21 @@ extension PhoneSimulation {
         if decisions.starting.count < decisions.eligible.count - closed {
             var rule: Int8?
             // Holds usually come in the order the requests were shown, a subsequence of
-            // `eligible`: matched with a cursor, each hold's reason numbered once for a run of
-            // equal ones (a decision holds dozens of requests, mostly for one or two reasons).
+            // `eligible`: matched with a cursor.
             var next = 0
             for k in decisions.eligible.indices where Self.isShown(decisions.eligible[k]) && !decisions.starting.contains(decisions.eligible[k].id) {
                 if decisions.eligible[k].heldBy == nil { hold(eligible: k, .policy) }
                 let id = decisions.eligible[k].id
-                // The hold that names it, found by its index: copying its reason out was a
-                // retain and a release for every hold at every decision.
                 var named: Int?
                 if next < decision.holds.count, decision.holds[next].id == id {
-                    named = next
+                    named = decision.holds[next].reason
                     next += 1
                 } else if !decision.holds.isEmpty {
-                    named = decision.holds.firstIndex { $0.id == id }
+                    named = decision.holds.first { $0.id == id }?.reason
                 }
                 let numbered: Int8
-                let current = decisions.eligible[k].policyRule
-                if let named, current >= 0, decisions.reasonTokens[Int(current)] == decision.holds[named].reason {
-                    // Held again for the reason it was held for: most holds at most decisions.
-                    continue
-                } else if let named {
-                    numbered = recentRule(decision.holds[named].reason)
+                if let named {
+                    numbered = reasonRule(named)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
                     numbered = rule!

@@ -15,6 +15,18 @@ extension DuetPolicy {
         var quick: Quick?
     }
 
+    /// The policy's counts of changes at one decision: the phone's, the battery's, the person's
+    /// activity's, the prediction bins'.
+    struct Epochs: Equatable {
+        var phone, power, activity, scores: Int
+
+        /// Which of them moved since `last` (all, after none).
+        func moved(since last: Epochs?) -> (phone: Bool, power: Bool, activity: Bool, scores: Bool) {
+            guard let last else { return (true, true, true, true) }
+            return (phone != last.phone, power != last.power, activity != last.activity, scores != last.scores)
+        }
+    }
+
     /// The counts of changes a kept outcome was decided at (`decide(_:eligible:)`).
     struct Quick: Equatable {
         var phone, power, activity, scores, usage, use, launches: Int

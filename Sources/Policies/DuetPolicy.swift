@@ -96,6 +96,8 @@ struct DuetPolicy: RegisteredPolicy {
     var holdsBuffer: [PolicyHold] = []
     var activity: (inUse: Bool, lastInUse: SimInstant)?
     var activityEpoch = 0
+    /// The counts of changes at the last decision (`Epochs.moved`).
+    var lastEpochs: Epochs?
 
     /// The model with `parameters`, no history and full budgets.
     init(_ parameters: Parameters) {
@@ -184,6 +186,12 @@ struct DuetPolicy: RegisteredPolicy {
         // (processing waits for use).
         decisionCount &+= 1
         let stamp = decisionCount
+        // Which counts of changes moved since the last decision: an outcome used then that
+        // reads none of those that moved, with its app's counts and the time as they were, is
+        // kept without gathering and comparing them all (`Quick`).
+        let epochs = Epochs(phone: phoneEpoch, power: powerEpoch, activity: activityEpoch, scores: scoresEpoch)
+        let moved = epochs.moved(since: lastEpochs)
+        lastEpochs = epochs
         for task in eligible {
             if launches.count <= task.app {
                 let more = task.app + 1 - launches.count
@@ -206,36 +214,21 @@ struct DuetPolicy: RegisteredPolicy {
                 }
                 continue
             }
-            // What a kept outcome read is unchanged when no count of its changes moved: the
-            // phone's, the app's score's, the person's use of the apps, the app's allowance
-            // and launches. Most requests are decided so; the others compare the values.
-            // A kept outcome that read nothing of the score is compared without it, and one that
-            // read its side of `burstScore` alone by that side (most holds are by the allowance
-            // or the rate limit, and a new bin moves most apps' scores).
-            var compared = Quick(
-                phone: phoneEpoch, power: powerEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
-                usage: state.usage.apps[task.app].changes, use: cachedUse[task.app].version, launches: launches[task.app].version)
-            if let kept = cachedOutcome[slot].quick, !cachedOutcome[slot].outcome.readsPhone { compared.phone = kept.phone }
-            if task.kind.isRefreshLike, let kept = cachedOutcome[slot].quick {
-                let readsScore = cachedOutcome[slot].outcome.readsScore, readsBurst = cachedOutcome[slot].outcome.readsBurst
-                if !readsScore && !readsBurst {
-                    compared.scores = kept.scores
-                } else {
-                    let score = appScore(of: task.app, now: state.now)
-                    compared.scores = !readsScore && sameBurstSide(cachedOutcome[slot].inputs!.appScore, score.score) ? kept.scores : score.version
-                }
-            }
             let outcome: Outcome
-            if keep, cachedOutcome[slot].quick == compared, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+            if keep, cachedOutcome[slot].stamp == stamp &- 1, let kept = cachedOutcome[slot].quick,
+                !moved.power, !moved.phone || !cachedOutcome[slot].outcome.readsPhone, !moved.activity || task.kind != .processing,
+                !moved.scores || !task.kind.isRefreshLike || !(cachedOutcome[slot].outcome.readsScore || cachedOutcome[slot].outcome.readsBurst),
+                kept.usage == state.usage.apps[task.app].changes, kept.use == cachedUse[task.app].version,
+                kept.launches == launches[task.app].version, cachedOutcome[slot].eligibleSince == task.eligibleSince,
                 state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
             {
                 outcome = cachedOutcome[slot].outcome
                 cachedOutcome[slot].stamp = stamp
                 assert(
                     outcome.decidesAs(afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
-                    "a kept outcome differs from a fresh one")
+                    "an outcome kept from the last decision differs from a fresh one")
             } else {
-                outcome = self.outcome(of: task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
+                outcome = decideAgain(task, state, slot: slot, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
             }
             if outcome.start {
                 chosen.append(task.id)
@@ -260,6 +253,42 @@ struct DuetPolicy: RegisteredPolicy {
         return PolicyDecision(
             start: chosen.isEmpty ? .none : .some(chosen), reconsiderAt: wake == .distantFuture ? nil : wake,
             holds: holds)
+    }
+
+    /// `task`'s outcome when the counts that moved since the last decision may touch its kept
+    /// one (`decide(_:eligible:)`). What a kept outcome read is unchanged when no count of its
+    /// changes moved: the phone's, the app's score's, the person's use of the apps, the app's
+    /// allowance and launches. Most requests are decided so; the others compare the values. A
+    /// kept outcome that read nothing of the score is compared without it, and one that read
+    /// its side of `burstScore` alone by that side (most holds are by the allowance or the rate
+    /// limit, and a new bin moves most apps' scores).
+    mutating func decideAgain(
+        _ task: EligibleTask, _ state: DeviceState, slot: Int, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant,
+        keep: Bool, stamp: Int
+    ) -> Outcome {
+        var compared = Quick(
+            phone: phoneEpoch, power: powerEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
+            usage: state.usage.apps[task.app].changes, use: cachedUse[task.app].version, launches: launches[task.app].version)
+        if let kept = cachedOutcome[slot].quick, !cachedOutcome[slot].outcome.readsPhone { compared.phone = kept.phone }
+        if task.kind.isRefreshLike, let kept = cachedOutcome[slot].quick {
+            let readsScore = cachedOutcome[slot].outcome.readsScore, readsBurst = cachedOutcome[slot].outcome.readsBurst
+            if !readsScore && !readsBurst {
+                compared.scores = kept.scores
+            } else {
+                let score = appScore(of: task.app, now: state.now)
+                compared.scores = !readsScore && sameBurstSide(cachedOutcome[slot].inputs!.appScore, score.score) ? kept.scores : score.version
+            }
+        }
+        if keep, cachedOutcome[slot].quick == compared, cachedOutcome[slot].eligibleSince == task.eligibleSince,
+            state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
+        {
+            cachedOutcome[slot].stamp = stamp
+            assert(
+                cachedOutcome[slot].outcome.decidesAs(afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
+                "a kept outcome differs from a fresh one")
+            return cachedOutcome[slot].outcome
+        }
+        return outcome(of: task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
     }
 
     /// `task`'s outcome from the values the rules read: kept if they equal a kept outcome's,

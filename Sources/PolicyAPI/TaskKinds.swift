@@ -52,8 +52,7 @@ public struct TaskKind: Hashable, Sendable {
     /// Whether its identifiers end in a request's number.
     @inlinable public var isNumbered: Bool { traits.contains(.numbered) }
 
-    /// Same kind: same index (inlinable: a call from another module for each comparison was
-    /// a tenth of ios's walk of the held requests).
+    /// Same kind: same index.
     @inlinable public static func == (a: TaskKind, b: TaskKind) -> Bool { a.index == b.index }
     /// Hashes the index.
     @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(index) }

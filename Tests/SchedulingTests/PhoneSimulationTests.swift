@@ -237,6 +237,23 @@ struct PhoneSimulationTests {
         #expect(stderr.contains("policy insomniac asked to be woken at"))
     }
 
+    /// A hold names its rule by its number in the policy's `holdReasons`: a number past them is
+    /// the policy's error, named as such.
+    @Test func aPolicyCannotHoldForAReasonItDoesNotDeclare() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            struct Unnamed: SchedulingPolicy {
+                var name: String { "unnamed" }
+                var holdReasons: [String] { ["only"] }
+                func decide(_ state: DeviceState, eligible: [EligibleTask]) -> PolicyDecision {
+                    PolicyDecision(start: .none, holds: eligible.map { PolicyHold($0.id, 1) })
+                }
+            }
+            _ = try simulate(setup(days: 1, apps: [app("a")]), Unnamed())
+        }
+        let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(stderr.contains("policy unnamed held a request for reason number 1; it declares 1 holdReasons"))
+    }
+
     @Test func aPolicyTimerWakesItWithoutAnyOtherChange() throws {
         /// Starts work only at the top of an hour, asking to be woken then.
         struct OnTheHour: SchedulingPolicy {

@@ -119,6 +119,17 @@ struct DuetTests {
         #expect(named(d) == ["2 predicted_use"])
     }
 
+    /// A rule's number, written out in a switch, is its place among the rules that hold (the
+    /// policy's `holdReasons`), and the rules that start have none; the rules of the app's own
+    /// are the five that read nothing of the phone.
+    @Test func aRulesNumberIsItsPlaceAmongTheHoldingRules() {
+        for rule in DuetPolicy.Rule.allCases {
+            #expect(rule.number == (DuetPolicy.Rule.holding.firstIndex(of: rule) ?? -1), "\(rule)")
+            if rule.number >= 0 { #expect(DuetPolicy.holdReasons[rule.number] == rule.rawValue) }
+        }
+        #expect(DuetPolicy.Rule.allCases.filter(\.isTheApps) == [.appUnused, .newApp, .allowance, .misbehaviour, .rateLimit])
+    }
+
     /// Verdicts rank as dasd's numbers: absolutely must not over must over must not over the
     /// weighted mean; a score of zero is a must not.
     @Test func verdictsRankAsDasdsNumbers() {

@@ -5,10 +5,9 @@ import SimEngine
 /// What `DuetPolicy` keeps across decisions, and the keys it compares to know that a kept
 /// answer still holds (`decide(_:eligible:)`).
 extension DuetPolicy {
-    /// What the rules answered for one app and kind: in the decision numbered `stamp`, for a
-    /// request eligible since `eligibleSince`, from `inputs` (nil: not to be kept).
+    /// What the rules answered for one app and kind, for a request eligible since
+    /// `eligibleSince`, from `inputs` (nil: not to be kept).
     struct Kept {
-        var stamp = 0
         var eligibleSince = SimInstant.start
         var outcome = Outcome(start: false)
         var inputs: Inputs?
@@ -24,6 +23,36 @@ extension DuetPolicy {
         func moved(since last: Epochs?) -> (phone: Bool, power: Bool, activity: Bool, scores: Bool) {
             guard let last else { return (true, true, true, true) }
             return (phone != last.phone, power != last.power, activity != last.activity, scores != last.scores)
+        }
+    }
+
+    /// One app and kind's outcome as the quick test of `decide(_:eligible:)` reads it: used at
+    /// the decision numbered `stamp` for a request eligible since `eligibleSince`; the same
+    /// until `until` (its own, or its app's allowance's) while nothing it `reads` moved and
+    /// its app's counts stay `usage` (the person's use) and `app` (the allowance's version
+    /// plus the launches'); asking to be woken at `wake`; holding for the rule numbered `hold`
+    /// (-1: a start, which the quick test never keeps).
+    struct Fast {
+        var stamp = 0
+        var eligibleSince = SimInstant.start
+        var until = SimInstant.start
+        var wake = SimInstant.distantFuture
+        var usage = 0, app = 0
+        var hold: Int32 = -1
+        var reads: UInt8 = never
+
+        /// What moved, as bits: the battery's refusal (every outcome reads it), the phone's
+        /// other inputs, the person's activity, the prediction bins; `never` is set in an
+        /// outcome not to be kept (the energy budget empty on battery).
+        static let power: UInt8 = 1, phone: UInt8 = 2, activity: UInt8 = 4, scores: UInt8 = 8, never: UInt8 = 128
+
+        /// What an outcome for a request of `kind` reads of what may move.
+        static func reads(_ outcome: Outcome, _ kind: TaskKind) -> UInt8 {
+            var bits = power
+            if outcome.readsPhone { bits |= phone }
+            if kind == .processing { bits |= activity }
+            if kind.isRefreshLike && (outcome.readsScore || outcome.readsBurst) { bits |= scores }
+            return bits
         }
     }
 

@@ -73,6 +73,11 @@ struct DuetPolicy: RegisteredPolicy {
     /// that reasoning; another app's launch leaves it.
     var appScores: [AppScore] = []
     var appScoresKey: AppScoresKey?
+    /// The bins of `appScoresKey`, worked out when it changes (`LaunchPredictor.Place`); and
+    /// the instants for which its bins stay the same (two bin starts per decision were 1% of a
+    /// run).
+    var scoredPlaces: [LaunchPredictor.Place] = []
+    var bins: (first: SimInstant, last: SimInstant, for: Range<SimInstant>)?
     /// Counts the changes of `appScoresKey`.
     var scoresEpoch = 0
     /// Per app and kind, what the rules answered for a request, kept across decisions while
@@ -83,6 +88,10 @@ struct DuetPolicy: RegisteredPolicy {
     var decisionCount = 0
     var cachedUse: [(key: UseKey, use: AppUse, version: Int)] = []
     var cachedOutcome: [Kept] = []
+    /// Per app and kind, the kept outcome's quick test in one plain value (`Fast`): the test
+    /// read its inputs from the kept outcome, its app's allowance and launches, about 150
+    /// instructions for each request at each decision (callgrind).
+    var fast: [Fast] = []
     /// What the rules read of the phone, and counts of its changes, which a kept outcome
     /// names: the person's use apart, which only processing reads (the phone's use changes at
     /// most of the decisions that see a screen turn on or off).
@@ -136,13 +145,16 @@ struct DuetPolicy: RegisteredPolicy {
                 processing: rules.batteryScore(parameters.processingBattery, level: level, state))
         }
         let battery = batteryScores!
-        let key = AppScoresKey(
-            firstBin: predictor.binStart(of: state.now),
-            lastBin: predictor.binStart(of: state.now + parameters.launchLookahead),
-            firstDay: predictor.firstDay, appsLearned: predictor.apps)
+        if !(bins?.for.contains(state.now) ?? false) {
+            let first = predictor.binStart(of: state.now), last = predictor.binStart(of: state.now + parameters.launchLookahead)
+            let width = predictor.binWidth, lookahead = parameters.launchLookahead
+            bins = (first, last, max(first, last - lookahead)..<min(first + width, last + width - lookahead))
+        }
+        let key = AppScoresKey(firstBin: bins!.first, lastBin: bins!.last, firstDay: predictor.firstDay, appsLearned: predictor.apps)
         if key != appScoresKey {
             appScoresKey = key
             scoresEpoch &+= 1
+            predictor.places(from: key.firstBin, to: key.lastBin, into: &scoredPlaces)
         }
         // The holds' buffer of the last decision, which the phone has let go of by now: a
         // decision holds a dozen requests, and a new buffer each time was a malloc and a free.
@@ -192,6 +204,15 @@ struct DuetPolicy: RegisteredPolicy {
         let epochs = Epochs(phone: phoneEpoch, power: powerEpoch, activity: activityEpoch, scores: scoresEpoch)
         let moved = epochs.moved(since: lastEpochs)
         lastEpochs = epochs
+        // What moved, in the bits of `Fast.reads`: an outcome used at the last decision that
+        // reads none of it is kept. None is kept while an empty energy budget holds work on
+        // battery.
+        var mask = Fast.never
+        if !keep { mask = .max }
+        if moved.power { mask |= Fast.power }
+        if moved.phone { mask |= Fast.phone }
+        if moved.activity { mask |= Fast.activity }
+        if moved.scores { mask |= Fast.scores }
         for task in eligible {
             if launches.count <= task.app {
                 let more = task.app + 1 - launches.count
@@ -199,9 +220,34 @@ struct DuetPolicy: RegisteredPolicy {
                 cachedUse += Array(
                     repeating: (UseKey(launches: -1, lastLeft: nil, inForeground: false), AppUse(perDay: 0, neverUsed: true), 0), count: more)
                 cachedOutcome += Array(repeating: Kept(), count: 3 * more)
+                fast += Array(repeating: Fast(), count: 3 * more)
             }
-            let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
-            if cachedOutcome[slot].stamp == stamp, !cachedOutcome[slot].outcome.byMust,
+            let slot = Self.slot(task)
+            // A hold of this decision, for a request as young or younger; or one of the last,
+            // which nothing it read has changed since: its app's use, allowance and launches,
+            // what moved, and the time.
+            let f = fast[slot]
+            if f.hold >= 0 {
+                if f.stamp == stamp {
+                    if task.eligibleSince >= f.eligibleSince {
+                        holds.append(PolicyHold(task.id, Int(f.hold)))
+                        continue
+                    }
+                } else if f.stamp == stamp &- 1, f.reads & mask == 0, f.eligibleSince == task.eligibleSince, state.now < f.until,
+                    f.usage == state.usage.apps[task.app].changes, f.app == cachedUse[task.app].version &+ launches[task.app].version
+                {
+                    fast[slot].stamp = stamp
+                    assert(
+                        Int(f.hold) == cachedOutcome[slot].outcome.holdReason && !cachedOutcome[slot].outcome.start
+                            && cachedOutcome[slot].outcome.decidesAs(
+                                afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
+                        "an outcome kept from the last decision differs from a fresh one")
+                    holds.append(PolicyHold(task.id, Int(f.hold)))
+                    wake = min(wake, f.wake)
+                    continue
+                }
+            }
+            if f.stamp == stamp, !cachedOutcome[slot].outcome.byMust,
                 cachedOutcome[slot].outcome.start || task.eligibleSince >= cachedOutcome[slot].eligibleSince
             {
                 let cached = cachedOutcome[slot].outcome
@@ -214,22 +260,14 @@ struct DuetPolicy: RegisteredPolicy {
                 }
                 continue
             }
-            let outcome: Outcome
-            if keep, cachedOutcome[slot].stamp == stamp &- 1, let kept = cachedOutcome[slot].quick,
-                !moved.power, !moved.phone || !cachedOutcome[slot].outcome.readsPhone, !moved.activity || task.kind != .processing,
-                !moved.scores || !task.kind.isRefreshLike || !(cachedOutcome[slot].outcome.readsScore || cachedOutcome[slot].outcome.readsBurst),
-                kept.usage == state.usage.apps[task.app].changes, kept.use == cachedUse[task.app].version,
-                kept.launches == launches[task.app].version, cachedOutcome[slot].eligibleSince == task.eligibleSince,
-                state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
-            {
-                outcome = cachedOutcome[slot].outcome
-                cachedOutcome[slot].stamp = stamp
-                assert(
-                    outcome.decidesAs(afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
-                    "an outcome kept from the last decision differs from a fresh one")
-            } else {
-                outcome = decideAgain(task, state, slot: slot, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
-            }
+            let outcome = decideAgain(task, state, slot: slot, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep)
+            // The app's counts before a start moves its launches: a kept start is never used
+            // again, and the app's other outcomes are decided again at the next decision.
+            fast[slot] = Fast(
+                stamp: stamp, eligibleSince: task.eligibleSince, until: min(outcome.until, cachedUse[task.app].use.until),
+                wake: outcome.wake ?? .distantFuture, usage: state.usage.apps[task.app].changes,
+                app: cachedUse[task.app].version &+ launches[task.app].version, hold: outcome.start ? -1 : Int32(outcome.holdReason),
+                reads: keep ? Fast.reads(outcome, task.kind) : Fast.never)
             if outcome.start {
                 chosen.append(task.id)
                 launches[task.app].version &+= 1
@@ -264,7 +302,7 @@ struct DuetPolicy: RegisteredPolicy {
     /// limit, and a new bin moves most apps' scores).
     mutating func decideAgain(
         _ task: EligibleTask, _ state: DeviceState, slot: Int, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant,
-        keep: Bool, stamp: Int
+        keep: Bool
     ) -> Outcome {
         var compared = Quick(
             phone: phoneEpoch, power: powerEpoch, activity: task.kind == .processing ? activityEpoch : 0, scores: 0,
@@ -282,22 +320,20 @@ struct DuetPolicy: RegisteredPolicy {
         if keep, cachedOutcome[slot].quick == compared, cachedOutcome[slot].eligibleSince == task.eligibleSince,
             state.now < cachedOutcome[slot].outcome.until, state.now < cachedUse[task.app].use.until
         {
-            cachedOutcome[slot].stamp = stamp
             assert(
                 cachedOutcome[slot].outcome.decidesAs(afresh(task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens)),
                 "a kept outcome differs from a fresh one")
             return cachedOutcome[slot].outcome
         }
-        return outcome(of: task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep, stamp: stamp)
+        return outcome(of: task, state, level: level, battery: battery, idleWindowOpens: idleWindowOpens, keep: keep)
     }
 
     /// `task`'s outcome from the values the rules read: kept if they equal a kept outcome's,
     /// else the rules' (`decide(_:eligible:)` tried the counts of their changes first).
     mutating func outcome(
-        of task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant, keep: Bool,
-        stamp: Int
+        of task: EligibleTask, _ state: DeviceState, level: Double, battery: BatteryScores, idleWindowOpens: SimInstant, keep: Bool
     ) -> Outcome {
-        let slot = 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2)
+        let slot = Self.slot(task)
         let (appScore, scoreVersion) = task.kind.isRefreshLike ? self.appScore(of: task.app, now: state.now) : (0, 0)
         let key = UseKey(
             launches: state.usage.apps[task.app].launches.count, lastLeft: state.usage.apps[task.app].lastLeft,
@@ -334,16 +370,19 @@ struct DuetPolicy: RegisteredPolicy {
             state.now < cachedOutcome[slot].outcome.until
         {
             assert(cachedOutcome[slot].outcome.decidesAs(fresh()), "a kept outcome differs from a fresh one")
-            cachedOutcome[slot].stamp = stamp
             cachedOutcome[slot].quick = quick
             cachedOutcome[slot].inputs = inputs
             return cachedOutcome[slot].outcome
         }
         let outcome = fresh()
         cachedOutcome[slot] = Kept(
-            stamp: stamp, eligibleSince: task.eligibleSince, outcome: outcome, inputs: keep ? inputs : nil, quick: keep ? quick : nil)
+            eligibleSince: task.eligibleSince, outcome: outcome, inputs: keep ? inputs : nil, quick: keep ? quick : nil)
         return outcome
     }
+
+    /// The slot in `cachedOutcome` and `fast` of a request's app and kind.
+    @inline(__always)
+    static func slot(_ task: EligibleTask) -> Int { 3 * task.app + (task.kind == .refresh ? 0 : task.kind == .processing ? 1 : 2) }
 
     /// The application score of `app` at `now`, worked out once per bin and learned launch
     /// (`AppScore`), and its version.
@@ -358,7 +397,15 @@ struct DuetPolicy: RegisteredPolicy {
 
     mutating func rescore(_ app: Int, now: SimInstant) -> (score: Double, version: Int) {
         if appScores.count <= app { appScores += Array(repeating: AppScore(), count: app + 1 - appScores.count) }
-        let score = applicationScore(app: app, now: now)
+        // From the bins' places worked out for this bin (the same arithmetic as
+        // `applicationScore(app:now:)`, which debug builds check it against).
+        let certain = parameters.certainLaunchProbability
+        var none = 1.0
+        for place in scoredPlaces {
+            let pr = predictor.probability(app: app, place)
+            none *= 1 - (pr > certain ? 1 : pr)
+        }
+        let score = (1 - none).squareRoot()
         if score != appScores[app].score || appScores[app].epoch < 0 { appScores[app].version &+= 1 }
         appScores[app].score = score
         appScores[app].learned = predictor.learnedLaunches(of: app)

@@ -74,17 +74,41 @@ struct LaunchPredictor: Sendable {
 
     /// Probability that the person opens `app` in the bin that starts at `binStart` (a bin
     /// boundary), from the days before `binStart`'s day.
-    func probability(app: Int, binStart: SimInstant) -> Double {
-        let b = bin(of: binStart)
-        // Days of the record on which this bin has already passed, before the current one.
-        let elapsed = Double(max(0, binStart.day - firstDay))
+    func probability(app: Int, binStart: SimInstant) -> Double { probability(app: app, place(binStart)) }
+
+    /// A bin's start as `probability` reads it: its index in the day, its day, and the days of
+    /// the record on which it has already passed, before its own. The same for every app, so
+    /// worked out once per bin rather than per app (`DuetPolicy.rescore`).
+    struct Place {
+        var index: Int
+        var day: Int64
+        var elapsed: Double
+    }
+
+    func place(_ binStart: SimInstant) -> Place {
+        Place(index: bin(of: binStart), day: binStart.day, elapsed: Double(max(0, binStart.day - firstDay)))
+    }
+
+    func probability(app: Int, _ place: Place) -> Double {
         var h = 0.0
         if app < apps {
             // A launch already seen in this bin on its own day is not history yet.
-            let bin = bins[app * binsPerDay + b]
-            h = Double(bin.hits) - (Int64(bin.lastDay) == binStart.day ? 1 : 0)
+            let bin = bins[app * binsPerDay + place.index]
+            h = Double(bin.hits) - (Int64(bin.lastDay) == place.day ? 1 : 0)
         }
-        return min(1, (h + prior * priorDays) / (elapsed + priorDays))
+        return min(1, (h + prior * priorDays) / (place.elapsed + priorDays))
+    }
+
+    /// Sets `places` to those of the bins from `first` to `last`, the bins' starts (as
+    /// `forEachProbability` visits them), in place: a new array at each bin was a malloc.
+    func places(from first: SimInstant, to last: SimInstant, into places: inout [Place]) {
+        var k = 0, start = first
+        while start <= last {
+            if k < places.count { places[k] = place(start) } else { places.append(place(start)) }
+            k += 1
+            start += binWidth
+        }
+        if k < places.count { places.removeLast(places.count - k) }
     }
 
     /// How many of `app`'s launches have been learned: its probabilities change only with it

@@ -506,6 +506,7 @@ struct CacheCheckedDuet: SchedulingPolicy {
         var fresh = policy
         fresh.appScoresKey = nil
         fresh.cachedOutcome = Array(repeating: .init(), count: policy.cachedOutcome.count)
+        fresh.fast = Array(repeating: .init(), count: policy.fast.count)
         let expected = fresh.decide(state, eligible: eligible)
         let got = policy.decide(state, eligible: eligible)
         decisions += 1

@@ -24,6 +24,9 @@ package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Co
     /// What the run records; read it after `run()`.
     package internal(set) var sink: Sink
     var streams: WorldStreams
+    /// Per app, its declared streams (`streams.declared`) as a list: an app has a few, and a
+    /// search of short names costs less than hashing one (`stream(_:_:)`).
+    let declaredStreams: [[(name: String, stream: RandomStream)]]
     var world: WorldTimeline
     var sim: Simulator<PhoneEvent>
     var books: EnergyBooks
@@ -68,6 +71,7 @@ package struct PhoneSimulation<Policy: SchedulingPolicy, Sink: MetricsSink>: ~Co
         self.policy = policy
         self.sink = sink
         self.streams = streams
+        self.declaredStreams = streams.declared.map { $0.map { ($0.key, $0.value) } }
         // The person a week at a time, unless the policy sees the future.
         self.world = WorldTimeline(setup: setup, streams: streams, whole: policy.seesTheFuture)
         var sim = Simulator<PhoneEvent>(capacity: 2 * setup.apps.count + 32)

@@ -180,8 +180,7 @@ package enum FleetPeople {
         guard let source = scenario.source else { return scenario }
         let key = "\(source.key)#\(replication)"
         if let person = cache.withLock({ $0[key] }) { return person }
-        var person = try scenario.person(replication: replication)
-        person.resolvedJSON = ""
+        let person = try scenario.person(replication: replication)
         cache.withLock { table in
             if table.count >= capacity { table.removeAll(keepingCapacity: true) }
             table[key] = person

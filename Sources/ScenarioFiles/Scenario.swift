@@ -94,7 +94,8 @@ public struct Scenario: Equatable, Sendable {
     /// The file the scenario was read from.
     package var file: String
     /// The scenario as read, profiles in place and overrides applied, as canonical JSON: its
-    /// SHA-256 in `manifest.json` identifies what was simulated.
+    /// SHA-256 in `manifest.json` identifies what was simulated. Empty for a person of a fleet
+    /// (`person(replication:)`), which the fleet's scenario and the replication identify.
     package var resolvedJSON = ""
     /// The key paths drawn per replication, one person each (`fleet:`); empty for one person.
     package var fleet: [FleetParameter] = []
@@ -119,7 +120,9 @@ public struct Scenario: Equatable, Sendable {
     ) throws(ScenarioError) -> Scenario {
         let resolved = try tree(yaml: yaml, file: file, overrides: overrides, documents: documents)
         var scenario = try read(resolved, file: file, documents: documents)
-        scenario.resolvedJSON = resolved.canonicalJSON
+        // A person of a fleet is identified by the fleet's scenario and the replication: the
+        // JSON of each was about a million instructions, a sixtieth of a forecast's person.
+        if !readingPerson { scenario.resolvedJSON = resolved.canonicalJSON }
         if !scenario.fleet.isEmpty && !readingPerson {
             let source = ScenarioSource(yaml: yaml, file: file, overrides: overrides, documents: documents)
             // Every value a person may take is read once now, so that no run meets a bad one:

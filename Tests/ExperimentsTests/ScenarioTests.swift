@@ -259,6 +259,21 @@ func parseError(_ yaml: String, overrides: [String] = []) -> ScenarioError? {
 
 @Suite("Scenario files")
 struct ScenarioTests {
+    /// A value set on the command line that is a word or a number is read without the YAML
+    /// parser, into the same node the parser makes; anything else still goes to the parser.
+    @Test func aPlainWordIsReadAsTheParserReadsIt() throws {
+        let words = ["3", "-0.5", "+2", ".5", "1e-3", "45m", "heavy", "3g", "true", "null", "a_b.c-d", "0x1F", "NaN"]
+        for text in words {
+            #expect(ConfigNode.isPlainWord(text), "\(text)")
+            let quick = try ConfigNode.parse(yaml: text, file: "s.yaml", origin: "--set x=\(text)")
+            let parsed = try ConfigNode.parseYAML(text, file: "s.yaml", origin: "--set x=\(text)")
+            #expect(quick.isIdentical(to: parsed), "\(text)")
+        }
+        for text in ["", "-", "- 1", "---", "...", "-.", "a b", "a:b", "07:30", "[1, 2]", "{a: 1}", "'x'", "#c", "x#", "é", "?x", "!x", "&a", "*a", "|", "@x"] {
+            #expect(!ConfigNode.isPlainWord(text), "\(text)")
+        }
+    }
+
     @Test func policiesTakeParametersAndLabelsFromTheFileAndFromSet() throws {
         let yaml = minimalWith(
             "policies: [eager]",

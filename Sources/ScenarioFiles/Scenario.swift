@@ -165,7 +165,7 @@ public struct Scenario: Equatable, Sendable {
                     + "forecast it with: \(ProgramName.current) forecast \(Quoting.shell(file)), or list it in a scenario's apps")
         }
         func apply(_ o: Override) throws(ScenarioError) {
-            let value = try ConfigNode.parse(yaml: o.value, file: file, origin: o.description)
+            let value = try documents.value(o.value, file: file, origin: o.description)
             try tree.set(o.path.components[...], to: value, file: file, origin: o.description)
             // `policies=[eager, ios]` names policies again: written as mappings, so that a later
             // `policies[1].threshold` (or a sweep axis) reaches their parameters.

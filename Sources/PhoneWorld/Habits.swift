@@ -1,5 +1,6 @@
 import Foundation
 import SimEngine
+import Synchronization
 
 /// When in the day a person tends to open an app (docs/sources.md §8: news in the morning,
 /// games at night, tools on waking), and how strongly its launches follow that habit.
@@ -11,9 +12,9 @@ import SimEngine
 /// 24-hour clock), scaled so that its mean under the person's session rate over their waking
 /// day is 1. So the person's sessions a day and their lengths are unchanged, and the app's share
 /// of launches stays close to what `usage_weight` gives; what moves is when they happen.
-public struct AppHabit: Equatable, Sendable {
+public struct AppHabit: Hashable, Sendable {
     /// The days a routine holds on.
-    public enum Days: String, Equatable, Sendable, CaseIterable {
+    public enum Days: String, Hashable, Sendable, CaseIterable {
         /// Every day.
         case all
         /// Monday to Friday (day 0 is a Monday).
@@ -23,7 +24,7 @@ public struct AppHabit: Equatable, Sendable {
     }
 
     /// A routine use: around `at` (a time of day), give or take `spread`, on `days`.
-    public struct Anchor: Equatable, Sendable {
+    public struct Anchor: Hashable, Sendable {
         /// The time of day of the routine.
         public var at: SimDuration
         /// The standard deviation of its time.
@@ -69,6 +70,17 @@ public struct AppHabit: Equatable, Sendable {
     /// of that day type or all of it falls where the rate is zero.
     public func profile(weekend: Bool, rate: [Double]) -> [Double] {
         precondition(rate.count == Self.binsPerDay, "one rate per bin")
+        let p = Self.shapes.shape(of: self, weekend: weekend)
+        let weighted = zip(p, rate).reduce(0.0) { $0 + $1.0 * $1.1 }
+        let total = rate.reduce(0, +)
+        guard weighted > 0, total > 0 else { return [Double](repeating: 1, count: Self.binsPerDay) }
+        let scale = total / weighted
+        return p.map { $0 * scale }
+    }
+
+    /// The profile of one day type before its scaling, per bin: the hourly weight plus the
+    /// anchors' bumps.
+    func shape(weekend: Bool) -> [Double] {
         let hours = weekend ? (weekendHourly ?? hourly) : hourly
         var p = [Double](repeating: 0, count: Self.binsPerDay)
         for b in 0..<Self.binsPerDay {
@@ -82,11 +94,33 @@ public struct AppHabit: Equatable, Sendable {
             }
             p[b] = v
         }
-        let weighted = zip(p, rate).reduce(0.0) { $0 + $1.0 * $1.1 }
-        let total = rate.reduce(0, +)
-        guard weighted > 0, total > 0 else { return [Double](repeating: 1, count: Self.binsPerDay) }
-        let scale = total / weighted
-        return p.map { $0 * scale }
+        return p
+    }
+
+    /// The shapes made so far, by habit and day type: the people of a fleet or a forecast share
+    /// their apps' habits, and making the shapes (an `exp` per bin and anchor) was most of each
+    /// person's choice of apps, 2 M instructions a forecast's person (callgrind). Kept for the
+    /// process, at most 512.
+    static let shapes = Shapes()
+
+    final class Shapes: Sendable {
+        private let made = Mutex<[ShapeKey: [Double]]>([:])
+
+        struct ShapeKey: Hashable {
+            var habit: AppHabit
+            var weekend: Bool
+        }
+
+        func shape(of habit: AppHabit, weekend: Bool) -> [Double] {
+            let key = ShapeKey(habit: habit, weekend: weekend)
+            if let shape = made.withLock({ $0[key] }) { return shape }
+            let shape = habit.shape(weekend: weekend)
+            made.withLock { made in
+                if made.count >= 512 { made.removeAll(keepingCapacity: true) }
+                made[key] = shape
+            }
+            return shape
+        }
     }
 }
 

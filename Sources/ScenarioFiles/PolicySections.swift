@@ -15,7 +15,8 @@ extension Scenario {
         // Parameters named `group.key` are the keys of a nested mapping, read together.
         var groups: [String: [(key: String, parameter: (name: String, kind: PolicyParameterKind))]] = [:], groupOrder: [String] = []
         for parameter in rule.type.parameterKinds {
-            guard let dot = parameter.name.firstIndex(of: ".") else {
+            // By bytes: by characters, the search was 7,000 instructions a name (callgrind).
+            guard let dot = parameter.name.utf8.firstIndex(of: UInt8(ascii: ".")) else {
                 if let value = try m.optional(
                     parameter.name, default: PolicyParameterValue?.none,
                     { n, p throws(ScenarioError) in

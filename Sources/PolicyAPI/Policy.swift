@@ -187,6 +187,9 @@ public struct EligibleTask: Sendable {
     /// about 4% of a 30-day reference run's instructions (callgrind).
     package var heldBy: HoldReason?
     package var policyRule: Int8 = -1
+    /// The policy's number (`PolicyHold.reason`) of the rule that holds it, while its
+    /// `policyRule` is one the policy named (-1: none).
+    package var policyReason: Int32 = -1
     /// The simulation's gate epoch when this request's gates were last checked (0: never).
     package var gatesCheckedAt: UInt32 = 0
 

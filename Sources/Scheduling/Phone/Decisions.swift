@@ -319,10 +319,15 @@ extension PhoneSimulation {
                 }
                 let numbered: Int8
                 if let named {
+                    // Held for the rule the policy named the same at the last decision:
+                    // nothing changes (most holds, at most decisions).
+                    if decisions.eligible[k].policyReason == named, decisions.eligible[k].policyRule >= 0 { continue }
                     numbered = reasonRule(named)
+                    decisions.eligible[k].policyReason = Int32(named)
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
                     numbered = rule!
+                    decisions.eligible[k].policyReason = -1
                 }
                 if decisions.eligible[k].policyRule != numbered { holdByRule(eligible: k, numbered) }
             }

@@ -47,10 +47,13 @@ struct LaunchPredictor: Sendable {
 
     func bin(of time: SimInstant) -> Int { Int(time.timeOfDay.microseconds / binWidth.microseconds) }
 
+    /// Whether `usage` has launches, or apps, not yet learned.
+    @inline(__always)
+    func hasNew(_ usage: UsageHistory) -> Bool { usage.launchCount != learned || apps < usage.apps.count }
+
     /// Reads launches added to `usage` since the last call.
     mutating func learn(_ usage: UsageHistory) {
-        // Called at every decision; most of them come with no launch since the last one.
-        guard usage.launchCount != learned || apps < usage.apps.count else { return }
+        guard hasNew(usage) else { return }
         learned = usage.launchCount
         firstDay = usage.since.day
         if apps < usage.apps.count {

@@ -179,6 +179,8 @@ extension PhoneSimulation {
         tasks[i].hold.heldSince = sim.now
         tasks[i].hold.policyRule = rule
         decisions.eligible[k].policyRule = rule
+        // Until the caller says which of the policy's reasons named it.
+        decisions.eligible[k].policyReason = -1
         if sink.observesHolds { sink.taskHeld(TaskID(i), by: decisions.reasonTokens[Int(rule)], at: sim.now) }
     }
 
@@ -319,19 +321,17 @@ extension PhoneSimulation {
                 } else if !decision.holds.isEmpty {
                     named = decision.holds.first { $0.id == id }?.reason
                 }
-                let numbered: Int8
                 if let named {
                     // Held for the rule the policy named the same at the last decision:
                     // nothing changes (most holds, at most decisions).
                     if decisions.eligible[k].policyReason == named, decisions.eligible[k].policyRule >= 0 { continue }
-                    numbered = reasonRule(named)
-                    decisions.eligible[k].policyReason = Int32(named)
+                    let numbered = reasonRule(named)
+                    if decisions.eligible[k].policyRule != numbered { holdByRule(eligible: k, numbered) }
+                    decisions.eligible[k].policyReason = Int32(exactly: named) ?? -1
                 } else {
                     if rule == nil { rule = policyRule(decision.reason) }
-                    numbered = rule!
-                    decisions.eligible[k].policyReason = -1
+                    if decisions.eligible[k].policyRule != rule! { holdByRule(eligible: k, rule!) }
                 }
-                if decisions.eligible[k].policyRule != numbered { holdByRule(eligible: k, numbered) }
             }
         }
         if !decisions.starting.isEmpty {

@@ -35,19 +35,18 @@ datasets: deps
 	.build/release/bgsim sweep models/sweeps/charging-habit.yaml --out notebooks-data/charging-habit --no-tasks --quiet
 	.build/release/bgsim report notebooks-data/charging-habit --format md
 
-## Install what is missing and run the tests (about 9 minutes on 2 cores): lint, the DocC
-## documentation, the release and debug builds, the test suite (its command-line and study
-## tests run the release binary, so the debug build's assertions check what the libraries do
-## in the suite while the binary's runs take seconds), then on the release binary the Slurm test
-## (a one-node cluster on loopback runs a sweep's shards and merge, checked byte for byte
-## against a local run), the report test (chromium renders the reports), the install test (an
-## installed bgsim runs its bundled examples by name from an empty folder), the validation
-## page's rows, every one of which must be in its band, the Python reader's tests and the
-## notebook, and the short variant of `make scaling` (instruction counts: cost per task and per
-## simulated day may not grow faster than the work); and the input fuzzer on the debug binary,
-## whose assertions stop at the first inconsistency. The checks that build bgsim again in
-## another form are `make test-builds`; CI (.ci/run) runs both.
-test: deps deps-slurm deps-chromium deps-valgrind lint docs
+## Install what is missing and run the tests (about 11 minutes on 2 cores): lint, the release
+## and debug builds, the test suite (its command-line and study tests run the release binary,
+## so the debug build's assertions check what the libraries do in the suite while the binary's
+## runs take seconds), then on the release binary the Slurm test (a one-node cluster on
+## loopback runs a sweep's shards and merge, checked byte for byte against a local run), the
+## report test (chromium renders the reports), the install test (an installed bgsim runs its
+## bundled examples by name from an empty folder), the validation page's rows, every one of
+## which must be in its band, the Python reader's tests and the notebook; and the input fuzzer
+## on the debug binary, whose assertions stop at the first inconsistency. The checks that build
+## bgsim again in another form, the DocC documentation and the short scaling check are
+## `make test-builds`; CI (.ci/run) runs both.
+test: deps deps-slurm deps-chromium lint
 	$(RELEASE)
 	$(SWIFT) build --build-tests --explicit-target-dependency-import-check error
 	BGSIM_BINARY=$(CURDIR)/.build/release/bgsim $(SWIFT) test --skip-build
@@ -58,22 +57,26 @@ test: deps deps-slurm deps-chromium deps-valgrind lint docs
 	python3 docs/validation.py .build/release/bgsim --check
 	$(MAKE) test-python
 	$(MAKE) notebooks
-	python3 Benchmarks/scaling.py .build/release/bgsim --quick --check
 
-## What builds bgsim again in another form (about 10 minutes on 2 cores; CI runs it after
-## `make test`): the event-costs test (the timing build still compiles and simulates exactly
-## what the normal debug build does), the policy package test (the template of a user's own
-## policies, built outside the repository and run), the add-policy and add-mechanism tests (a
-## built-in policy, then a mechanism, added to one copy of the tree with one build: the files
-## each touches, the tests that fail when a step is forgotten) and the benchmarks package,
-## which builds against the entry points the library products keep public.
-test-builds: deps
+## What builds bgsim again in another form, and the two slower checks that need no test build
+## (about 14 minutes on 2 cores; CI runs it after `make test`): the event-costs test (the
+## timing build still compiles and simulates exactly what the normal debug build does), the
+## policy package test (the template of a user's own policies, built outside the repository
+## and run), the add-policy and add-mechanism tests (a built-in policy, then a mechanism, added
+## to one copy of the tree with one build: the files each touches, the tests that fail when a
+## step is forgotten), the benchmarks package, which builds against the entry points the
+## library products keep public, the DocC documentation, and the short variant of
+## `make scaling` (instruction counts: cost per task and per simulated day may not grow faster
+## than the work).
+test-builds: deps deps-valgrind docs
 	$(SWIFT) build --product bgsim
 	SWIFT=$(SWIFT) Tests/EventCosts/event-costs-test.sh .build/debug/bgsim
 	SWIFT=$(SWIFT) Tests/PolicyPackage/policy-package-test.sh
 	SWIFT=$(SWIFT) Tests/AddPolicy/add-policy-test.sh
 	SWIFT=$(SWIFT) Tests/AddMechanism/add-mechanism-test.sh
 	cd Benchmarks && $(SWIFT) build -c release
+	$(RELEASE)
+	python3 Benchmarks/scaling.py .build/release/bgsim --quick --check
 
 ## The unit and scenario-file tests alone, for the inner loop: the engine, random streams, the
 ## world model, the scheduling rules and policies, scenario files and the documents; not the
@@ -97,7 +100,7 @@ format:
 
 ## The DocC documentation of the library targets, in .build/docs/<Target>.doccarchive (open one
 ## with `docc preview`, or serve it); warnings, such as a link to a symbol that does not exist
-## or an undocumented parameter, are errors. `make test` runs it.
+## or an undocumented parameter, are errors. `make test-builds` runs it.
 LIBRARIES := SimEngine SimRandom PhoneWorld PolicyAPI ResultFiles Experiments BGSimCommandLine
 docs:
 	$(SWIFT) package --disable-sandbox generate-documentation --warnings-as-errors \

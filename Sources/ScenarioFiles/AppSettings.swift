@@ -34,7 +34,8 @@ extension AppParameters {
     /// A mechanism's section: a mapping, or a list of them, of its declared keys; stored with
     /// every key, given or default.
     static func mechanism(_ type: any Mechanism.Type) -> Setting<Self> {
-        let keys = type.parameters
+        // The closures are Sendable and a metatype existential is not: they capture its name.
+        let keys = type.parameters, name = type.name
         let complete: @Sendable (ParameterValue) -> [String: ParameterValue] = { v in
             guard case .section(let given) = v else { return [:] }
             return Dictionary(uniqueKeysWithValues: keys.map { ($0.name, given[$0.name] ?? $0.defaultValue) })
@@ -42,10 +43,10 @@ extension AppParameters {
         return type.isList
             ? .custom(
                 type.name, .orNone(.list(.section(keys), count: 0...Int.max, noun: "entries")), help: type.summary, get: { _ in .off },
-                set: { a, v in if case .list(let items) = v { a.mechanismLists[type.name] = items.map(complete) } })
+                set: { a, v in if case .list(let items) = v { a.mechanismLists[name] = items.map(complete) } })
             : .custom(
                 type.name, .orNone(.section(keys)), help: type.summary, get: { _ in .off },
-                set: { a, v in if v != .off { a.mechanisms[type.name] = complete(v) } })
+                set: { a, v in if v != .off { a.mechanisms[name] = complete(v) } })
     }
 
     static let settings: [Setting<Self>] =
@@ -147,12 +148,12 @@ extension SystemRules {
     static let declared = Declared<Self>(settings: keys + mechanismSections)
 
     static let mechanismSections: [Setting<Self>] = MechanismRegistry.builtIn.filter { !$0.systemParameters.isEmpty }.map { type in
-        let keys = type.systemParameters
+        let keys = type.systemParameters, name = type.name
         return .custom(
             type.name, .section(keys), help: type.summary, get: { _ in .section([:]) },
             set: { s, v in
                 guard case .section(let given) = v else { return }
-                s.mechanisms[type.name] = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, given[$0.name] ?? $0.defaultValue) })
+                s.mechanisms[name] = Dictionary(uniqueKeysWithValues: keys.map { ($0.name, given[$0.name] ?? $0.defaultValue) })
             })
     }
 
